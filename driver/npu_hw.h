@@ -249,7 +249,10 @@ struct npu_hw_cpl {
  * 64-bit byte counts; a record at position p starts at p & (data size - 1)
  * and never wraps: the device writes an NPU_HW_TREC_PAD record to fill the
  * tail instead. The device never overwrites unconsumed data; a record that
- * does not fit is dropped and counted in @lost.
+ * does not fit is dropped and counted in @lost. The device writes (or drops)
+ * all trace records of an execution before it posts that job's completion
+ * entry, so a host that drains the trace area before the completion queue
+ * sees them first.
  */
 #define NPU_HW_TRACE_DATA_OFFSET	0x1000
 

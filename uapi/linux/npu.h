@@ -189,6 +189,14 @@ struct npu_wait {
 	__u64 reserved[4];
 };
 
+/*
+ * ---- TRACE section: trace fd, ring layout, records, clock samples. ----
+ * Owned by the trace engineer (see driver/npu_trace.h); keep edits here
+ * local to this section.
+ */
+
+/* ---- end of TRACE section ---- */
+
 #define NPU_IOCTL_GET_INFO	_IOWR(NPU_IOCTL_BASE, 0x00, struct npu_info)
 #define NPU_IOCTL_PING		_IOWR(NPU_IOCTL_BASE, 0x01, struct npu_ping)
 #define NPU_IOCTL_BO_CREATE	_IOWR(NPU_IOCTL_BASE, 0x10, struct npu_bo_create)
