@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * model.c - the PE timing model (hw.rst, "Timing model").
+ *
+ * Compute takes ceil(macs / macs_per_cycle) cycles of the device clock. DMA
+ * moves an operator's inputs, weights and output at dma_bw MB/s, and is
+ * double-buffered: an operator's transfers overlap the compute of the
+ * operator before it, so the PE waits only for what does not fit:
+ * iowait = max(0, dma - previous compute). All arithmetic saturates instead
+ * of wrapping.
+ */
+#include "emu.h"
+#include "program.h"
+
+uint64_t npu_model_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t npu_model_compute_ticks(const struct npu_model *m, uint64_t macs)
+{
+	uint64_t c = macs / m->macs_per_cycle;
+
+	return c + (macs % m->macs_per_cycle ? 1 : 0);
+}
+
+uint64_t npu_model_dma_ticks(const struct npu_model *m, uint64_t bytes)
+{
+	unsigned __int128 num, den, t;
+
+	/* ticks = ceil(bytes * clock_hz / (dma_bw * 10^6)) */
+	num = (unsigned __int128)bytes * m->clock_hz;
+	den = (unsigned __int128)m->dma_bw * 1000000u;
+	t = num / den + (num % den ? 1 : 0);
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+uint64_t npu_model_iowait(uint64_t dma_ticks, uint64_t overlap_ticks)
+{
+	return dma_ticks > overlap_ticks ? dma_ticks - overlap_ticks : 0;
+}
+
+uint64_t npu_model_op_bytes(const struct npu_op_cost *c)
+{
+	return npu_model_add(npu_model_add(c->in_bytes, c->w_bytes),
+			     c->out_bytes);
+}

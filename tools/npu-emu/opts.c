@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * opts.c - npu-emu command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "emu.h"
+
+static const char usage_text[] =
+"NAME\n"
+"    npu-emu - emulated NPU device for QEMU's ivshmem-doorbell\n"
+"\n"
+"SYNOPSIS\n"
+"    npu-emu -s PATH [-p N] [-m SIZE] [-f HZ] [--clock-offset TICKS]\n"
+"            [--clock-drift-ppm PPM] [--dma-bw MBPS] [--macs-per-cycle N]\n"
+"            [--sram-size SIZE] [--trace-size SIZE] [--stall-pe N]\n"
+"            [--fail-after N] [-v] [-h]\n"
+"\n"
+"DESCRIPTION\n"
+"    npu-emu is the NPU of Documentation/npu/hw.rst, implemented as a host\n"
+"    process. It listens on the UNIX socket PATH and speaks QEMU's ivshmem\n"
+"    server protocol to one QEMU, which exposes the device's memory as BAR2\n"
+"    of an ivshmem-doorbell PCI function. Start QEMU with\n"
+"\n"
+"        -chardev socket,path=PATH,id=npu\n"
+"        -device ivshmem-doorbell,chardev=npu,vectors=4\n"
+"\n"
+"    The socket is created under a temporary name and renamed to PATH once\n"
+"    it listens, so PATH existing means QEMU can connect. One QEMU at a time\n"
+"    is served; further connections are refused. npu-emu exits when QEMU\n"
+"    disconnects or on SIGTERM or SIGINT, and removes PATH.\n"
+"\n"
+"    Nothing is printed on standard output unless -v is given; errors go to\n"
+"    standard error.\n"
+"\n"
+"OPTIONS\n"
+"    -s, --socket PATH\n"
+"        UNIX socket to listen on (required).\n"
+"    -p, --pes N\n"
+"        Processing elements, 1 to 16. Default 2.\n"
+"    -m, --dram-size SIZE\n"
+"        Device DRAM, a multiple of 4 KiB. The BAR is the next power of two\n"
+"        holding the DRAM, at most 4 GiB. Default 64M.\n"
+"    -f, --clock-hz HZ\n"
+"        Device clock frequency, 1 to 4294967295. Default 1000000000.\n"
+"    --clock-offset TICKS\n"
+"        Device clock value when npu-emu starts. Default 0.\n"
+"    --clock-drift-ppm PPM\n"
+"        Clock rate error against the host's CLOCK_MONOTONIC, in parts per\n"
+"        million; may be negative and fractional, |PPM| <= 100000. Default 0.\n"
+"    --dma-bw MBPS\n"
+"        DMA bandwidth per PE in MB/s (10^6 bytes/s), >= 1. Default 2000.\n"
+"    --macs-per-cycle N\n"
+"        int8 multiply-accumulates per cycle per PE, >= 1. Default 256.\n"
+"    --sram-size SIZE\n"
+"        On-chip SRAM per PE, reported in the register page. Default 1M.\n"
+"    --trace-size SIZE\n"
+"        Trace data area, a power of two from 4K to 256M. Default 1M.\n"
+"    --stall-pe N\n"
+"        Fault injection: PE N takes jobs but never completes them, until a\n"
+"        mailbox RESET aborts them.\n"
+"    --fail-after N\n"
+"        Fault injection: after N jobs, every job fails with\n"
+"        NPU_HW_STATUS_BAD_PROGRAM without running. Default 0 (off).\n"
+"    -v, --verbose\n"
+"        Log doorbells, mailbox requests, jobs and interrupts on stdout.\n"
+"    -h, --help\n"
+"        Print this help and exit.\n"
+"\n"
+"    SIZE is a number with an optional suffix K, M or G (also KiB, MiB,\n"
+"    GiB; powers of 1024). Numbers may be decimal or 0x-prefixed hex.\n"
+"\n"
+"EXIT STATUS\n"
+"    0   QEMU disconnected, or SIGTERM or SIGINT was received.\n"
+"    1   A runtime error (socket in use, out of memory, protocol error).\n"
+"    2   A usage error: bad or missing option.\n"
+"\n"
+"EXAMPLE\n"
+"    npu-emu -s /tmp/npu.sock -p 4 -m 256M --clock-drift-ppm -25 &\n"
+"    while [ ! -S /tmp/npu.sock ]; do sleep 0.05; done\n"
+"    qemu-system-x86_64 ... -chardev socket,path=/tmp/npu.sock,id=npu \\\n"
+"        -device ivshmem-doorbell,chardev=npu,vectors=4\n";
+
+void npu_emu_opts_init(struct npu_emu_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pes = NPU_EMU_DEF_PES;
+	o->dram_size = NPU_EMU_DEF_DRAM;
+	o->clock_hz = NPU_EMU_DEF_CLOCK_HZ;
+	o->dma_bw = NPU_EMU_DEF_DMA_BW;
+	o->macs_per_cycle = NPU_EMU_DEF_MACS;
+	o->sram_size = NPU_EMU_DEF_SRAM;
+	o->trace_size = NPU_EMU_DEF_TRACE;
+	o->stall_pe = -1;
+}
+
+int npu_emu_parse_u64(const char *s, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	/* strtoull accepts a sign and leading blanks; we do not */
+	if (*s == '-' || *s == '+' || *s == ' ' || *s == '\t')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int npu_emu_parse_size(const char *s, uint64_t *v)
+{
+	static const struct {
+		const char *sfx;
+		unsigned int shift;
+	} sfx[] = {
+		{ "", 0 }, { "K", 10 }, { "KiB", 10 }, { "M", 20 },
+		{ "MiB", 20 }, { "G", 30 }, { "GiB", 30 },
+	};
+	unsigned long long x;
+	char *end;
+	size_t i;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ' || *s == '\t')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s)
+		return -EINVAL;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (strcasecmp(end, sfx[i].sfx))
+			continue;
+		if (x > (UINT64_MAX >> sfx[i].shift))
+			return -ERANGE;
+		*v = (uint64_t)x << sfx[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+enum {
+	OPT_CLOCK_OFFSET = 256,
+	OPT_CLOCK_DRIFT,
+	OPT_DMA_BW,
+	OPT_MACS,
+	OPT_SRAM,
+	OPT_TRACE,
+	OPT_STALL_PE,
+	OPT_FAIL_AFTER,
+};
+
+static const struct option long_opts[] = {
+	{ "socket", required_argument, NULL, 's' },
+	{ "pes", required_argument, NULL, 'p' },
+	{ "dram-size", required_argument, NULL, 'm' },
+	{ "clock-hz", required_argument, NULL, 'f' },
+	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
+	{ "clock-drift-ppm", required_argument, NULL, OPT_CLOCK_DRIFT },
+	{ "dma-bw", required_argument, NULL, OPT_DMA_BW },
+	{ "macs-per-cycle", required_argument, NULL, OPT_MACS },
+	{ "sram-size", required_argument, NULL, OPT_SRAM },
+	{ "trace-size", required_argument, NULL, OPT_TRACE },
+	{ "stall-pe", required_argument, NULL, OPT_STALL_PE },
+	{ "fail-after", required_argument, NULL, OPT_FAIL_AFTER },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *opt_name(int c)
+{
+	const struct option *lo;
+
+	for (lo = long_opts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
+
+static int bad_value(FILE *err, int c, const char *arg, const char *why)
+{
+	fprintf(err, "npu-emu: --%s: invalid value '%s': %s\n",
+		opt_name(c), arg, why);
+	return -EINVAL;
+}
+
+/* Parse an unsigned option value within [min, max] */
+static int get_num(FILE *err, int c, const char *arg, bool size,
+		   uint64_t min, uint64_t max, uint64_t *v)
+{
+	char why[96];
+	int ret;
+
+	ret = size ? npu_emu_parse_size(arg, v) : npu_emu_parse_u64(arg, v);
+	if (ret == -ERANGE)
+		return bad_value(err, c, arg, "too large");
+	if (ret)
+		return bad_value(err, c, arg, size ?
+				 "expected a number with an optional K, M or G suffix" :
+				 "expected a non-negative integer");
+	if (*v < min || *v > max) {
+		snprintf(why, sizeof(why), "must be in %" PRIu64 "..%" PRIu64,
+			 min, max);
+		return bad_value(err, c, arg, why);
+	}
+	return 0;
+}
+
+int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
+		       FILE *out, FILE *err)
+{
+	uint64_t v;
+	char *end;
+	double d;
+	int c;
+
+	npu_emu_opts_init(o);
+	optind = 0;	/* full getopt reinitialisation: callable repeatedly */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:p:m:f:vh", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!*optarg) {
+				fprintf(err, "npu-emu: --socket: empty path\n");
+				goto usage;
+			}
+			o->socket_path = optarg;
+			break;
+		case 'p':
+			if (get_num(err, c, optarg, false, 1, NPU_HW_MAX_PES, &v))
+				goto usage;
+			o->pes = (unsigned int)v;
+			break;
+		case 'm':
+			if (get_num(err, c, optarg, true, 4096,
+				    NPU_EMU_MAX_BAR - NPU_EMU_DRAM_BASE, &v))
+				goto usage;
+			if (v & 4095) {
+				bad_value(err, c, optarg,
+					  "must be a multiple of 4 KiB");
+				goto usage;
+			}
+			o->dram_size = v;
+			break;
+		case 'f':
+			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
+				goto usage;
+			o->clock_hz = v;
+			break;
+		case OPT_CLOCK_OFFSET:
+			if (get_num(err, c, optarg, false, 0, UINT64_MAX, &v))
+				goto usage;
+			o->clock_offset = v;
+			break;
+		case OPT_CLOCK_DRIFT:
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(d)) {
+				bad_value(err, c, optarg, "expected a number");
+				goto usage;
+			}
+			if (fabs(d) > NPU_EMU_MAX_DRIFT_PPM) {
+				bad_value(err, c, optarg,
+					  "must be in -100000..100000");
+				goto usage;
+			}
+			o->clock_drift_ppm = d;
+			break;
+		case OPT_DMA_BW:
+			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
+				goto usage;
+			o->dma_bw = (uint32_t)v;
+			break;
+		case OPT_MACS:
+			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
+				goto usage;
+			o->macs_per_cycle = (uint32_t)v;
+			break;
+		case OPT_SRAM:
+			if (get_num(err, c, optarg, true, 0, UINT32_MAX, &v))
+				goto usage;
+			o->sram_size = (uint32_t)v;
+			break;
+		case OPT_TRACE:
+			if (get_num(err, c, optarg, true, NPU_EMU_MIN_TRACE,
+				    NPU_EMU_MAX_TRACE, &v))
+				goto usage;
+			if (!is_pow2(v)) {
+				bad_value(err, c, optarg,
+					  "must be a power of two");
+				goto usage;
+			}
+			o->trace_size = v;
+			break;
+		case OPT_STALL_PE:
+			if (get_num(err, c, optarg, false, 0,
+				    NPU_HW_MAX_PES - 1, &v))
+				goto usage;
+			o->stall_pe = (int)v;
+			break;
+		case OPT_FAIL_AFTER:
+			if (get_num(err, c, optarg, false, 0, UINT64_MAX, &v))
+				goto usage;
+			o->fail_after = v;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage_text, out);
+			return 1;
+		case ':':
+			fprintf(err, "npu-emu: option '%s' needs a value\n",
+				argv[optind - 1]);
+			goto usage;
+		default:
+			if (optopt)
+				fprintf(err, "npu-emu: unknown option '-%c'\n",
+					optopt);
+			else
+				fprintf(err, "npu-emu: unknown option '%s'\n",
+					argv[optind - 1]);
+			goto usage;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err, "npu-emu: unexpected argument '%s'\n",
+			argv[optind]);
+		goto usage;
+	}
+	if (!o->socket_path) {
+		fprintf(err, "npu-emu: missing --socket PATH\n");
+		goto usage;
+	}
+	if (o->stall_pe >= 0 && (unsigned int)o->stall_pe >= o->pes) {
+		fprintf(err, "npu-emu: --stall-pe %d: only %u PEs (0..%u)\n",
+			o->stall_pe, o->pes, o->pes - 1);
+		goto usage;
+	}
+	return 0;
+usage:
+	fprintf(err, "Try 'npu-emu --help' for more information.\n");
+	return -EINVAL;
+}
