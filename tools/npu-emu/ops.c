@@ -266,6 +266,37 @@ struct operands {
 	const struct npu_tensor *out;
 };
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* the reserved bytes of the union member the operator uses are zero */
+static bool u_rsvd_ok(const struct npu_prog_op *op)
+{
+	switch (op->opcode) {
+	case NPU_OP_CONV2D:
+	case NPU_OP_DWCONV2D:
+	case NPU_OP_AVGPOOL:
+	case NPU_OP_MAXPOOL:
+		return all_zero(op->u.conv.rsvd, sizeof(op->u.conv.rsvd));
+	case NPU_OP_PAD:
+		return all_zero(op->u.pad.rsvd, sizeof(op->u.pad.rsvd));
+	case NPU_OP_TRANSPOSE:
+		return all_zero(op->u.transpose.rsvd,
+				sizeof(op->u.transpose.rsvd));
+	case NPU_OP_SLICE:
+		return all_zero(op->u.slice.rsvd, sizeof(op->u.slice.rsvd));
+	case NPU_OP_CONCAT:
+		return all_zero(op->u.concat.rsvd, sizeof(op->u.concat.rsvd));
+	default:
+		return true;
+	}
+}
+
 static int get_operands(const struct npu_prog_op *op,
 			const struct npu_tensor *t, uint32_t n,
 			struct operands *o)
@@ -274,7 +305,7 @@ static int get_operands(const struct npu_prog_op *op,
 	unsigned int i;
 
 	memset(o, 0, sizeof(*o));
-	if (op->flags || op->rsvd)
+	if (op->flags || op->rsvd || !u_rsvd_ok(op))
 		return NPU_HW_STATUS_BAD_PROGRAM;
 	for (i = 0; i < 3; i++) {
 		uint16_t x = op->in[i];

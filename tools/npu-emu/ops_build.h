@@ -19,7 +19,7 @@
 #define OB_MAX_TENSORS	256
 #define OB_MAX_OPS	128
 /* bytes reserved for the program at the start of slot 0 */
-#define OB_PROG_BYTES	32768
+#define OB_PROG_BYTES	16448
 
 struct ob {
 	struct npu_prog_slot slots[NPU_HW_MAX_BUFS];

@@ -95,7 +95,7 @@ static int tensor_resolve(const struct npu_prog_tensor *pt,
 	t->count = count;
 	t->bytes = bytes;
 
-	if (pt->buf >= nslots)
+	if (pt->buf >= nslots || !slots[pt->buf].base)
 		return NPU_HW_STATUS_BAD_ADDRESS;
 	if (bytes > slots[pt->buf].size ||
 	    pt->offset > slots[pt->buf].size - bytes)
@@ -171,7 +171,7 @@ int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
 	    prog_slot >= nslots)
 		return NPU_HW_STATUS_BAD_CMD;
 	/* 1: the program lies inside its slot */
-	if (prog_size > slots[prog_slot].size ||
+	if (!slots[prog_slot].base || prog_size > slots[prog_slot].size ||
 	    prog_offset > slots[prog_slot].size - prog_size)
 		return NPU_HW_STATUS_BAD_ADDRESS;
 	if (prog_size < sizeof(c.hdr))
