@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cpuops.c - the host-side steps of a model: Quantize, Lower, Unlower,
+ * Dequantize, plus the requantization-multiplier and CRC helpers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "libnpu.h"
+#include "npu_internal.h"
+
+/* round half to even, independent of the FPU rounding mode */
+static float round_half_even(float v)
+{
+	float f = floorf(v);
+	float d = v - f;
+
+	if (d > 0.5f)
+		return f + 1.0f;
+	if (d < 0.5f)
+		return f;
+	return fmodf(f, 2.0f) == 0.0f ? f : f + 1.0f;
+}
+
+NPU_EXPORT
+int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
+		 int32_t zero_point)
+{
+	size_t i;
+
+	if (!(scale > 0.0f) || !isfinite(scale) || zero_point < 0 ||
+	    zero_point > 255)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		float q = in[i] / scale;
+
+		if (isnan(q)) {
+			out[i] = (uint8_t)zero_point;
+			continue;
+		}
+		/* clamp before converting: no float->int overflow */
+		if (q > 512.0f)
+			q = 512.0f;
+		else if (q < -512.0f)
+			q = -512.0f;
+		q = round_half_even(q) + (float)zero_point;
+		if (q < 0.0f)
+			q = 0.0f;
+		else if (q > 255.0f)
+			q = 255.0f;
+		out[i] = (uint8_t)q;
+	}
+	return 0;
+}
+
+NPU_EXPORT
+int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
+		   int32_t zero_point)
+{
+	size_t i;
+
+	if (zero_point < 0 || zero_point > 255)
+		return -EINVAL;
+	for (i = 0; i < count; i++)
+		out[i] = (float)((int32_t)in[i] - zero_point) * scale;
+	return 0;
+}
+
+NPU_EXPORT
+size_t npu_nchwc16_size(const uint32_t dims[4])
+{
+	size_t cb = ((size_t)dims[3] + 15) / 16;
+	size_t s = (size_t)dims[0];
+
+	if (!dims[0] || !dims[1] || !dims[2] || !dims[3])
+		return 0;
+	/* every factor < 2^32; check each product against overflow */
+	if (__builtin_mul_overflow(s, cb, &s) ||
+	    __builtin_mul_overflow(s, (size_t)dims[1], &s) ||
+	    __builtin_mul_overflow(s, (size_t)dims[2], &s) ||
+	    __builtin_mul_overflow(s, (size_t)16, &s))
+		return 0;
+	return s;
+}
+
+static size_t plain_size(const uint32_t dims[4])
+{
+	size_t s = 1;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!dims[i] || __builtin_mul_overflow(s, (size_t)dims[i], &s))
+			return 0;
+	return s;
+}
+
+NPU_EXPORT
+int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
+	      const uint32_t dims[4], uint32_t layout, uint8_t pad)
+{
+	size_t n, h, w, cb, N = dims[0], H = dims[1], W = dims[2], C = dims[3];
+	size_t need;
+
+	if (layout == NPU_LAYOUT_PLAIN) {
+		need = plain_size(dims);
+		if (!need || out_size < need)
+			return -EINVAL;
+		memcpy(out, in, need);
+		return 0;
+	}
+	if (layout != NPU_LAYOUT_NCHWC16)
+		return -EINVAL;
+	need = npu_nchwc16_size(dims);
+	if (!need || out_size < need)
+		return -EINVAL;
+	for (n = 0; n < N; n++) {
+		for (cb = 0; cb < (C + 15) / 16; cb++) {
+			size_t c0 = cb * 16;
+			size_t lanes = C - c0 < 16 ? C - c0 : 16;
+			uint8_t *o = out + (n * ((C + 15) / 16) + cb) * H * W * 16;
+
+			for (h = 0; h < H; h++) {
+				const uint8_t *row = in + ((n * H + h) * W) * C;
+
+				for (w = 0; w < W; w++, o += 16) {
+					memcpy(o, row + w * C + c0, lanes);
+					if (lanes < 16)
+						memset(o + lanes, pad, 16 - lanes);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+NPU_EXPORT
+int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
+		const uint32_t dims[4], uint32_t layout)
+{
+	size_t n, h, w, cb, N = dims[0], H = dims[1], W = dims[2], C = dims[3];
+	size_t need;
+
+	if (layout == NPU_LAYOUT_PLAIN) {
+		need = plain_size(dims);
+		if (!need || in_size < need)
+			return -EINVAL;
+		memcpy(out, in, need);
+		return 0;
+	}
+	if (layout != NPU_LAYOUT_NCHWC16)
+		return -EINVAL;
+	need = npu_nchwc16_size(dims);
+	if (!need || in_size < need)
+		return -EINVAL;
+	for (n = 0; n < N; n++) {
+		for (cb = 0; cb < (C + 15) / 16; cb++) {
+			size_t c0 = cb * 16;
+			size_t lanes = C - c0 < 16 ? C - c0 : 16;
+			const uint8_t *i = in + (n * ((C + 15) / 16) + cb) *
+					   H * W * 16;
+
+			for (h = 0; h < H; h++) {
+				uint8_t *row = out + ((n * H + h) * W) * C;
+
+				for (w = 0; w < W; w++, i += 16)
+					memcpy(row + w * C + c0, i, lanes);
+			}
+		}
+	}
+	return 0;
+}
+
+NPU_EXPORT
+int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift)
+{
+	int64_t q;
+	double frac;
+	int exp;
+
+	if (!(real >= 0.0) || !isfinite(real) || real >= 1073741824.0)
+		return -EINVAL;
+	if (real == 0.0) {
+		*multiplier = 0;
+		*shift = 0;
+		return 0;
+	}
+	frac = frexp(real, &exp);		/* real = frac * 2^exp, frac in [0.5, 1) */
+	q = (int64_t)llround(frac * 2147483648.0);
+	if (q == 2147483648LL) {
+		q /= 2;
+		exp++;
+	}
+	if (exp < -31) {
+		*multiplier = 0;
+		*shift = 0;
+		return 0;
+	}
+	if (exp > 30)
+		return -EINVAL;
+	*multiplier = (int32_t)q;
+	*shift = exp;
+	return 0;
+}
+
+NPU_EXPORT
+uint32_t npu_crc32(uint32_t crc, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint32_t table[256], c;
+	int k, i;
+
+	/* a per-call table keeps the library free of global state */
+	for (i = 0; i < 256; i++) {
+		c = (uint32_t)i;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
+		table[i] = c;
+	}
+	crc = ~crc;
+	while (len--)
+		crc = (crc >> 8) ^ table[(crc ^ *p++) & 0xff];
+	return ~crc;
+}

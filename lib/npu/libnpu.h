@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libnpu.h - NPU runtime: devices, buffers, models, runner and CPU ops.
+ *
+ * Conventions (Documentation/npu/libnpu.rst):
+ *  - every object is an opaque handle created by a _create, _open or _load
+ *    function and destroyed by the matching _free or _close function, which
+ *    accepts NULL;
+ *  - functions returning int return 0 (or a count) on success and a negative
+ *    errno value on failure; errno is not used;
+ *  - the library has no global state; objects of different devices are
+ *    independent; a device, a model and a runner may be shared by threads
+ *    as documented per function.
+ */
+#ifndef LIBNPU_H
+#define LIBNPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/npu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct npu_device;
+struct npu_buffer;
+struct npu_model;
+struct npu_runner;
+struct npu_inference;
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * npu_device_open() - open an NPU character device
+ * @path: device node, e.g. "/dev/npu0"
+ * @dev: out: the device handle
+ *
+ * Queries NPU_IOCTL_GET_INFO once. A device may be used from several
+ * threads at once.
+ *
+ * Return: 0, or -errno of open() or the ioctl.
+ */
+int npu_device_open(const char *path, struct npu_device **dev);
+
+/**
+ * npu_device_open_index() - open /dev/npu<index>
+ * @index: minor number N of /dev/npuN
+ * @dev: out: the device handle
+ *
+ * Return: as npu_device_open().
+ */
+int npu_device_open_index(unsigned int index, struct npu_device **dev);
+
+/**
+ * npu_device_close() - close a device; all its buffers and runners must
+ * have been freed before
+ * @dev: the device, or NULL
+ */
+void npu_device_close(struct npu_device *dev);
+
+/**
+ * npu_device_info() - the device's NPU_IOCTL_GET_INFO answer
+ * @dev: the device
+ *
+ * Return: pointer valid until npu_device_close().
+ */
+const struct npu_info *npu_device_info(const struct npu_device *dev);
+
+/**
+ * npu_device_fd() - the file descriptor of the device, for poll()
+ * @dev: the device
+ *
+ * Return: the fd, owned by @dev.
+ */
+int npu_device_fd(const struct npu_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * npu_buffer_create() - allocate a buffer in device memory
+ * @dev: the device
+ * @size: bytes, > 0
+ * @flags: NPU_BO_* of linux/npu.h
+ * @buf: out: the buffer; its memory is zeroed
+ *
+ * Return: 0, -EINVAL for size 0, -ENOMEM, or -errno of the ioctl.
+ */
+int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
+		      struct npu_buffer **buf);
+
+/**
+ * npu_buffer_map() - map the buffer into this process (once; later calls
+ * return the same mapping)
+ * @buf: the buffer
+ * @addr: out: start of the mapping, npu_buffer_size() bytes
+ *
+ * Return: 0 or -errno of mmap().
+ */
+int npu_buffer_map(struct npu_buffer *buf, void **addr);
+
+/** npu_buffer_size() - bytes requested at creation */
+size_t npu_buffer_size(const struct npu_buffer *buf);
+
+/** npu_buffer_handle() - the driver handle, for struct npu_submit.bufs */
+uint32_t npu_buffer_handle(const struct npu_buffer *buf);
+
+/** npu_buffer_dev_addr() - device address of the buffer */
+uint64_t npu_buffer_dev_addr(const struct npu_buffer *buf);
+
+/**
+ * npu_buffer_free() - unmap and release the buffer
+ * @buf: the buffer, or NULL
+ */
+void npu_buffer_free(struct npu_buffer *buf);
+
+/* ------------------------------------------------------------------ */
+/* Models (Documentation/npu/model.rst)                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct npu_tensor_desc - host view of a model input or output
+ * @name: NUL-terminated name
+ * @ndim: 1..4
+ * @dims: logical dims; 4-D tensors are N, H, W, C; unused dims are 1
+ * @count: elements of the host (plain row-major) array
+ * @scale: real = (q - zero_point) * scale
+ * @zero_point: 0..255
+ * @layout: NPU_LAYOUT_* of the device tensor
+ * @slot: buffer slot of the device tensor
+ * @offset: byte offset of the device tensor in its slot
+ * @dev_size: bytes of the device tensor
+ */
+struct npu_tensor_desc {
+	char name[16];
+	uint32_t ndim;
+	uint32_t dims[4];
+	size_t count;
+	float scale;
+	int32_t zero_point;
+	uint32_t layout;
+	uint32_t slot;
+	uint32_t offset;
+	size_t dev_size;
+};
+
+/**
+ * npu_model_load() - read and completely validate a model file
+ * @path: file name
+ * @model: out: the model
+ * @err: buffer for a one-line error message, or NULL
+ * @errlen: bytes of @err
+ *
+ * Touches no device. Every check of model.rst is made here, including the
+ * whole program against the slot plan, so that nothing malformed ever
+ * reaches a device.
+ *
+ * Return: 0; -errno of open()/read(); -EBADMSG when the file is truncated
+ * or its checksum does not match; -ENOEXEC on a bad magic;
+ * -EPROTONOSUPPORT on an unknown version; -EFBIG when it is larger than
+ * NPU_MODEL_MAX_FILE; -EINVAL for any other malformation.
+ */
+int npu_model_load(const char *path, struct npu_model **model,
+		   char *err, size_t errlen);
+
+/**
+ * npu_model_load_mem() - as npu_model_load(), from memory (copied)
+ * @data: the file image
+ * @size: bytes of @data
+ * @model: out: the model
+ * @err: buffer for a one-line error message, or NULL
+ * @errlen: bytes of @err
+ *
+ * Return: as npu_model_load().
+ */
+int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
+		       char *err, size_t errlen);
+
+/** npu_model_free() - free a model; runners using it must be gone. NULL ok */
+void npu_model_free(struct npu_model *model);
+
+/** npu_model_name() - the model's name */
+const char *npu_model_name(const struct npu_model *model);
+
+/** npu_model_num_inputs() - number of inputs */
+unsigned int npu_model_num_inputs(const struct npu_model *model);
+
+/** npu_model_num_outputs() - number of outputs */
+unsigned int npu_model_num_outputs(const struct npu_model *model);
+
+/**
+ * npu_model_input() - describe input @idx
+ * @model: the model
+ * @idx: input index
+ *
+ * Return: descriptor valid while @model lives, or NULL if @idx is out of
+ * range.
+ */
+const struct npu_tensor_desc *npu_model_input(const struct npu_model *model,
+					      unsigned int idx);
+
+/** npu_model_output() - describe output @idx; as npu_model_input() */
+const struct npu_tensor_desc *npu_model_output(const struct npu_model *model,
+					       unsigned int idx);
+
+/** npu_model_num_slots() - buffer slots of a job of this model */
+unsigned int npu_model_num_slots(const struct npu_model *model);
+
+/**
+ * npu_model_slot() - kind and size of slot @idx
+ * @model: the model
+ * @idx: slot index
+ * @kind: out: NPU_MODEL_SLOT_* of npu_model_file.h
+ * @size: out: bytes
+ *
+ * Return: 0 or -EINVAL if @idx is out of range.
+ */
+int npu_model_slot(const struct npu_model *model, unsigned int idx,
+		   uint32_t *kind, size_t *size);
+
+/**
+ * npu_model_const_image() - contents of slot 0 (constants and program)
+ * @model: the model
+ * @size: out: bytes of the image (<= the slot size; the rest is zero)
+ * @prog_offset: out: offset of the program in slot 0
+ * @prog_size: out: bytes of the program
+ *
+ * Return: the image, valid while @model lives.
+ */
+const void *npu_model_const_image(const struct npu_model *model, size_t *size,
+				  uint32_t *prog_offset, uint32_t *prog_size);
+
+/* ------------------------------------------------------------------ */
+/* Runner                                                               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct npu_runner_opts - how a runner schedules inferences
+ * @contexts: inferences that may be in flight at once, 1..64 (0: 2).
+ *	Each context owns its own input, output and scratch buffers.
+ * @n_pes: entries in @pes; 0 submits every job with NPU_PE_ANY
+ * @pes: PEs to use round-robin, each < npu_info.pe_count
+ */
+struct npu_runner_opts {
+	unsigned int contexts;
+	unsigned int n_pes;
+	uint32_t pes[16];
+};
+
+/**
+ * struct npu_job_result - how a job went (struct npu_wait, in short)
+ * @status: NPU_JOB_*
+ * @pe: PE that ran the job
+ * @op_index: failing operator when @status is not NPU_JOB_OK
+ * @start_tick: device clock at job start
+ * @end_tick: device clock at job end
+ * @submit_ns: CLOCK_MONOTONIC at submission (driver)
+ * @complete_ns: CLOCK_MONOTONIC at completion (driver)
+ */
+struct npu_job_result {
+	uint32_t status;
+	uint32_t pe;
+	uint32_t op_index;
+	uint64_t start_tick;
+	uint64_t end_tick;
+	uint64_t submit_ns;
+	uint64_t complete_ns;
+};
+
+/**
+ * npu_runner_create() - prepare a model for running on a device
+ * @dev: the device
+ * @model: a loaded model; must outlive the runner
+ * @opts: scheduling options, or NULL for defaults
+ * @runner: out: the runner
+ *
+ * Uploads slot 0 (constants and program) once, and allocates the per-
+ * inference buffers of @opts->contexts contexts. A runner may be used by
+ * several threads at once.
+ *
+ * Return: 0, -EINVAL for bad options, -ENOMEM, or -errno of the driver.
+ */
+int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
+		      const struct npu_runner_opts *opts,
+		      struct npu_runner **runner);
+
+/**
+ * npu_runner_free() - free a runner; no inference may be acquired
+ * @runner: the runner, or NULL
+ */
+void npu_runner_free(struct npu_runner *runner);
+
+/**
+ * npu_runner_acquire() - take a free context for one inference
+ * @runner: the runner
+ * @inf: out: the inference context
+ *
+ * Blocks until a context is free. The context belongs to the caller until
+ * npu_inference_release(); one thread at a time may use it.
+ *
+ * Return: 0.
+ */
+int npu_runner_acquire(struct npu_runner *runner, struct npu_inference **inf);
+
+/**
+ * npu_inference_set_input() - Quantize and Lower a float input
+ * @inf: the inference
+ * @idx: input index
+ * @data: plain row-major (NHWC) floats
+ * @count: elements of @data, must equal the descriptor's count
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_inference_set_input(struct npu_inference *inf, unsigned int idx,
+			    const float *data, size_t count);
+
+/**
+ * npu_inference_set_input_u8() - Lower an already quantized input
+ * @inf: the inference
+ * @idx: input index
+ * @data: plain row-major (NHWC) quantized values
+ * @count: elements of @data, must equal the descriptor's count
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_inference_set_input_u8(struct npu_inference *inf, unsigned int idx,
+			       const uint8_t *data, size_t count);
+
+/**
+ * npu_inference_submit() - queue the job on the device
+ * @inf: the inference, with all inputs set
+ *
+ * Chooses the PE (round-robin over the runner's PEs, or NPU_PE_ANY).
+ *
+ * Return: 0, -EBUSY if already submitted and not waited for, or -errno of
+ * NPU_IOCTL_SUBMIT.
+ */
+int npu_inference_submit(struct npu_inference *inf);
+
+/**
+ * npu_inference_wait() - wait for the submitted job
+ * @inf: the inference
+ * @timeout_ns: relative timeout; < 0 waits forever, 0 polls
+ * @res: out: the job's result, or NULL
+ *
+ * Return: 0 when the job completed with NPU_JOB_OK; -EIO when it completed
+ * with another status (see @res); -ETIMEDOUT (the job stays submitted:
+ * wait again); -EINVAL if nothing was submitted; -errno of NPU_IOCTL_WAIT.
+ */
+int npu_inference_wait(struct npu_inference *inf, int64_t timeout_ns,
+		       struct npu_job_result *res);
+
+/**
+ * npu_inference_get_output() - Unlower and Dequantize an output
+ * @inf: the inference, after a successful wait
+ * @idx: output index
+ * @data: out: plain row-major (NHWC) floats
+ * @count: elements of @data, must equal the descriptor's count
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_inference_get_output(struct npu_inference *inf, unsigned int idx,
+			     float *data, size_t count);
+
+/**
+ * npu_inference_get_output_u8() - Unlower an output, still quantized
+ * @inf: the inference, after a successful wait
+ * @idx: output index
+ * @data: out: plain row-major (NHWC) quantized values
+ * @count: elements of @data, must equal the descriptor's count
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_inference_get_output_u8(struct npu_inference *inf, unsigned int idx,
+				uint8_t *data, size_t count);
+
+/**
+ * npu_inference_slot() - the mapped buffer of one slot of this context
+ * @inf: the inference
+ * @slot: slot index (slot 0 is the runner's shared constant buffer)
+ * @size: out: bytes of the slot
+ *
+ * For checking a device result bit for bit; read-only use.
+ *
+ * Return: the mapping, or NULL if @slot is out of range.
+ */
+const void *npu_inference_slot(const struct npu_inference *inf,
+			       unsigned int slot, size_t *size);
+
+/**
+ * npu_inference_release() - give the context back to the runner; waits
+ * for a submitted job first
+ * @inf: the inference, or NULL
+ */
+void npu_inference_release(struct npu_inference *inf);
+
+/**
+ * npu_runner_run() - synchronous inference of a 1-input, 1-output model
+ * @runner: the runner
+ * @input: plain row-major floats of input 0
+ * @in_count: elements of @input
+ * @output: out: plain row-major floats of output 0
+ * @out_count: elements of @output
+ * @res: out: the job's result, or NULL
+ *
+ * acquire, set_input, submit, wait, get_output, release. Thread-safe.
+ *
+ * Return: as the steps.
+ */
+int npu_runner_run(struct npu_runner *runner, const float *input,
+		   size_t in_count, float *output, size_t out_count,
+		   struct npu_job_result *res);
+
+/* ------------------------------------------------------------------ */
+/* CPU operators: the host-side steps of a model                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * npu_quantize() - Quantize: float -> uint8 (ONNX QuantizeLinear)
+ * @in: real values
+ * @out: out: q = saturate(round_half_even(in / scale) + zero_point) to
+ *	0..255; NaN gives the zero point
+ * @count: elements
+ * @scale: > 0 and finite
+ * @zero_point: 0..255
+ *
+ * Return: 0 or -EINVAL for a bad scale or zero point.
+ */
+int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
+		 int32_t zero_point);
+
+/**
+ * npu_dequantize() - Dequantize: uint8 -> float, (q - zero_point) * scale
+ * @in: quantized values
+ * @out: out: real values
+ * @count: elements
+ * @scale: the scale
+ * @zero_point: 0..255
+ *
+ * Return: 0 or -EINVAL for a bad zero point.
+ */
+int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
+		   int32_t zero_point);
+
+/**
+ * npu_nchwc16_size() - bytes of an NCHWC16 tensor of logical @dims (NHWC)
+ * @dims: N, H, W, C
+ *
+ * Return: N * ceil(C / 16) * H * W * 16, or 0 on overflow.
+ */
+size_t npu_nchwc16_size(const uint32_t dims[4]);
+
+/**
+ * npu_lower() - Lower: uint8 NHWC -> the device layout
+ * @in: plain row-major NHWC, N * H * W * C bytes
+ * @out: out: the tensor in @layout
+ * @out_size: bytes of @out; at least the layout's size
+ * @dims: N, H, W, C
+ * @layout: NPU_LAYOUT_NCHWC16 or NPU_LAYOUT_PLAIN (a copy)
+ * @pad: value of padding lanes (the tensor's zero point)
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
+	      const uint32_t dims[4], uint32_t layout, uint8_t pad);
+
+/**
+ * npu_unlower() - Unlower: device layout -> uint8 NHWC
+ * @in: the tensor in @layout
+ * @in_size: bytes of @in; at least the layout's size
+ * @out: out: plain row-major NHWC, N * H * W * C bytes
+ * @dims: N, H, W, C
+ * @layout: NPU_LAYOUT_NCHWC16 or NPU_LAYOUT_PLAIN (a copy)
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
+		const uint32_t dims[4], uint32_t layout);
+
+/**
+ * npu_quantize_multiplier() - real factor -> {Q31 multiplier, shift}
+ * @real: factor, >= 0 and finite
+ * @multiplier: out: in [0, 2^31)
+ * @shift: out: in [-31, 30]; real ~= multiplier * 2^(shift - 31)
+ *
+ * As TFLite's QuantizeMultiplier. Factors too small for the range become
+ * {0, 0}.
+ *
+ * Return: 0, or -EINVAL if @real is negative, not finite or >= 2^30.
+ */
+int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
+
+/**
+ * npu_crc32() - CRC-32 (IEEE 802.3, zlib's crc32())
+ * @crc: previous value, 0 to start
+ * @data: bytes
+ * @len: bytes of @data
+ *
+ * Return: the updated CRC.
+ */
+uint32_t npu_crc32(uint32_t crc, const void *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBNPU_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* npu_internal.h - libnpu private declarations */
+#ifndef NPU_INTERNAL_H
+#define NPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "libnpu.h"
+#include "npu_hw.h"
+#include "npu_model_file.h"
+
+#define NPU_EXPORT __attribute__((visibility("default")))
+
+struct npu_device {
+	int fd;
+	struct npu_info info;
+};
+
+struct npu_buffer {
+	struct npu_device *dev;
+	size_t size;
+	size_t map_size;
+	uint32_t handle;
+	uint64_t dev_addr;
+	uint64_t mmap_offset;
+	void *map;
+	pthread_mutex_t lock;
+};
+
+struct npu_model {
+	char name[NPU_MODEL_NAME_LEN];
+	unsigned int n_slots;
+	uint32_t slot_kind[NPU_MODEL_MAX_SLOTS];
+	size_t slot_size[NPU_MODEL_MAX_SLOTS];
+	unsigned int n_inputs, n_outputs;
+	struct npu_tensor_desc io[NPU_MODEL_MAX_IO];
+	/* slot 0 image: const blob, zero padding, program */
+	uint8_t *image;
+	size_t image_size;
+	uint32_t prog_offset;
+	uint32_t prog_size;
+};
+
+struct npu_runner;
+
+struct npu_inference {
+	struct npu_runner *runner;
+	struct npu_buffer *bufs[NPU_MODEL_MAX_SLOTS];	/* [0] is shared */
+	uint8_t *maps[NPU_MODEL_MAX_SLOTS];
+	uint8_t *stage;		/* host staging, max io count bytes */
+	bool submitted;		/* a job is on the device */
+	bool done;		/* the last job completed with NPU_JOB_OK */
+	bool busy;		/* acquired; under runner->lock */
+	uint64_t job_id;
+};
+
+struct npu_runner {
+	struct npu_device *dev;
+	const struct npu_model *model;
+	struct npu_buffer *const_buf;
+	uint8_t *const_map;
+	unsigned int n_ctx;
+	struct npu_inference *ctx;
+	unsigned int n_pes;
+	uint32_t pes[16];
+	unsigned int rr;
+	unsigned int n_free;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+#endif /* NPU_INTERNAL_H */

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * runner.c - run a model on a device: a pool of contexts, one per in-flight
+ * inference, each owning its input, output and scratch buffers; slot 0
+ * (constants and program) is uploaded once and shared.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "npu_internal.h"
+
+#define NPU_RUNNER_MAX_CONTEXTS 64
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+static void ctx_fini(struct npu_inference *c)
+{
+	unsigned int s;
+
+	for (s = 1; s < NPU_MODEL_MAX_SLOTS; s++)
+		npu_buffer_free(c->bufs[s]);
+	free(c->stage);
+}
+
+static int ctx_init(struct npu_runner *r, struct npu_inference *c)
+{
+	const struct npu_model *m = r->model;
+	size_t max_io = 1;
+	unsigned int s;
+	int ret;
+
+	c->runner = r;
+	c->bufs[0] = r->const_buf;
+	c->maps[0] = r->const_map;
+	for (s = 1; s < m->n_slots; s++) {
+		void *p;
+
+		ret = npu_buffer_create(r->dev, m->slot_size[s], 0, &c->bufs[s]);
+		if (ret)
+			return ret;
+		ret = npu_buffer_map(c->bufs[s], &p);
+		if (ret)
+			return ret;
+		c->maps[s] = p;
+	}
+	for (s = 0; s < m->n_inputs + m->n_outputs; s++)
+		if (m->io[s].count > max_io)
+			max_io = m->io[s].count;
+	c->stage = malloc(max_io);
+	return c->stage ? 0 : -ENOMEM;
+}
+
+NPU_EXPORT
+int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
+		      const struct npu_runner_opts *opts,
+		      struct npu_runner **runnerp)
+{
+	struct npu_runner_opts def = { .contexts = 2 };
+	struct npu_runner *r;
+	unsigned int i;
+	void *p;
+	int ret;
+
+	if (!dev || !model || !runnerp)
+		return -EINVAL;
+	if (!opts)
+		opts = &def;
+	if (opts->contexts > NPU_RUNNER_MAX_CONTEXTS ||
+	    opts->n_pes > sizeof(opts->pes) / sizeof(opts->pes[0]))
+		return -EINVAL;
+	for (i = 0; i < opts->n_pes; i++)
+		if (opts->pes[i] >= dev->info.pe_count)
+			return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->dev = dev;
+	r->model = model;
+	r->n_ctx = opts->contexts ? opts->contexts : 2;
+	r->n_pes = opts->n_pes;
+	memcpy(r->pes, opts->pes, sizeof(r->pes));
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+
+	ret = npu_buffer_create(dev, model->slot_size[0], NPU_BO_PROGRAM,
+				&r->const_buf);
+	if (ret)
+		goto err;
+	ret = npu_buffer_map(r->const_buf, &p);
+	if (ret)
+		goto err;
+	r->const_map = p;
+	memcpy(r->const_map, model->image, model->image_size);
+
+	r->ctx = calloc(r->n_ctx, sizeof(*r->ctx));
+	if (!r->ctx) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < r->n_ctx; i++) {
+		ret = ctx_init(r, &r->ctx[i]);
+		if (ret)
+			goto err;
+	}
+	r->n_free = r->n_ctx;
+	*runnerp = r;
+	return 0;
+err:
+	npu_runner_free(r);
+	return ret;
+}
+
+NPU_EXPORT
+void npu_runner_free(struct npu_runner *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	if (r->ctx) {
+		for (i = 0; i < r->n_ctx; i++)
+			ctx_fini(&r->ctx[i]);
+		free(r->ctx);
+	}
+	npu_buffer_free(r->const_buf);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+NPU_EXPORT
+int npu_runner_acquire(struct npu_runner *r, struct npu_inference **inf)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->n_free)
+		pthread_cond_wait(&r->cond, &r->lock);
+	for (i = 0; i < r->n_ctx; i++)
+		if (!r->ctx[i].busy)
+			break;
+	r->ctx[i].busy = true;
+	r->n_free--;
+	pthread_mutex_unlock(&r->lock);
+	*inf = &r->ctx[i];
+	return 0;
+}
+
+NPU_EXPORT
+void npu_inference_release(struct npu_inference *c)
+{
+	struct npu_runner *r;
+
+	if (!c)
+		return;
+	r = c->runner;
+	/* a job still on the device uses our buffers: collect it first */
+	while (c->submitted)
+		if (npu_inference_wait(c, -1, NULL) == -ETIMEDOUT)
+			continue;
+		else
+			break;
+	c->submitted = false;
+	pthread_mutex_lock(&r->lock);
+	c->busy = false;
+	r->n_free++;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+NPU_EXPORT
+int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
+			       const uint8_t *data, size_t count)
+{
+	const struct npu_model *m = c->runner->model;
+	const struct npu_tensor_desc *d = npu_model_input(m, idx);
+
+	if (!d || !data || count != d->count || c->submitted)
+		return -EINVAL;
+	return npu_lower(data, c->maps[d->slot] + d->offset, d->dev_size,
+			 d->dims, d->layout, (uint8_t)d->zero_point);
+}
+
+NPU_EXPORT
+int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
+			    const float *data, size_t count)
+{
+	const struct npu_model *m = c->runner->model;
+	const struct npu_tensor_desc *d = npu_model_input(m, idx);
+	int ret;
+
+	if (!d || !data || count != d->count || c->submitted)
+		return -EINVAL;
+	ret = npu_quantize(data, c->stage, count, d->scale, d->zero_point);
+	if (ret)
+		return ret;
+	return npu_lower(c->stage, c->maps[d->slot] + d->offset, d->dev_size,
+			 d->dims, d->layout, (uint8_t)d->zero_point);
+}
+
+NPU_EXPORT
+int npu_inference_submit(struct npu_inference *c)
+{
+	struct npu_runner *r = c->runner;
+	const struct npu_model *m = r->model;
+	uint32_t handles[NPU_MODEL_MAX_SLOTS];
+	struct npu_submit req;
+	unsigned int s;
+	int ret;
+
+	if (c->submitted)
+		return -EBUSY;
+	for (s = 0; s < m->n_slots; s++)
+		handles[s] = c->bufs[s]->handle;
+	memset(&req, 0, sizeof(req));
+	req.pe = NPU_PE_ANY;
+	if (r->n_pes) {
+		pthread_mutex_lock(&r->lock);
+		req.pe = r->pes[r->rr++ % r->n_pes];
+		pthread_mutex_unlock(&r->lock);
+	}
+	req.nbufs = m->n_slots;
+	req.prog_slot = 0;
+	req.prog_offset = m->prog_offset;
+	req.prog_size = m->prog_size;
+	req.bufs = (uintptr_t)handles;
+	ret = xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
+	if (ret < 0)
+		return ret;
+	c->job_id = req.job_id;
+	c->submitted = true;
+	c->done = false;
+	return 0;
+}
+
+NPU_EXPORT
+int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
+		       struct npu_job_result *res)
+{
+	struct npu_wait req;
+	int ret;
+
+	if (!c->submitted)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.job_id = c->job_id;
+	req.timeout_ns = timeout_ns;
+	ret = xioctl(c->runner->dev->fd, NPU_IOCTL_WAIT, &req);
+	if (ret == -ETIMEDOUT)
+		return ret;
+	/* any other answer means the driver no longer holds the job */
+	c->submitted = false;
+	if (ret < 0)
+		return ret;
+	c->done = req.status == NPU_JOB_OK;
+	if (res) {
+		res->status = req.status;
+		res->pe = req.pe;
+		res->op_index = req.op_index;
+		res->start_tick = req.start_tick;
+		res->end_tick = req.end_tick;
+		res->submit_ns = req.submit_ns;
+		res->complete_ns = req.complete_ns;
+	}
+	return req.status == NPU_JOB_OK ? 0 : -EIO;
+}
+
+NPU_EXPORT
+int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
+				uint8_t *data, size_t count)
+{
+	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
+
+	if (!d || !data || count != d->count || !c->done)
+		return -EINVAL;
+	return npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, data,
+			   d->dims, d->layout);
+}
+
+NPU_EXPORT
+int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
+			     float *data, size_t count)
+{
+	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
+	int ret;
+
+	if (!d || !data || count != d->count || !c->done)
+		return -EINVAL;
+	ret = npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, c->stage,
+			  d->dims, d->layout);
+	if (ret)
+		return ret;
+	return npu_dequantize(c->stage, data, count, d->scale, d->zero_point);
+}
+
+NPU_EXPORT
+const void *npu_inference_slot(const struct npu_inference *c,
+			       unsigned int slot, size_t *size)
+{
+	const struct npu_model *m = c->runner->model;
+
+	if (slot >= m->n_slots)
+		return NULL;
+	if (size)
+		*size = m->slot_size[slot];
+	return c->maps[slot];
+}
+
+NPU_EXPORT
+int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
+		   float *output, size_t out_count, struct npu_job_result *res)
+{
+	struct npu_inference *c;
+	int ret;
+
+	ret = npu_runner_acquire(r, &c);
+	if (ret)
+		return ret;
+	ret = npu_inference_set_input(c, 0, input, in_count);
+	if (!ret)
+		ret = npu_inference_submit(c);
+	if (!ret)
+		ret = npu_inference_wait(c, -1, res);
+	if (!ret)
+		ret = npu_inference_get_output(c, 0, output, out_count);
+	npu_inference_release(c);
+	return ret;
+}

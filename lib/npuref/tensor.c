@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/*
+ * tensor.c - tensor descriptors: validity, sizes, logical-index access.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "npuref.h"
+#include "npuref_int.h"
+
+unsigned int npuref_dtype_size(unsigned int dtype)
+{
+	switch (dtype) {
+	case NPU_DT_U8:
+	case NPU_DT_I8:
+		return 1;
+	case NPU_DT_I32:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+int npuref_dtype_range(unsigned int dtype, int64_t *lo, int64_t *hi)
+{
+	switch (dtype) {
+	case NPU_DT_U8:
+		*lo = 0;
+		*hi = 255;
+		return 0;
+	case NPU_DT_I8:
+		*lo = -128;
+		*hi = 127;
+		return 0;
+	case NPU_DT_I32:
+		*lo = INT32_MIN;
+		*hi = INT32_MAX;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int npuref_tensor_check(const struct npu_prog_tensor *t)
+{
+	unsigned int i;
+	int64_t lo = 0, hi = 0;
+
+	if (!t || npuref_dtype_range(t->dtype, &lo, &hi))
+		return -EINVAL;
+	if (t->ndim < 1 || t->ndim > 4)
+		return -EINVAL;
+	for (i = 0; i < 4; i++) {
+		if (i < t->ndim && t->dims[i] < 1)
+			return -EINVAL;
+		if (i >= t->ndim && t->dims[i] != 1)
+			return -EINVAL;
+	}
+	switch (t->layout) {
+	case NPU_LAYOUT_PLAIN:
+		break;
+	case NPU_LAYOUT_NCHWC16:
+		if (t->ndim != 4 || npuref_dtype_size(t->dtype) != 1)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (t->dtype == NPU_DT_I32 && t->zero_point != 0)
+		return -EINVAL;
+	if (t->zero_point < lo || t->zero_point > hi)
+		return -EINVAL;
+	if (t->rsvd)
+		return -EINVAL;
+	return 0;
+}
+
+/* a * b, or -EOVERFLOW; 64-bit exact */
+static int mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	if (a && b > UINT64_MAX / a)
+		return -EOVERFLOW;
+	*r = a * b;
+	return 0;
+}
+
+int npuref_tensor_elems(const struct npu_prog_tensor *t, uint64_t *elems)
+{
+	uint64_t n = 1;
+	unsigned int i;
+	int ret;
+
+	if (!elems || npuref_tensor_check(t))
+		return -EINVAL;
+	for (i = 0; i < 4; i++) {
+		ret = mul_u64(n, t->dims[i], &n);
+		if (ret)
+			return ret;
+	}
+	*elems = n;
+	return 0;
+}
+
+int npuref_tensor_bytes(const struct npu_prog_tensor *t, uint64_t *bytes)
+{
+	uint64_t n;
+	int ret;
+
+	if (!bytes || npuref_tensor_check(t))
+		return -EINVAL;
+	if (t->layout == NPU_LAYOUT_NCHWC16) {
+		/* N * CB * H * W * 16, CB = ceil(C / 16) */
+		uint64_t cb = ((uint64_t)t->dims[3] + 15) / 16;
+
+		n = t->dims[0];
+		ret = mul_u64(n, cb, &n);
+		if (!ret)
+			ret = mul_u64(n, t->dims[1], &n);
+		if (!ret)
+			ret = mul_u64(n, t->dims[2], &n);
+		if (!ret)
+			ret = mul_u64(n, 16, &n);
+		if (ret)
+			return ret;
+		*bytes = n;
+		return 0;
+	}
+	ret = npuref_tensor_elems(t, &n);
+	if (ret)
+		return ret;
+	ret = mul_u64(n, npuref_dtype_size(t->dtype), &n);
+	if (ret)
+		return ret;
+	*bytes = n;
+	return 0;
+}
+
+/*
+ * Byte offset of a logical index in a valid tensor whose size fits in 64
+ * bits; the index must be inside the dims. No overflow is possible: the
+ * offset is below the byte size.
+ */
+uint64_t npuref_off(const struct npu_prog_tensor *t, const uint32_t idx[4])
+{
+	const uint32_t *d = t->dims;
+
+	if (t->layout == NPU_LAYOUT_NCHWC16) {
+		uint64_t cb = ((uint64_t)d[3] + 15) / 16;
+		uint64_t n = idx[0], h = idx[1], w = idx[2], c = idx[3];
+
+		return (((n * cb + c / 16) * d[1] + h) * d[2] + w) * 16 +
+		       c % 16;
+	}
+	return ((((uint64_t)idx[0] * d[1] + idx[1]) * d[2] + idx[2]) * d[3] +
+		idx[3]) * npuref_dtype_size(t->dtype);
+}
+
+int32_t npuref_load(unsigned int dtype, const uint8_t *p)
+{
+	uint32_t v;
+
+	switch (dtype) {
+	case NPU_DT_U8:
+		return p[0];
+	case NPU_DT_I8:
+		return (int32_t)p[0] - (p[0] >= 128 ? 256 : 0);
+	default:
+		v = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		return npuref_wrap32(v);
+	}
+}
+
+void npuref_store(unsigned int dtype, uint8_t *p, int32_t val)
+{
+	uint32_t v = (uint32_t)val;
+
+	switch (dtype) {
+	case NPU_DT_U8:
+	case NPU_DT_I8:
+		p[0] = (uint8_t)(v & 0xff);
+		break;
+	default:
+		p[0] = (uint8_t)(v & 0xff);
+		p[1] = (uint8_t)((v >> 8) & 0xff);
+		p[2] = (uint8_t)((v >> 16) & 0xff);
+		p[3] = (uint8_t)((v >> 24) & 0xff);
+		break;
+	}
+}
+
+int npuref_tensor_offset(const struct npu_prog_tensor *t,
+			 const uint32_t idx[4], uint64_t *off)
+{
+	uint64_t bytes;
+	unsigned int i;
+	int ret;
+
+	if (!idx || !off)
+		return -EINVAL;
+	ret = npuref_tensor_bytes(t, &bytes);
+	if (ret)
+		return ret == -EOVERFLOW ? -ERANGE : ret;
+	for (i = 0; i < 4; i++)
+		if (idx[i] >= t->dims[i])
+			return -ERANGE;
+	*off = npuref_off(t, idx);
+	return 0;
+}
+
+int npuref_tensor_get(const struct npu_prog_tensor *t, const void *data,
+		      const uint32_t idx[4], int32_t *val)
+{
+	uint64_t off;
+	int ret;
+
+	if (!data || !val)
+		return -EINVAL;
+	ret = npuref_tensor_offset(t, idx, &off);
+	if (ret)
+		return ret;
+	*val = npuref_load(t->dtype, (const uint8_t *)data + off);
+	return 0;
+}
+
+int npuref_tensor_set(const struct npu_prog_tensor *t, void *data,
+		      const uint32_t idx[4], int32_t val)
+{
+	int64_t lo = 0, hi = 0;
+	uint64_t off;
+	int ret;
+
+	if (!data)
+		return -EINVAL;
+	ret = npuref_tensor_offset(t, idx, &off);
+	if (ret)
+		return ret;
+	npuref_dtype_range(t->dtype, &lo, &hi);
+	if (val < lo || val > hi)
+		return -ERANGE;
+	npuref_store(t->dtype, (uint8_t *)data + off, val);
+	return 0;
+}
+
+int npuref_tensor_fill(const struct npu_prog_tensor *t, void *data,
+		       int32_t val)
+{
+	unsigned int esz;
+	uint64_t bytes, i;
+	int64_t lo = 0, hi = 0;
+	int ret;
+
+	if (!data)
+		return -EINVAL;
+	ret = npuref_tensor_bytes(t, &bytes);
+	if (ret)
+		return ret == -EOVERFLOW ? -EINVAL : ret;
+	npuref_dtype_range(t->dtype, &lo, &hi);
+	if (val < lo || val > hi)
+		return -ERANGE;
+	esz = npuref_dtype_size(t->dtype);
+	for (i = 0; i < bytes; i += esz)
+		npuref_store(t->dtype, (uint8_t *)data + i, val);
+	return 0;
+}
