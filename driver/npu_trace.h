@@ -6,51 +6,50 @@
  * not implement the trace path yourself; call these hooks from the driver at
  * the points named below. The trace engineer adds the calls with minimal
  * edits once your paths exist, and implements everything behind them in
- * npu_trace.c / npu_clock.c.
+ * npu_trace.c / npu_clock.c. Documentation/npu/ring.rst describes the
+ * result.
  */
 #ifndef _NPU_TRACE_H
 #define _NPU_TRACE_H
 
+#include <linux/irqreturn.h>
 #include <linux/types.h>
 
 struct npu_device;
-struct file;
+struct npu_job;
+struct npu_trace_dev;
 
-/**
- * struct npu_trace_job - host context of one job, as the trace sees it
- * @job_id: job id (npu_hw_cmd.job_id)
- * @tgid: submitting process
- * @pid: submitting thread
- * @pe: PE the job ran on
- * @status: NPU_JOB_* status
- * @submit_ns: ktime_get_ns() at submission
- * @complete_ns: ktime_get_ns() when the completion was seen
+/*
+ * At probe, after npu_hw_init() and BEFORE the interrupts are requested
+ * (the trace state is released by devres after the interrupts are freed);
+ * at remove, after the device is marked unplugged, before the hardware
+ * goes.
  */
-struct npu_trace_job {
-	u64 job_id;
-	pid_t tgid;
-	pid_t pid;
-	u32 pe;
-	u32 status;
-	u64 submit_ns;
-	u64 complete_ns;
-};
-
-/* at probe, after the hardware is up; at remove, before the hardware goes */
 int npu_trace_init(struct npu_device *ndev);
 void npu_trace_fini(struct npu_device *ndev);
 
-/* ioctls on /dev/npuN */
+/* ioctls on /dev/npuN, inside npu_dev_enter() */
 long npu_trace_open_ioctl(struct npu_device *ndev, void __user *arg);
 long npu_clock_sample_ioctl(struct npu_device *ndev, void __user *arg);
 
-/* NPU_MSIX_TRACE handler; also called before completions are drained */
+/*
+ * Drain the device's trace area into the rings: the NPU_MSIX_TRACE handler
+ * (threaded), and the completion path after it read the completion
+ * queue's producer and before it processes the entries. Any context.
+ */
 void npu_trace_drain(struct npu_device *ndev);
+irqreturn_t npu_trace_irq(int irq, void *arg);
 
-/* job path: after the command is queued; after its completion is seen */
+/*
+ * Job path (struct npu_job, npu_job.c), with npu_device.jobs_lock held.
+ * npu_trace_job_submitted(): once id, tgid, pid, pe and submit_ns are set,
+ * BEFORE the device can see the job (before the queue's producer moves).
+ * npu_trace_job_completed(): once complete_ns, status and the ticks are
+ * set, for every job, failed and aborted ones included.
+ */
 void npu_trace_job_submitted(struct npu_device *ndev,
-			     const struct npu_trace_job *job);
+			     const struct npu_job *job);
 void npu_trace_job_completed(struct npu_device *ndev,
-			     const struct npu_trace_job *job);
+			     const struct npu_job *job);
 
 #endif /* _NPU_TRACE_H */

@@ -2,8 +2,9 @@
 /*
  * npu.h - userspace ABI of the NPU driver (npu.ko)
  *
- * Documentation/npu/uapi.rst describes every ioctl; the kernel-doc here is
- * the reference for every field.
+ * Documentation/npu/uapi.rst describes every ioctl, mmap() and poll() on
+ * /dev/npuN; Documentation/npu/ring.rst the trace rings. The kernel-doc here
+ * is the reference for every field.
  *
  * Conventions:
  *  - Every struct is extensible: fields are only ever added in place of
@@ -60,17 +61,22 @@ struct npu_info {
 #define NPU_INFO_CAP_CLOCK_LATCH	(1u << 1)	/* device clock sampling */
 #define NPU_INFO_CAP_MULTI_PE		(1u << 2)	/* PEs run concurrently */
 
+/* Largest npu_ping.count */
+#define NPU_PING_MAX_COUNT	1024
+
 /**
  * struct npu_ping - doorbell to interrupt round trip, from NPU_IOCTL_PING
  * @flags: in: must be 0
- * @count: in: round trips to make, 1..1024
+ * @count: in: round trips to make, 1..NPU_PING_MAX_COUNT
  * @min_ns: out: fastest round trip
  * @max_ns: out: slowest round trip
  * @total_ns: out: sum of all round trips
  * @reserved: in: must be 0
  *
  * Each round trip posts an NPU_MBOX_PING request, rings the mailbox doorbell
- * and sleeps until the device's MSI-X interrupt acknowledges it.
+ * and sleeps until the device's MSI-X interrupt acknowledges it. A round
+ * trip is timed from just before the doorbell write to the interrupt
+ * handler's observation of the acknowledgment.
  */
 struct npu_ping {
 	__u32 flags;
@@ -86,16 +92,17 @@ struct npu_ping {
 
 /**
  * struct npu_bo_create - allocate a buffer in device memory
- * @size: in: bytes, > 0; rounded up to the page size
+ * @size: in: bytes, > 0 and < 4 GiB; out: rounded up to the page size
  * @flags: in: NPU_BO_*
- * @handle: out: handle, valid on this fd only
- * @dev_addr: out: device address of the buffer
- * @mmap_offset: out: offset to pass to mmap() on this fd
+ * @handle: out: handle (never 0), valid on this fd only
+ * @dev_addr: out: device address of the buffer, page aligned
+ * @mmap_offset: out: offset to pass to mmap() (MAP_SHARED) on this fd
  * @reserved: in: must be 0
  *
  * The buffer is zeroed. It lives until NPU_IOCTL_BO_FREE or close of the fd,
  * and after that until the last job using it has completed and the last
- * mapping of it is gone.
+ * mapping of it is gone. Fails with -ENOMEM when device memory has no free
+ * range of @size bytes.
  */
 struct npu_bo_create {
 	__u64 size;
@@ -127,10 +134,15 @@ struct npu_bo_free {
  * @prog_slot: in: index in @bufs of the buffer holding the program
  * @prog_offset: in: byte offset of the program in it, 64-byte aligned
  * @prog_size: in: bytes of program
- * @bufs: in: pointer to an array of @nbufs __u32 buffer handles; slot i of
- *	the program is bufs[i]. A handle may appear once.
- * @job_id: out: job id, for NPU_IOCTL_WAIT
+ * @bufs: in: pointer to an array of @nbufs __u32 buffer handles of this
+ *	fd; slot i of the program is bufs[i]. A handle may appear once.
+ * @job_id: out: job id, for NPU_IOCTL_WAIT; unique on the device and
+ *	increasing in submission order
  * @reserved: in: must be 0
+ *
+ * The program must lie inside its buffer. When the PE's queue is full the
+ * call sleeps, or fails with -EAGAIN if the fd is O_NONBLOCK. A handle that
+ * is not this fd's fails with -ENOENT; other bad arguments with -EINVAL.
  */
 struct npu_submit {
 	__u32 flags;
@@ -172,8 +184,10 @@ struct npu_submit {
  * @complete_ns: out: CLOCK_MONOTONIC when the driver saw the completion
  * @reserved: in: must be 0
  *
- * A job's result is returned once; waiting for it again fails with -ENOENT.
- * Fails with -ETIMEDOUT when the timeout expires first.
+ * A job's result is returned once; waiting for it again fails with -ENOENT,
+ * as does waiting for another fd's job, and NPU_WAIT_ANY on an fd with no
+ * outstanding and no completed job. Fails with -ETIMEDOUT when the timeout
+ * expires first, -EINTR on a signal.
  */
 struct npu_wait {
 	__u32 flags;
@@ -193,7 +207,353 @@ struct npu_wait {
  * ---- TRACE section: trace fd, ring layout, records, clock samples. ----
  * Owned by the trace engineer (see driver/npu_trace.h); keep edits here
  * local to this section.
+ *
+ * Documentation/npu/ring.rst describes the ring protocol. In short: a trace
+ * fd from NPU_IOCTL_TRACE_OPEN is mmapped as one header page (struct
+ * npu_trace_ring, read-write) followed by data_size bytes of data pages
+ * (read-only). The kernel appends records at @producer, the reader consumes
+ * them up to @producer and then stores @consumer. Both are free-running
+ * byte counts; the record at position p starts at data offset
+ * p & (data_size - 1) and never wraps (a PAD record fills the tail).
  */
+
+/* npu_trace_open.flags */
+#define NPU_TRACE_ALL_PROCESSES	(1u << 0)	/* every process's jobs */
+
+/* Bounds of npu_trace_open.data_pages (a power of two) */
+#define NPU_TRACE_MIN_DATA_PAGES	1
+#define NPU_TRACE_MAX_DATA_PAGES	4096
+
+/**
+ * struct npu_trace_open - open a trace ring, from NPU_IOCTL_TRACE_OPEN
+ * @flags: in: NPU_TRACE_ALL_PROCESSES or 0. Without it the ring receives the
+ *	job records of the opening process (thread group) only. With it, the
+ *	caller needs CAP_PERFMON or CAP_SYS_ADMIN unless the module parameter
+ *	trace_paranoid is 0; otherwise the ioctl fails with -EACCES.
+ * @data_pages: in: pages of the data area, a power of two between
+ *	NPU_TRACE_MIN_DATA_PAGES and NPU_TRACE_MAX_DATA_PAGES
+ * @watermark: in: poll() reports the fd readable when at least this many
+ *	bytes are unread; 0 means "any record". Must be below the data size.
+ * @fd: out: the new trace fd, opened O_RDWR | O_CLOEXEC
+ * @data_offset: out: mmap offset of the data area (the page size)
+ * @data_size: out: bytes of the data area, @data_pages * page size
+ * @reserved: in: must be 0; out: 0
+ *
+ * The ring starts disabled: it receives records after
+ * NPU_TRACE_IOCTL_ENABLE on the trace fd. The trace fd holds a reference
+ * to the device; it stays usable after the device is removed, but then its
+ * ioctls fail with -ENODEV and poll() reports POLLHUP | POLLERR.
+ */
+struct npu_trace_open {
+	__u32 flags;
+	__u32 data_pages;
+	__u32 watermark;
+	__s32 fd;
+	__u64 data_offset;
+	__u64 data_size;
+	__u64 reserved[4];
+};
+
+/* Version of the ring header and record formats, npu_trace_ring.version */
+#define NPU_TRACE_RING_VERSION	1
+
+/* npu_trace_ring.flags, written by the kernel */
+#define NPU_TRACE_RING_F_ENABLED	(1u << 0)	/* receiving records */
+#define NPU_TRACE_RING_F_DEAD		(1u << 1)	/* device removed */
+
+/**
+ * struct npu_trace_ring - the header page of a trace ring (mmap offset 0)
+ * @producer: kernel: bytes of records written, free-running. Stored with
+ *	release semantics after the records it covers; load it with acquire.
+ * @version: kernel: NPU_TRACE_RING_VERSION
+ * @flags: kernel: NPU_TRACE_RING_F_*
+ * @data_offset: kernel: mmap offset of the data area (the page size)
+ * @data_size: kernel: bytes of the data area, a power of two
+ * @hdr_size: kernel: sizeof(struct npu_trace_ring)
+ * @watermark: kernel: npu_trace_open.watermark
+ * @rsvd0: 0; pads the producer's cache lines
+ * @consumer: reader: bytes consumed, free-running. Store it with release
+ *	semantics after reading the records it covers. The kernel only reads
+ *	it; a value the kernel finds inconsistent (ahead of @producer, or
+ *	more than @data_size behind) makes it treat the ring as full.
+ * @rsvd1: 0; pads the consumer's cache lines
+ *
+ * @producer and @consumer live 128 bytes apart, so that neither side's
+ * writes invalidate the other's line. Positions are compared with !=
+ * only: unread bytes are producer - consumer, in unsigned 64-bit.
+ */
+struct npu_trace_ring {
+	__u64 producer;
+	__u32 version;
+	__u32 flags;
+	__u64 data_offset;
+	__u64 data_size;
+	__u32 hdr_size;
+	__u32 watermark;
+	__u64 rsvd0[11];
+	__u64 consumer;
+	__u64 rsvd1[15];
+};
+
+/* Record types, npu_trace_rec_hdr.type */
+#define NPU_TRACE_REC_PAD	0	/* skip @size bytes; carries no seq */
+#define NPU_TRACE_REC_EXEC	1	/* struct npu_trace_rec_exec */
+#define NPU_TRACE_REC_OP	2	/* struct npu_trace_rec_op */
+#define NPU_TRACE_REC_CLOCK	3	/* struct npu_trace_rec_clock */
+#define NPU_TRACE_REC_LOST	4	/* struct npu_trace_rec_lost */
+
+/**
+ * struct npu_trace_rec_hdr - header of every ring record
+ * @type: NPU_TRACE_REC_*; a reader skips types it does not know
+ * @size: bytes of the record including this header, a multiple of 8
+ * @seq: ring sequence number. Every record the ring accepts or drops,
+ *	except PAD, takes the next number (32 bits, wrapping), so the
+ *	records missing between two records of seq a and b are b - a - 1,
+ *	and they are exactly those counted by the NPU_TRACE_LOST_RING_FULL
+ *	records in between. PAD records have seq 0.
+ */
+struct npu_trace_rec_hdr {
+	__u16 type;
+	__u16 size;
+	__u32 seq;
+};
+
+/* npu_trace_rec_exec.flags */
+#define NPU_TRACE_EXEC_F_DEVICE	(1u << 0)	/* device fields are valid */
+
+/**
+ * struct npu_trace_rec_exec - one job execution (NPU_TRACE_REC_EXEC)
+ * @hdr: common header
+ * @flags: NPU_TRACE_EXEC_F_*; without NPU_TRACE_EXEC_F_DEVICE (level 0, or
+ *	the device dropped its record) every field from @pe on is 0
+ * @status: NPU_JOB_* status, as NPU_IOCTL_WAIT returns it
+ * @pid: submitting process (thread group id)
+ * @tid: submitting thread
+ * @job_id: job id from NPU_IOCTL_SUBMIT
+ * @submit_ns: CLOCK_MONOTONIC when the job was queued
+ * @complete_ns: CLOCK_MONOTONIC when the driver saw its completion
+ * @pe: device: PE that ran the job
+ * @dev_status: device: NPU_HW_STATUS_* of the execution
+ * @exec_index: device: execution index of the command
+ * @n_ops: device: operators executed
+ * @dev_seq: device: sequence number of the device's record
+ * @start_tick: device: clock at start, in ticks
+ * @end_tick: device: clock at end, in ticks
+ * @run_ticks: device: ticks the PE computed
+ * @iowait_ticks: device: ticks the PE waited for DMA;
+ *	end_tick - start_tick == run_ticks + iowait_ticks, exactly
+ * @dma_bytes: device: bytes moved by DMA
+ * @macs: device: multiply-accumulates performed
+ *
+ * Written when the driver sees the job's completion, after the OP records
+ * of the same execution.
+ */
+struct npu_trace_rec_exec {
+	struct npu_trace_rec_hdr hdr;
+	__u32 flags;
+	__u32 status;
+	__s32 pid;
+	__s32 tid;
+	__u64 job_id;
+	__u64 submit_ns;
+	__u64 complete_ns;
+	__u16 pe;
+	__u16 dev_status;
+	__u32 exec_index;
+	__u32 n_ops;
+	__u32 dev_seq;
+	__u64 start_tick;
+	__u64 end_tick;
+	__u64 run_ticks;
+	__u64 iowait_ticks;
+	__u64 dma_bytes;
+	__u64 macs;
+};
+
+/**
+ * struct npu_trace_rec_op - one operator of an execution (NPU_TRACE_REC_OP)
+ * @hdr: common header
+ * @pid: submitting process (thread group id)
+ * @tid: submitting thread
+ * @job_id: job id from NPU_IOCTL_SUBMIT
+ * @pe: PE that ran the operator
+ * @opcode: NPU_OP_* (see Documentation/npu/program.rst)
+ * @op_index: index of the operator in the program
+ * @exec_index: execution index of the command
+ * @dev_seq: sequence number of the device's record
+ * @start_tick: device clock at start, in ticks
+ * @end_tick: device clock at end, in ticks
+ * @iowait_ticks: ticks waiting for DMA, <= end_tick - start_tick
+ * @dma_bytes: bytes moved by DMA
+ * @macs: multiply-accumulates performed
+ *
+ * Only rings enabled at level 2 receive OP records.
+ */
+struct npu_trace_rec_op {
+	struct npu_trace_rec_hdr hdr;
+	__s32 pid;
+	__s32 tid;
+	__u64 job_id;
+	__u16 pe;
+	__u16 opcode;
+	__u32 op_index;
+	__u32 exec_index;
+	__u32 dev_seq;
+	__u64 start_tick;
+	__u64 end_tick;
+	__u64 iowait_ticks;
+	__u64 dma_bytes;
+	__u64 macs;
+};
+
+/**
+ * struct npu_trace_rec_clock - a device clock sample (NPU_TRACE_REC_CLOCK)
+ * @hdr: common header
+ * @samples: bracketed samples taken; this record is the narrowest of them
+ * @rsvd: 0
+ * @host_before_ns: CLOCK_MONOTONIC just before the device latched its clock
+ * @device_tick: the latched device clock, in ticks
+ * @host_after_ns: CLOCK_MONOTONIC just after the latch was seen
+ * @width_ns: host_after_ns - host_before_ns
+ * @clock_hz: nominal device clock frequency (npu_info.clock_hz)
+ *
+ * The device latched @device_tick at some instant in
+ * [@host_before_ns, @host_after_ns]. Rings receive one when they are
+ * enabled and then periodically (module parameter clock_period_ms).
+ */
+struct npu_trace_rec_clock {
+	struct npu_trace_rec_hdr hdr;
+	__u32 samples;
+	__u32 rsvd;
+	__u64 host_before_ns;
+	__u64 device_tick;
+	__u64 host_after_ns;
+	__u64 width_ns;
+	__u64 clock_hz;
+};
+
+/* npu_trace_rec_lost.reason */
+#define NPU_TRACE_LOST_RING_FULL	1	/* this ring had no room */
+#define NPU_TRACE_LOST_DEVICE		2	/* the device's trace area was full */
+#define NPU_TRACE_LOST_HOST		3	/* the driver could not track a job */
+
+/**
+ * struct npu_trace_rec_lost - records dropped (NPU_TRACE_REC_LOST)
+ * @hdr: common header
+ * @reason: NPU_TRACE_LOST_*
+ * @rsvd: 0
+ * @count: records dropped for @reason since the previous LOST record with
+ *	the same reason, exactly
+ *
+ * When the ring is full nothing is overwritten: the record is dropped and
+ * counted, and a LOST record is written as soon as there is room, before
+ * any other record. Device and host losses (the device's trace area
+ * overflowed; they are not attributable to a process, so every enabled
+ * ring gets them) do not take ring sequence numbers.
+ */
+struct npu_trace_rec_lost {
+	struct npu_trace_rec_hdr hdr;
+	__u32 reason;
+	__u32 rsvd;
+	__u64 count;
+};
+
+/**
+ * struct npu_trace_enable - argument of NPU_TRACE_IOCTL_ENABLE
+ * @level: in: 0 (EXEC records with host context only), 1 (and the device's
+ *	execution records) or 2 (and the device's operator records). The
+ *	device traces at the highest level of all enabled rings. A level the
+ *	device does not support fails with -EOPNOTSUPP.
+ * @flags: in: must be 0
+ * @reserved: in: must be 0
+ *
+ * Enabling an enabled ring changes its level. The ring gets a CLOCK record
+ * first.
+ */
+struct npu_trace_enable {
+	__u32 level;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/**
+ * struct npu_trace_status - counters of a ring, from NPU_TRACE_IOCTL_STATUS
+ * @flags: out: NPU_TRACE_RING_F_*
+ * @level: out: level set by the last ENABLE (meaningful while enabled)
+ * @records: out: records written (every type except PAD)
+ * @lost: out: records dropped because the ring was full
+ * @device_lost: out: device losses reported to this ring
+ * @host_lost: out: host losses reported to this ring
+ * @clock_samples: out: CLOCK records written
+ * @producer: out: current producer position
+ * @consumer: out: consumer position as the kernel read it
+ * @reserved: out: 0
+ *
+ * A pending LOST record is written, if there is room, before the counters
+ * are read.
+ */
+struct npu_trace_status {
+	__u32 flags;
+	__u32 level;
+	__u64 records;
+	__u64 lost;
+	__u64 device_lost;
+	__u64 host_lost;
+	__u64 clock_samples;
+	__u64 producer;
+	__u64 consumer;
+	__u64 reserved[4];
+};
+
+/* Most samples per NPU_IOCTL_CLOCK_SAMPLE */
+#define NPU_CLOCK_MAX_SAMPLES	32
+
+/**
+ * struct npu_clock_pair - one bracketed device clock sample
+ * @host_before_ns: host clock just before the latch request
+ * @device_tick: device clock latched by the request
+ * @host_after_ns: host clock just after the latch was seen
+ */
+struct npu_clock_pair {
+	__u64 host_before_ns;
+	__u64 device_tick;
+	__u64 host_after_ns;
+};
+
+/**
+ * struct npu_clock_sample - device/host clock samples, NPU_IOCTL_CLOCK_SAMPLE
+ * @flags: in: must be 0
+ * @clockid: in: host clock: CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW,
+ *	CLOCK_REALTIME or CLOCK_BOOTTIME (values of <time.h>)
+ * @count: in: samples to take, 1..NPU_CLOCK_MAX_SAMPLES
+ * @best: out: index of the narrowest sample (host_after - host_before)
+ * @clock_hz: out: nominal device clock frequency
+ * @reserved: in: must be 0
+ * @samples: out: @count samples, in the order taken
+ *
+ * Each sample posts NPU_MBOX_CLOCK_LATCH without an interrupt and polls
+ * for its acknowledgement, between two reads of the host clock, as
+ * PTP_SYS_OFFSET_EXTENDED does. Fails with -EOPNOTSUPP when the device
+ * cannot latch its clock, -ETIMEDOUT when it does not answer.
+ */
+struct npu_clock_sample {
+	__u32 flags;
+	__u32 clockid;
+	__u32 count;
+	__u32 best;
+	__u64 clock_hz;
+	__u64 reserved[2];
+	struct npu_clock_pair samples[NPU_CLOCK_MAX_SAMPLES];
+};
+
+/* On /dev/npuN */
+#define NPU_IOCTL_TRACE_OPEN	_IOWR(NPU_IOCTL_BASE, 0x30, struct npu_trace_open)
+#define NPU_IOCTL_CLOCK_SAMPLE	_IOWR(NPU_IOCTL_BASE, 0x31, struct npu_clock_sample)
+
+/* On a trace fd */
+#define NPU_TRACE_IOCTL_ENABLE	_IOW(NPU_IOCTL_BASE, 0x38, struct npu_trace_enable)
+#define NPU_TRACE_IOCTL_DISABLE	_IO(NPU_IOCTL_BASE, 0x39)
+#define NPU_TRACE_IOCTL_STATUS	_IOR(NPU_IOCTL_BASE, 0x3a, struct npu_trace_status)
 
 /* ---- end of TRACE section ---- */
 

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npu_bo.c - buffer objects in device DRAM.
+ *
+ * DRAM is managed by a genalloc pool with page granularity, so every buffer
+ * is page aligned (the device needs 64 bytes) and can be mapped on its own.
+ * A buffer is reachable from userspace through a handle, valid on the file
+ * that created it only, and through mmap() of that file at the buffer's
+ * mmap offset (its device address). Jobs and mappings hold references, so
+ * a buffer freed by its owner lives until its last job completes and its
+ * last mapping goes away.
+ */
+
+#include <linux/genalloc.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include <linux/npu.h>
+
+#include "npu_bo.h"
+#include "npu_drv.h"
+
+/* genalloc treats address 0 as failure: pool addresses are biased. */
+#define NPU_POOL_BIAS	PAGE_SIZE
+
+/**
+ * npu_bo_pool_init() - create the DRAM allocator of a device
+ * @ndev: the device, with its geometry read
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npu_bo_pool_init(struct npu_device *ndev)
+{
+	struct gen_pool *pool;
+	size_t size = ndev->hw.dram_size & PAGE_MASK;
+
+	pool = gen_pool_create(PAGE_SHIFT, -1);
+	if (!pool)
+		return -ENOMEM;
+	if (gen_pool_add(pool, NPU_POOL_BIAS + ndev->hw.dram_base, size, -1)) {
+		gen_pool_destroy(pool);
+		return -ENOMEM;
+	}
+	ndev->pool = pool;
+	return 0;
+}
+
+/**
+ * npu_bo_pool_fini() - destroy the allocator; every buffer must be freed
+ * @ndev: the device
+ */
+void npu_bo_pool_fini(struct npu_device *ndev)
+{
+	if (ndev->pool)
+		gen_pool_destroy(ndev->pool);
+	ndev->pool = NULL;
+}
+
+static void npu_bo_release(struct kref *ref)
+{
+	struct npu_bo *bo = container_of(ref, struct npu_bo, ref);
+	struct npu_device *ndev = bo->ndev;
+
+	gen_pool_free(ndev->pool, NPU_POOL_BIAS + bo->dev_addr, bo->size);
+	kfree(bo);
+	npu_device_put(ndev);
+}
+
+void npu_bo_get(struct npu_bo *bo)
+{
+	kref_get(&bo->ref);
+}
+
+void npu_bo_put(struct npu_bo *bo)
+{
+	kref_put(&bo->ref, npu_bo_release);
+}
+
+/**
+ * npu_bo_lookup() - find a buffer by handle on a file
+ * @nf: the file
+ * @handle: handle from NPU_IOCTL_BO_CREATE on @nf
+ *
+ * Return: the buffer with a reference taken, or NULL.
+ */
+struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle)
+{
+	struct npu_bo *bo;
+
+	mutex_lock(&nf->bo_lock);
+	bo = xa_load(&nf->bos, handle);
+	if (bo)
+		npu_bo_get(bo);
+	mutex_unlock(&nf->bo_lock);
+	return bo;
+}
+
+/* Called inside npu_dev_enter(): the hardware is there. */
+static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
+				   u32 flags)
+{
+	unsigned long addr;
+	struct npu_bo *bo;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	addr = gen_pool_alloc(ndev->pool, size);
+	if (!addr) {
+		kfree(bo);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&bo->ref);
+	bo->ndev = ndev;
+	bo->dev_addr = addr - NPU_POOL_BIAS;
+	bo->size = size;
+	bo->flags = flags;
+	npu_device_get(ndev);
+	/* Zeroed: no data of a previous owner leaks. */
+	memset_io(ndev->mem + bo->dev_addr, 0, size);
+	return bo;
+}
+
+int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
+{
+	struct npu_device *ndev = nf->ndev;
+	struct npu_bo_create args;
+	struct npu_bo *bo;
+	u32 handle;
+	u64 size;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags & ~NPU_BO_PROGRAM ||
+	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	if (!args.size || args.size > U32_MAX)
+		return -EINVAL;
+	size = PAGE_ALIGN(args.size);
+	if (size > ndev->hw.dram_size)
+		return -ENOMEM;
+
+	bo = npu_bo_alloc(ndev, size, args.flags);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+
+	mutex_lock(&nf->bo_lock);
+	ret = xa_alloc(&nf->bos, &handle, bo, xa_limit_31b, GFP_KERNEL);
+	mutex_unlock(&nf->bo_lock);
+	if (ret) {
+		npu_bo_put(bo);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+
+	args.handle = handle;
+	args.size = size;
+	args.dev_addr = bo->dev_addr;
+	args.mmap_offset = bo->dev_addr;
+	if (copy_to_user(uarg, &args, sizeof(args))) {
+		mutex_lock(&nf->bo_lock);
+		xa_erase(&nf->bos, handle);
+		mutex_unlock(&nf->bo_lock);
+		npu_bo_put(bo);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
+{
+	struct npu_bo_free args;
+	struct npu_bo *bo;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags)
+		return -EINVAL;
+	mutex_lock(&nf->bo_lock);
+	bo = xa_erase(&nf->bos, args.handle);
+	mutex_unlock(&nf->bo_lock);
+	if (!bo)
+		return -ENOENT;
+	npu_bo_put(bo);
+	return 0;
+}
+
+/**
+ * npu_bo_file_fini() - drop every handle of a file being closed
+ * @nf: the file
+ */
+void npu_bo_file_fini(struct npu_file *nf)
+{
+	struct npu_bo *bo;
+	unsigned long handle;
+
+	xa_for_each(&nf->bos, handle, bo) {
+		xa_erase(&nf->bos, handle);
+		npu_bo_put(bo);
+	}
+	xa_destroy(&nf->bos);
+}
+
+static void npu_bo_vm_open(struct vm_area_struct *vma)
+{
+	npu_bo_get(vma->vm_private_data);
+}
+
+static void npu_bo_vm_close(struct vm_area_struct *vma)
+{
+	npu_bo_put(vma->vm_private_data);
+}
+
+/*
+ * No fault handler: the whole range is mapped at mmap() time, and once the
+ * device is unplugged the mappings are zapped and any access gets SIGBUS.
+ */
+static const struct vm_operations_struct npu_bo_vm_ops = {
+	.open = npu_bo_vm_open,
+	.close = npu_bo_vm_close,
+};
+
+/**
+ * npu_bo_mmap() - map a buffer of this file, write-combined
+ * @nf: the file
+ * @vma: the mapping: shared, at the buffer's mmap offset, at most its size
+ *
+ * Called inside npu_dev_enter().
+ *
+ * Return: 0 or a negative errno.
+ */
+int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma)
+{
+	struct npu_device *ndev = nf->ndev;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct npu_bo *bo = NULL, *it;
+	unsigned long handle;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	mutex_lock(&nf->bo_lock);
+	xa_for_each(&nf->bos, handle, it) {
+		if (it->dev_addr == offset) {
+			bo = it;
+			npu_bo_get(bo);
+			break;
+		}
+	}
+	mutex_unlock(&nf->bo_lock);
+	if (!bo)
+		return -EINVAL;
+	if (len > bo->size) {
+		npu_bo_put(bo);
+		return -EINVAL;
+	}
+
+	vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	ret = io_remap_pfn_range(vma, vma->vm_start,
+				 (ndev->mem_phys + bo->dev_addr) >> PAGE_SHIFT,
+				 len, vma->vm_page_prot);
+	if (ret) {
+		npu_bo_put(bo);
+		return ret;
+	}
+	vma->vm_private_data = bo;
+	vma->vm_ops = &npu_bo_vm_ops;
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npu_bo.h - buffer objects: device DRAM allocations, per-file handles and
+ * mmap.
+ */
+#ifndef _NPU_BO_H
+#define _NPU_BO_H
+
+#include <linux/kref.h>
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+struct npu_device;
+struct npu_file;
+
+/**
+ * struct npu_bo - a buffer in device DRAM
+ * @ref: references: the owner's handle, each job using it, each mapping
+ * @ndev: the device (a reference is held: the allocator lives there)
+ * @dev_addr: device address (BAR2 offset), page aligned
+ * @size: bytes, a multiple of the page size
+ * @flags: NPU_BO_* given at creation
+ */
+struct npu_bo {
+	struct kref ref;
+	struct npu_device *ndev;
+	u32 dev_addr;
+	u32 size;
+	u32 flags;
+};
+
+int npu_bo_pool_init(struct npu_device *ndev);
+void npu_bo_pool_fini(struct npu_device *ndev);
+
+void npu_bo_get(struct npu_bo *bo);
+void npu_bo_put(struct npu_bo *bo);
+
+struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle);
+void npu_bo_file_fini(struct npu_file *nf);
+
+int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg);
+int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg);
+int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma);
+
+#endif /* _NPU_BO_H */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npu_drv.h - core objects of the NPU driver: the device and the open file.
+ */
+#ifndef _NPU_DRV_H
+#define _NPU_DRV_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "npu_hw.h"
+#include "npu_job.h"
+
+#define NPU_DRV_NAME	"npu"
+
+/**
+ * struct npu_hw_desc - geometry read from the register page at probe
+ * @version: NPU_REG_VERSION
+ * @caps: NPU_REG_CAPS
+ * @pe_count: NPU_REG_PE_COUNT
+ * @clock_hz: NPU_REG_CLOCK_HZ
+ * @trace_levels: NPU_REG_TRACE_LEVELS
+ * @db_target: NPU_REG_DB_TARGET, peer id for the doorbell register
+ * @db_count: NPU_REG_DB_COUNT
+ * @dram_base: NPU_REG_DRAM_BASE
+ * @dram_size: NPU_REG_DRAM_SIZE
+ * @cmdq_base: NPU_REG_CMDQ_BASE
+ * @cmdq_stride: NPU_REG_CMDQ_STRIDE
+ * @cmdq_entries: NPU_REG_CMDQ_ENTRIES
+ * @cplq_base: NPU_REG_CPLQ_BASE
+ * @cplq_entries: NPU_REG_CPLQ_ENTRIES
+ * @trace_base: NPU_REG_TRACE_BASE
+ * @trace_size: NPU_REG_TRACE_SIZE
+ * @sram_size: NPU_REG_SRAM_SIZE
+ * @dma_bw: NPU_REG_DMA_BW
+ * @macs_per_cycle: NPU_REG_MACS_PER_CYCLE
+ */
+struct npu_hw_desc {
+	u32 version;
+	u32 caps;
+	u32 pe_count;
+	u32 clock_hz;
+	u32 trace_levels;
+	u32 db_target;
+	u32 db_count;
+	u32 dram_base;
+	u32 dram_size;
+	u32 cmdq_base;
+	u32 cmdq_stride;
+	u32 cmdq_entries;
+	u32 cplq_base;
+	u32 cplq_entries;
+	u32 trace_base;
+	u32 trace_size;
+	u32 sram_size;
+	u32 dma_bw;
+	u32 macs_per_cycle;
+};
+
+/**
+ * struct npu_device - one NPU
+ * @ref: lifetime; held by the bound PCI device and by every open file
+ * @pdev: the PCI function (a reference is held until release)
+ * @db: BAR0 mapping (doorbell registers); valid until unplug
+ * @mem: BAR2 mapping (register page, queues, trace, DRAM); valid until unplug
+ * @mem_phys: bus address of BAR2, for mmap
+ * @mem_len: length of BAR2
+ * @id: N of /dev/npuN
+ * @name: "npuN"
+ * @misc: the character device
+ * @srcu: readers of the hardware: every file operation runs inside
+ *	npu_dev_enter()/npu_dev_exit()
+ * @unplugged: set once at removal; afterwards file operations fail with
+ *	-ENODEV and sleepers are woken
+ * @hw: geometry read at probe
+ * @files_lock: protects @files
+ * @files: open files (struct npu_file), to zap their mappings at unplug
+ * @mbox_lock: serializes mailbox requests (one outstanding at a time)
+ * @mbox_seq: last mailbox sequence number used
+ * @mbox_wq: woken by the mailbox interrupt and at unplug
+ * @mbox_irq_lock: protects @mbox_irq_ack and @mbox_irq_ns
+ * @mbox_irq_ack: NPU_REG_MBOX_ACK seen by the last mailbox interrupt
+ * @mbox_irq_ns: CLOCK_MONOTONIC time of the last mailbox interrupt
+ * @intr_lock: serializes the host's clearing of NPU_REG_INTR_CAUSE bits
+ * @pool: DRAM allocator (npu_bo.c); lives until release
+ * @jobs_lock: protects every job, the queues' host state and the fields
+ *	below up to @resets
+ * @pe: host state of each PE's command queue
+ * @pe_rr: next PE to try first for NPU_PE_ANY
+ * @outstanding: jobs submitted and not completed, all PEs
+ * @cpl_cons: completion queue consumer index
+ * @next_job_id: last job id handed out
+ * @resets: device resets done by the driver (timeouts, faults)
+ * @done_wq: woken when jobs complete and at unplug
+ * @space_wq: woken when queue space frees up and at unplug
+ * @timeout_work: job timeout check
+ * @trace: trace state (npu_trace.c), set by npu_trace_init()
+ */
+struct npu_device {
+	struct kref ref;
+	struct pci_dev *pdev;
+	void __iomem *db;
+	void __iomem *mem;
+	resource_size_t mem_phys;
+	resource_size_t mem_len;
+	int id;
+	char name[16];
+	struct miscdevice misc;
+	struct srcu_struct srcu;
+	bool unplugged;
+	struct npu_hw_desc hw;
+
+	struct mutex files_lock;	/* protects files */
+	struct list_head files;
+
+	struct mutex mbox_lock;		/* one mailbox request at a time */
+	u32 mbox_seq;
+	wait_queue_head_t mbox_wq;
+	spinlock_t mbox_irq_lock;	/* protects mbox_irq_ack, mbox_irq_ns */
+	u32 mbox_irq_ack;
+	u64 mbox_irq_ns;
+
+	spinlock_t intr_lock;		/* host side of INTR_CAUSE */
+	struct gen_pool *pool;
+
+	struct mutex jobs_lock;		/* all job state */
+	struct npu_pe_queue pe[NPU_HW_MAX_PES];
+	u32 pe_rr;
+	u32 outstanding;
+	u32 cpl_cons;
+	u64 next_job_id;
+	u64 resets;
+	wait_queue_head_t done_wq;
+	wait_queue_head_t space_wq;
+	struct delayed_work timeout_work;
+
+	struct npu_trace_dev *trace;	/* trace engineer: npu_trace.c */
+};
+
+/**
+ * struct npu_file - one open file of /dev/npuN
+ * @ndev: the device (a reference is held)
+ * @filp: the file
+ * @node: entry in npu_device.files
+ * @bo_lock: protects @bos
+ * @bos: buffer handles of this file (struct npu_bo), from 1
+ * @jobs: jobs of this file by id, outstanding or awaiting collection
+ *	(npu_device.jobs_lock)
+ * @done: completed jobs awaiting NPU_IOCTL_WAIT, oldest first (jobs_lock)
+ * @outstanding: jobs of this file not yet completed (jobs_lock)
+ * @done_seq: incremented at every completion of a job of this file
+ *	(jobs_lock; read locklessly by waiters)
+ */
+struct npu_file {
+	struct npu_device *ndev;
+	struct file *filp;
+	struct list_head node;
+	struct mutex bo_lock;		/* protects bos */
+	struct xarray bos;
+	struct xarray jobs;
+	struct list_head done;
+	u32 outstanding;
+	u64 done_seq;
+};
+
+#define npu_dbg(ndev, fmt, ...)  dev_dbg(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npu_info(ndev, fmt, ...) dev_info(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npu_warn(ndev, fmt, ...) dev_warn(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npu_err(ndev, fmt, ...)  dev_err(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+
+void npu_device_get(struct npu_device *ndev);
+void npu_device_put(struct npu_device *ndev);
+
+/**
+ * npu_dev_enter() - enter a section that may touch the hardware
+ * @ndev: the device
+ * @idx: out: SRCU index to pass to npu_dev_exit()
+ *
+ * Return: true when the device is present; false after unplug, in which
+ * case the section must not be entered (and npu_dev_exit() not called).
+ */
+static inline bool npu_dev_enter(struct npu_device *ndev, int *idx)
+{
+	*idx = srcu_read_lock(&ndev->srcu);
+	if (READ_ONCE(ndev->unplugged)) {
+		srcu_read_unlock(&ndev->srcu, *idx);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * npu_dev_exit() - leave a section entered with npu_dev_enter()
+ * @ndev: the device
+ * @idx: SRCU index from npu_dev_enter()
+ */
+static inline void npu_dev_exit(struct npu_device *ndev, int idx)
+{
+	srcu_read_unlock(&ndev->srcu, idx);
+}
+
+static inline bool npu_dev_unplugged(struct npu_device *ndev)
+{
+	return READ_ONCE(ndev->unplugged);
+}
+
+#endif /* _NPU_DRV_H */

@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npu_job.c - jobs: submission, completion, wait/poll, timeout and reset.
+ *
+ * Each PE has a command queue in BAR2; the host produces struct npu_hw_cmd
+ * entries and rings NPU_DB_QUEUE. The device posts struct npu_hw_cpl
+ * entries to the single completion queue and raises NPU_MSIX_CPL, whose
+ * threaded handler drains it. All job state is protected by
+ * npu_device.jobs_lock (a mutex: completion runs in a thread).
+ *
+ * A job holds references to its buffers until it completes, and belongs to
+ * the file that submitted it until NPU_IOCTL_WAIT collects its result. A
+ * job of a closed file is detached and freed at completion.
+ *
+ * The job timeout runs from the moment a job becomes the oldest job of its
+ * PE. On expiry the device is reset through the mailbox: completions that
+ * arrived are delivered, the expired job fails with NPU_JOB_TIMEOUT, every
+ * other outstanding job with NPU_JOB_ABORTED, and the queues restart empty.
+ */
+
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "npu_bo.h"
+#include "npu_drv.h"
+#include "npu_hwif.h"
+#include "npu_job.h"
+#include "npu_trace.h"
+
+static unsigned int job_timeout_ms = 5000;
+module_param(job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Reset the device when a job runs longer than this (ms, 0 = never, default 5000)");
+
+/* ------------------------------------------------------------------------
+ * queue geometry
+ */
+
+static void __iomem *npu_cmdq_ptrs(struct npu_device *ndev, u32 pe)
+{
+	return ndev->mem + ndev->hw.cmdq_base + pe * ndev->hw.cmdq_stride;
+}
+
+static void __iomem *npu_cmdq_entry(struct npu_device *ndev, u32 pe, u32 idx)
+{
+	return npu_cmdq_ptrs(ndev, pe) + NPU_HW_CMDQ_ENTRIES_OFFSET +
+	       (idx & (ndev->hw.cmdq_entries - 1)) * sizeof(struct npu_hw_cmd);
+}
+
+static void __iomem *npu_cplq_ptrs(struct npu_device *ndev)
+{
+	return ndev->mem + ndev->hw.cplq_base;
+}
+
+static void __iomem *npu_cplq_entry(struct npu_device *ndev, u32 idx)
+{
+	return npu_cplq_ptrs(ndev) + NPU_HW_CPLQ_ENTRIES_OFFSET +
+	       (idx & (ndev->hw.cplq_entries - 1)) * sizeof(struct npu_hw_cpl);
+}
+
+#define NPU_PTR_PROD	offsetof(struct npu_hw_ring_ptrs, prod)
+#define NPU_PTR_CONS	offsetof(struct npu_hw_ring_ptrs, cons)
+
+/*
+ * Start every queue empty at the device's current position: host producer
+ * = device consumer for the command queues, host consumer = device producer
+ * for the completion queue. Used at probe (after a reset) and after reset.
+ */
+static void npu_job_resync(struct npu_device *ndev)
+{
+	void __iomem *p;
+	u32 pe, pos;
+
+	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
+		p = npu_cmdq_ptrs(ndev, pe);
+		pos = readl(p + NPU_PTR_CONS);
+		writel(pos, p + NPU_PTR_PROD);
+		ndev->pe[pe].prod = pos;
+	}
+	p = npu_cplq_ptrs(ndev);
+	pos = readl(p + NPU_PTR_PROD);
+	writel(pos, p + NPU_PTR_CONS);
+	ndev->cpl_cons = pos;
+}
+
+/* ------------------------------------------------------------------------
+ * completion
+ */
+
+static void npu_job_free(struct npu_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->nbufs; i++)
+		npu_bo_put(job->bos[i]);
+	kfree(job);
+}
+
+/* Deliver a job's result and drop its buffers. jobs_lock held. */
+static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
+			     u32 status, u32 op_index, u64 start_tick,
+			     u64 end_tick)
+{
+	struct npu_pe_queue *q = &ndev->pe[job->pe];
+	struct npu_file *nf = job->nf;
+	u64 now = ktime_get_ns();
+	struct npu_job *next;
+	u32 i;
+
+	/* A timed-out job keeps its status whatever the reset reports. */
+	if (job->expired)
+		status = NPU_JOB_TIMEOUT;
+	list_del(&job->pe_node);
+	q->outstanding--;
+	ndev->outstanding--;
+	next = list_first_entry_or_null(&q->jobs, struct npu_job, pe_node);
+	if (next)
+		next->head_ns = now;
+
+	job->complete_ns = now;
+	job->status = status;
+	job->op_index = op_index;
+	job->start_tick = start_tick;
+	job->end_tick = end_tick;
+	npu_trace_job_completed(ndev, job);
+	for (i = 0; i < job->nbufs; i++)
+		npu_bo_put(job->bos[i]);
+	job->nbufs = 0;
+
+	if (!nf) {
+		/* The file was closed: nobody will collect the result. */
+		kfree(job);
+		return;
+	}
+	job->done = true;
+	list_add_tail(&job->done_node, &nf->done);
+	nf->outstanding--;
+	nf->done_seq++;
+}
+
+static struct npu_job *npu_job_find(struct npu_device *ndev, u32 pe, u64 id)
+{
+	struct npu_job *job;
+	u32 p;
+
+	if (pe < ndev->hw.pe_count) {
+		list_for_each_entry(job, &ndev->pe[pe].jobs, pe_node)
+			if (job->id == id)
+				return job;
+	}
+	/* The device named the wrong PE: look everywhere. */
+	for (p = 0; p < ndev->hw.pe_count; p++) {
+		list_for_each_entry(job, &ndev->pe[p].jobs, pe_node)
+			if (job->id == id)
+				return job;
+	}
+	return NULL;
+}
+
+/* Process every posted completion. jobs_lock held, inside npu_dev_enter. */
+static unsigned int npu_job_drain_locked(struct npu_device *ndev, bool reset)
+{
+	void __iomem *ptrs = npu_cplq_ptrs(ndev);
+	struct npu_hw_cpl cpl;
+	struct npu_job *job;
+	unsigned int n = 0;
+	u32 prod;
+
+	prod = readl(ptrs + NPU_PTR_PROD);
+	/* The device wrote these jobs' trace records before them. */
+	npu_trace_drain(ndev);
+	if (prod - ndev->cpl_cons > ndev->hw.cplq_entries) {
+		/* After a reset the device may restart at 0: not an error. */
+		if (!reset)
+			npu_err(ndev, "completion queue: producer %u, consumer %u: ignored\n",
+				prod, ndev->cpl_cons);
+		return 0;
+	}
+	/* Entries are valid once the producer covers them. */
+	rmb();
+	while (ndev->cpl_cons != prod) {
+		memcpy_fromio(&cpl, npu_cplq_entry(ndev, ndev->cpl_cons),
+			      sizeof(cpl));
+		ndev->cpl_cons++;
+		job = npu_job_find(ndev, cpl.pe, cpl.job_id);
+		if (!job) {
+			/* E.g. a job the host already failed at reset. */
+			npu_dbg(ndev, "completion of unknown job %llu ignored\n",
+				cpl.job_id);
+			continue;
+		}
+		npu_job_complete(ndev, job, cpl.status, cpl.op_index,
+				 cpl.start_tick, cpl.end_tick);
+		n++;
+	}
+	writel(ndev->cpl_cons, ptrs + NPU_PTR_CONS);
+	return n;
+}
+
+static void npu_job_wake(struct npu_device *ndev)
+{
+	wake_up_all(&ndev->done_wq);
+	wake_up_all(&ndev->space_wq);
+}
+
+/**
+ * npu_job_cpl_irq() - NPU_MSIX_CPL handler (threaded)
+ * @irq: the interrupt
+ * @arg: the struct npu_device
+ *
+ * Return: IRQ_HANDLED.
+ */
+irqreturn_t npu_job_cpl_irq(int irq, void *arg)
+{
+	struct npu_device *ndev = arg;
+	int idx;
+
+	if (!npu_dev_enter(ndev, &idx))
+		return IRQ_HANDLED;
+	npu_hw_ack_intr(ndev, NPU_INTR_CPL);
+	mutex_lock(&ndev->jobs_lock);
+	if (npu_job_drain_locked(ndev, false))
+		npu_job_wake(ndev);
+	mutex_unlock(&ndev->jobs_lock);
+	npu_dev_exit(ndev, idx);
+	return IRQ_HANDLED;
+}
+
+/* ------------------------------------------------------------------------
+ * timeout and reset
+ */
+
+/* Fail every outstanding job; @expired (if any) gets NPU_JOB_TIMEOUT. */
+static void npu_job_fail_all(struct npu_device *ndev, struct npu_job *expired)
+{
+	struct npu_job *job, *tmp;
+	u32 pe;
+
+	if (expired)
+		expired->expired = true;
+	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
+		list_for_each_entry_safe(job, tmp, &ndev->pe[pe].jobs, pe_node)
+			npu_job_complete(ndev, job, NPU_JOB_ABORTED, 0, 0, 0);
+	}
+}
+
+/*
+ * Reset the device and restart its queues. jobs_lock held, inside
+ * npu_dev_enter. @expired is the job that timed out, or NULL.
+ */
+static void npu_job_reset_locked(struct npu_device *ndev,
+				 struct npu_job *expired, const char *why)
+{
+	struct npu_mbox_result res;
+	int ret;
+
+	ndev->resets++;
+	if (expired) {
+		expired->expired = true;
+		npu_warn(ndev, "reset: %s: job %llu on PE %u (pid %d)\n", why,
+			 expired->id, expired->pe, expired->tgid);
+	} else {
+		npu_warn(ndev, "reset: %s\n", why);
+	}
+
+	ret = npu_mbox_call(ndev, NPU_MBOX_RESET, 0, &res);
+	if (ret || res.result != NPU_MBOX_OK)
+		npu_err(ndev, "reset request failed (%d, result %u)\n", ret,
+			ret ? 0 : res.result);
+	if (ret == -ENODEV)
+		return;	/* unplugged: npu_job_dev_unplug() fails the jobs */
+
+	/*
+	 * Completions posted before the reset took effect are real results,
+	 * aborted ones included; deliver them. The device may also have
+	 * restarted its pointers, which the drain detects and skips. Jobs
+	 * still outstanding after that will never complete: fail them.
+	 */
+	npu_job_drain_locked(ndev, true);
+	npu_job_fail_all(ndev, expired);
+	npu_job_resync(ndev);
+	npu_job_wake(ndev);
+}
+
+static struct npu_job *npu_job_find_expired(struct npu_device *ndev, u64 now,
+					    u64 *next_deadline)
+{
+	u64 timeout_ns = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
+	struct npu_job *head;
+	u32 pe;
+
+	*next_deadline = U64_MAX;
+	if (!timeout_ns)
+		return NULL;
+	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
+		head = list_first_entry_or_null(&ndev->pe[pe].jobs,
+						struct npu_job, pe_node);
+		if (!head)
+			continue;
+		if (now - head->head_ns >= timeout_ns)
+			return head;
+		*next_deadline = min(*next_deadline, head->head_ns + timeout_ns);
+	}
+	return NULL;
+}
+
+static void npu_job_arm_timeout(struct npu_device *ndev, u64 deadline,
+				u64 now)
+{
+	unsigned long delay;
+
+	if (deadline == U64_MAX)
+		return;
+	delay = nsecs_to_jiffies(deadline > now ? deadline - now : 0) + 1;
+	queue_delayed_work(system_wq, &ndev->timeout_work, delay);
+}
+
+static void npu_job_timeout_work(struct work_struct *work)
+{
+	struct npu_device *ndev = container_of(to_delayed_work(work),
+					       struct npu_device, timeout_work);
+	struct npu_job *expired;
+	u64 now, next;
+	int idx;
+
+	if (!npu_dev_enter(ndev, &idx))
+		return;
+	mutex_lock(&ndev->jobs_lock);
+	/* Results that arrived are not timeouts. */
+	if (npu_job_drain_locked(ndev, false))
+		npu_job_wake(ndev);
+	now = ktime_get_ns();
+	expired = npu_job_find_expired(ndev, now, &next);
+	if (expired) {
+		npu_job_reset_locked(ndev, expired, "job timeout");
+		now = ktime_get_ns();
+		npu_job_find_expired(ndev, now, &next);
+	}
+	npu_job_arm_timeout(ndev, next, now);
+	mutex_unlock(&ndev->jobs_lock);
+	npu_dev_exit(ndev, idx);
+}
+
+/**
+ * npu_job_device_error() - the device reported a fatal error: reset it
+ * @ndev: the device, inside npu_dev_enter()
+ */
+void npu_job_device_error(struct npu_device *ndev)
+{
+	mutex_lock(&ndev->jobs_lock);
+	npu_job_drain_locked(ndev, false);
+	npu_job_reset_locked(ndev, NULL, "device fault");
+	mutex_unlock(&ndev->jobs_lock);
+}
+
+/* ------------------------------------------------------------------------
+ * device and file setup
+ */
+
+/**
+ * npu_job_dev_init() - set up the job state of a device after its reset
+ * @ndev: the device
+ *
+ * Return: 0.
+ */
+int npu_job_dev_init(struct npu_device *ndev)
+{
+	u32 pe;
+
+	mutex_init(&ndev->jobs_lock);
+	init_waitqueue_head(&ndev->done_wq);
+	init_waitqueue_head(&ndev->space_wq);
+	INIT_DELAYED_WORK(&ndev->timeout_work, npu_job_timeout_work);
+	for (pe = 0; pe < NPU_HW_MAX_PES; pe++)
+		INIT_LIST_HEAD(&ndev->pe[pe].jobs);
+	npu_job_resync(ndev);
+	return 0;
+}
+
+/**
+ * npu_job_dev_unplug() - fail every job of a removed device
+ * @ndev: the device, already marked unplugged, with no file operation
+ *	inside npu_dev_enter() any more
+ */
+void npu_job_dev_unplug(struct npu_device *ndev)
+{
+	cancel_delayed_work_sync(&ndev->timeout_work);
+	mutex_lock(&ndev->jobs_lock);
+	npu_job_fail_all(ndev, NULL);
+	mutex_unlock(&ndev->jobs_lock);
+	npu_job_wake(ndev);
+}
+
+void npu_job_file_init(struct npu_file *nf)
+{
+	xa_init(&nf->jobs);
+	INIT_LIST_HEAD(&nf->done);
+}
+
+/**
+ * npu_job_file_fini() - detach the jobs of a file being closed
+ * @nf: the file
+ *
+ * Collected results are freed; outstanding jobs stay queued with their
+ * buffers and are freed when they complete.
+ */
+void npu_job_file_fini(struct npu_file *nf)
+{
+	struct npu_device *ndev = nf->ndev;
+	struct npu_job *job;
+	unsigned long id;
+
+	mutex_lock(&ndev->jobs_lock);
+	xa_for_each(&nf->jobs, id, job) {
+		xa_erase(&nf->jobs, id);
+		if (job->done) {
+			list_del(&job->done_node);
+			npu_job_free(job);
+		} else {
+			job->nf = NULL;
+		}
+	}
+	mutex_unlock(&ndev->jobs_lock);
+	xa_destroy(&nf->jobs);
+}
+
+/* ------------------------------------------------------------------------
+ * submit
+ */
+
+static bool npu_pe_has_room(struct npu_device *ndev, u32 pe)
+{
+	return READ_ONCE(ndev->pe[pe].outstanding) < ndev->hw.cmdq_entries;
+}
+
+/* A PE that can take a job now, or -1. jobs_lock held or lockless hint. */
+static int npu_job_pick_pe(struct npu_device *ndev, u32 want)
+{
+	u32 i, pe, best = U32_MAX, best_load = U32_MAX, load;
+
+	if (READ_ONCE(ndev->outstanding) >= ndev->hw.cplq_entries)
+		return -1;
+	if (want != NPU_PE_ANY)
+		return npu_pe_has_room(ndev, want) ? want : -1;
+	/* Least loaded; ties go round robin. */
+	for (i = 0; i < ndev->hw.pe_count; i++) {
+		pe = (ndev->pe_rr + i) % ndev->hw.pe_count;
+		load = READ_ONCE(ndev->pe[pe].outstanding);
+		if (load < ndev->hw.cmdq_entries && load < best_load) {
+			best = pe;
+			best_load = load;
+		}
+	}
+	return best == U32_MAX ? -1 : best;
+}
+
+/* Make @job visible to the device on a PE. jobs_lock held. */
+static void npu_job_push(struct npu_device *ndev, struct npu_job *job,
+			 struct npu_hw_cmd *cmd)
+{
+	struct npu_pe_queue *q = &ndev->pe[job->pe];
+	void __iomem *ptrs = npu_cmdq_ptrs(ndev, job->pe);
+	u64 next;
+
+	memcpy_toio(npu_cmdq_entry(ndev, job->pe, q->prod), cmd, sizeof(*cmd));
+	job->submit_ns = ktime_get_ns();
+	if (list_empty(&q->jobs))
+		job->head_ns = job->submit_ns;
+	list_add_tail(&job->pe_node, &q->jobs);
+	q->outstanding++;
+	ndev->outstanding++;
+	job->nf->outstanding++;
+	npu_trace_job_submitted(ndev, job);
+	q->prod++;
+	/* writel() orders the entry before the producer, and both before
+	 * the doorbell.
+	 */
+	writel(q->prod, ptrs + NPU_PTR_PROD);
+	npu_ring(ndev, NPU_DB_QUEUE);
+
+	if (!delayed_work_pending(&ndev->timeout_work)) {
+		npu_job_find_expired(ndev, job->submit_ns, &next);
+		npu_job_arm_timeout(ndev, next, job->submit_ns);
+	}
+}
+
+static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
+			 struct npu_hw_cmd *cmd, u32 want, bool nonblock,
+			 u64 *id)
+{
+	struct npu_device *ndev = nf->ndev;
+	int pe, ret;
+
+	mutex_lock(&ndev->jobs_lock);
+	for (;;) {
+		pe = npu_job_pick_pe(ndev, want);
+		if (pe >= 0)
+			break;
+		mutex_unlock(&ndev->jobs_lock);
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(ndev->space_wq,
+					       npu_job_pick_pe(ndev, want) >= 0 ||
+					       npu_dev_unplugged(ndev));
+		if (ret)
+			return ret;
+		if (npu_dev_unplugged(ndev))
+			return -ENODEV;
+		mutex_lock(&ndev->jobs_lock);
+	}
+
+	job->id = ++ndev->next_job_id;
+	ret = xa_insert(&nf->jobs, job->id, job, GFP_KERNEL);
+	if (ret) {
+		mutex_unlock(&ndev->jobs_lock);
+		return ret;
+	}
+	job->pe = pe;
+	ndev->pe_rr = (pe + 1) % ndev->hw.pe_count;
+	cmd->job_id = job->id;
+	cmd->exec_index = (u32)job->id;
+	*id = job->id;
+	npu_job_push(ndev, job, cmd);
+	mutex_unlock(&ndev->jobs_lock);
+	return 0;
+}
+
+int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
+{
+	struct npu_device *ndev = nf->ndev;
+	u32 handles[NPU_MAX_JOB_BUFS];
+	struct npu_submit args;
+	struct npu_hw_cmd cmd;
+	struct npu_job *job;
+	u32 i, j;
+	u64 id;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	if (!args.nbufs || args.nbufs > NPU_MAX_JOB_BUFS ||
+	    args.nbufs > NPU_HW_MAX_BUFS || args.prog_slot >= args.nbufs)
+		return -EINVAL;
+	if (!args.prog_size || !IS_ALIGNED(args.prog_offset, 64))
+		return -EINVAL;
+	if (args.pe != NPU_PE_ANY && args.pe >= ndev->hw.pe_count)
+		return -EINVAL;
+	if (copy_from_user(handles, u64_to_user_ptr(args.bufs),
+			   args.nbufs * sizeof(handles[0])))
+		return -EFAULT;
+	for (i = 0; i < args.nbufs; i++)
+		for (j = i + 1; j < args.nbufs; j++)
+			if (handles[i] == handles[j])
+				return -EINVAL;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	memset(&cmd, 0, sizeof(cmd));
+	for (i = 0; i < args.nbufs; i++) {
+		job->bos[i] = npu_bo_lookup(nf, handles[i]);
+		if (!job->bos[i]) {
+			ret = -ENOENT;
+			goto err;
+		}
+		job->nbufs++;
+		cmd.bufs[i].addr = job->bos[i]->dev_addr;
+		cmd.bufs[i].size = job->bos[i]->size;
+	}
+	if ((u64)args.prog_offset + args.prog_size >
+	    job->bos[args.prog_slot]->size) {
+		ret = -EINVAL;
+		goto err;
+	}
+	cmd.nbufs = args.nbufs;
+	cmd.prog_buf = args.prog_slot;
+	cmd.prog_offset = args.prog_offset;
+	cmd.prog_size = args.prog_size;
+	job->nf = nf;
+	job->tgid = task_tgid_nr(current);
+	job->pid = task_pid_nr(current);
+
+	ret = npu_job_queue(nf, job, &cmd, args.pe,
+			    nf->filp->f_flags & O_NONBLOCK, &id);
+	if (ret)
+		goto err;
+
+	/* From here the job may already be complete and collected. */
+	args.job_id = id;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+
+err:
+	npu_job_free(job);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * wait and poll
+ */
+
+/* The collectable job @args asks for, or NULL; *err when there is none. */
+static struct npu_job *npu_job_take(struct npu_file *nf,
+				    const struct npu_wait *args, int *err)
+{
+	struct npu_job *job;
+
+	*err = 0;
+	if (args->flags & NPU_WAIT_ANY) {
+		job = list_first_entry_or_null(&nf->done, struct npu_job,
+					       done_node);
+		if (!job && !nf->outstanding)
+			*err = -ENOENT;
+	} else {
+		job = xa_load(&nf->jobs, args->job_id);
+		if (!job)
+			*err = -ENOENT;
+		else if (!job->done)
+			job = NULL;
+	}
+	if (job) {
+		list_del(&job->done_node);
+		xa_erase(&nf->jobs, job->id);
+	}
+	return job;
+}
+
+int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
+{
+	struct npu_device *ndev = nf->ndev;
+	struct npu_job *job = NULL;
+	struct npu_wait args;
+	long left;
+	u64 seq;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags & ~NPU_WAIT_ANY ||
+	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+		return -EINVAL;
+	if (args.timeout_ns < 0) {
+		left = MAX_SCHEDULE_TIMEOUT;
+	} else {
+		left = min_t(u64, nsecs_to_jiffies64(args.timeout_ns),
+			     MAX_SCHEDULE_TIMEOUT - 1);
+		if (args.timeout_ns && !left)
+			left = 1;
+	}
+
+	for (;;) {
+		mutex_lock(&ndev->jobs_lock);
+		job = npu_job_take(nf, &args, &ret);
+		seq = nf->done_seq;
+		mutex_unlock(&ndev->jobs_lock);
+		if (job || ret)
+			break;
+		if (!left) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		left = wait_event_interruptible_timeout(ndev->done_wq,
+							READ_ONCE(nf->done_seq) != seq ||
+							npu_dev_unplugged(ndev),
+							left);
+		if (left < 0) {
+			ret = -EINTR;
+			break;
+		}
+		if (npu_dev_unplugged(ndev)) {
+			ret = -ENODEV;
+			break;
+		}
+	}
+	if (!job)
+		return ret;
+
+	args.pe = job->pe;
+	args.job_id = job->id;
+	args.status = job->status;
+	args.op_index = job->op_index;
+	args.start_tick = job->start_tick;
+	args.end_tick = job->end_tick;
+	args.submit_ns = job->submit_ns;
+	args.complete_ns = job->complete_ns;
+	npu_job_free(job);
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * npu_job_poll() - poll() of /dev/npuN
+ * @nf: the file
+ * @filp: the struct file
+ * @wait: poll table
+ *
+ * Return: EPOLLIN when a result of this file awaits NPU_IOCTL_WAIT,
+ * EPOLLOUT when a job could be queued without blocking.
+ */
+__poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
+		      poll_table *wait)
+{
+	struct npu_device *ndev = nf->ndev;
+	__poll_t mask = 0;
+
+	poll_wait(filp, &ndev->done_wq, wait);
+	poll_wait(filp, &ndev->space_wq, wait);
+	if (npu_dev_unplugged(ndev))
+		return EPOLLERR | EPOLLHUP;
+	if (!list_empty_careful(&nf->done))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (npu_job_pick_pe(ndev, NPU_PE_ANY) >= 0)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npu_job.h - jobs: submission to the PE command queues, completion,
+ * waiting, timeout and reset.
+ */
+#ifndef _NPU_JOB_H
+#define _NPU_JOB_H
+
+#include <linux/interrupt.h>
+#include <linux/list.h>
+#include <linux/poll.h>
+#include <linux/types.h>
+
+#include <linux/npu.h>
+
+struct npu_bo;
+struct npu_device;
+struct npu_file;
+
+/**
+ * struct npu_job - one submitted job
+ * @id: job id (npu_hw_cmd.job_id and npu_submit.job_id), unique per device
+ * @nf: owning file; NULL once the file is closed (the result is dropped)
+ * @pe: PE whose queue holds the job
+ * @nbufs: entries in @bos
+ * @bos: buffers, referenced until completion
+ * @tgid: submitting process
+ * @pid: submitting thread
+ * @submit_ns: CLOCK_MONOTONIC just before the job was made visible to the
+ *	device
+ * @head_ns: CLOCK_MONOTONIC when the job became the oldest of its PE (the
+ *	job timeout runs from here)
+ * @complete_ns: CLOCK_MONOTONIC when the driver saw the completion
+ * @status: NPU_JOB_*
+ * @op_index: failing operator, from the device
+ * @start_tick: device clock at start
+ * @end_tick: device clock at end
+ * @expired: the job timed out; a device reset is failing it
+ * @done: the result is in; the job is on its file's done list
+ * @pe_node: entry in the PE's list of outstanding jobs (oldest first)
+ * @done_node: entry in npu_file.done
+ *
+ * All fields after @submit_ns are protected by npu_device.jobs_lock.
+ */
+struct npu_job {
+	u64 id;
+	struct npu_file *nf;
+	u32 pe;
+	u32 nbufs;
+	struct npu_bo *bos[NPU_MAX_JOB_BUFS];
+	pid_t tgid;
+	pid_t pid;
+	u64 submit_ns;
+	u64 head_ns;
+	u64 complete_ns;
+	u32 status;
+	u32 op_index;
+	u64 start_tick;
+	u64 end_tick;
+	bool expired;
+	bool done;
+	struct list_head pe_node;
+	struct list_head done_node;
+};
+
+/**
+ * struct npu_pe_queue - host state of one PE's command queue
+ * @prod: producer index the host wrote last
+ * @outstanding: jobs submitted to this PE and not yet completed
+ * @jobs: those jobs, oldest first
+ */
+struct npu_pe_queue {
+	u32 prod;
+	u32 outstanding;
+	struct list_head jobs;
+};
+
+int npu_job_dev_init(struct npu_device *ndev);
+void npu_job_dev_unplug(struct npu_device *ndev);
+
+void npu_job_file_init(struct npu_file *nf);
+void npu_job_file_fini(struct npu_file *nf);
+
+int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg);
+int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg);
+__poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
+		      poll_table *wait);
+
+irqreturn_t npu_job_cpl_irq(int irq, void *arg);
+void npu_job_device_error(struct npu_device *ndev);
+
+#endif /* _NPU_JOB_H */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npu_trace_points.h - tracepoints of the NPU driver (TRACE_SYSTEM npu).
+ *
+ * Usable from ftrace (events/npu/), perf (-e npu:npu_job_submit) and eBPF
+ * (raw_tp/npu_job_submit, tracepoint/npu/npu_job_submit). They fire
+ * whether or not a trace fd is open. Documentation/npu/ring.rst lists their
+ * fields.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM npu
+
+#if !defined(_NPU_TRACE_POINTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _NPU_TRACE_POINTS_H
+
+#include <linux/tracepoint.h>
+#include <linux/types.h>
+
+/**
+ * npu_job_submit - a job was queued to the device
+ * @dev: N of /dev/npuN
+ * @job_id: job id
+ * @pe: PE whose queue received the job
+ * @tgid: submitting process
+ * @pid: submitting thread
+ * @submit_ns: CLOCK_MONOTONIC at submission
+ */
+TRACE_EVENT(npu_job_submit,
+	    TP_PROTO(int dev, u64 job_id, u32 pe, pid_t tgid, pid_t pid,
+		     u64 submit_ns),
+	    TP_ARGS(dev, job_id, pe, tgid, pid, submit_ns),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, pe)
+			     __field(u64, job_id)
+			     __field(pid_t, tgid)
+			     __field(pid_t, pid)
+			     __field(u64, submit_ns)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pe = pe;
+			   __entry->job_id = job_id;
+			   __entry->tgid = tgid;
+			   __entry->pid = pid;
+			   __entry->submit_ns = submit_ns;),
+	    TP_printk("npu%d job=%llu pe=%u tgid=%d pid=%d submit_ns=%llu",
+		      __entry->dev, __entry->job_id, __entry->pe, __entry->tgid,
+		      __entry->pid, __entry->submit_ns)
+);
+
+/**
+ * npu_job_start - the driver learned that a job started on the device
+ * @dev: N of /dev/npuN
+ * @job_id: job id
+ * @pe: PE running the job
+ * @start_tick: device clock at the start of the job
+ *
+ * Fires when the first device trace record of the job is drained (trace
+ * level 1 or 2) or, without one, in the completion interrupt just before
+ * npu_job_complete.
+ */
+TRACE_EVENT(npu_job_start,
+	    TP_PROTO(int dev, u64 job_id, u32 pe, u64 start_tick),
+	    TP_ARGS(dev, job_id, pe, start_tick),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, pe)
+			     __field(u64, job_id)
+			     __field(u64, start_tick)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pe = pe;
+			   __entry->job_id = job_id;
+			   __entry->start_tick = start_tick;),
+	    TP_printk("npu%d job=%llu pe=%u start_tick=%llu",
+		      __entry->dev, __entry->job_id, __entry->pe,
+		      __entry->start_tick)
+);
+
+/**
+ * npu_job_complete - the driver saw a job's completion
+ * @dev: N of /dev/npuN
+ * @job_id: job id
+ * @pe: PE that ran the job
+ * @status: NPU_JOB_* status
+ * @tgid: submitting process
+ * @submit_ns: CLOCK_MONOTONIC at submission
+ * @complete_ns: CLOCK_MONOTONIC when the completion was seen
+ * @start_tick: device clock at start
+ * @end_tick: device clock at end
+ */
+TRACE_EVENT(npu_job_complete,
+	    TP_PROTO(int dev, u64 job_id, u32 pe, u32 status, pid_t tgid,
+		     u64 submit_ns, u64 complete_ns, u64 start_tick, u64 end_tick),
+	    TP_ARGS(dev, job_id, pe, status, tgid, submit_ns, complete_ns,
+		    start_tick, end_tick),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, pe)
+			     __field(u64, job_id)
+			     __field(u32, status)
+			     __field(pid_t, tgid)
+			     __field(u64, submit_ns)
+			     __field(u64, complete_ns)
+			     __field(u64, start_tick)
+			     __field(u64, end_tick)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->pe = pe;
+			   __entry->job_id = job_id;
+			   __entry->status = status;
+			   __entry->tgid = tgid;
+			   __entry->submit_ns = submit_ns;
+			   __entry->complete_ns = complete_ns;
+			   __entry->start_tick = start_tick;
+			   __entry->end_tick = end_tick;),
+	    TP_printk("npu%d job=%llu pe=%u status=%u tgid=%d submit_ns=%llu complete_ns=%llu ticks=%llu..%llu",
+		      __entry->dev, __entry->job_id, __entry->pe, __entry->status,
+		      __entry->tgid, __entry->submit_ns, __entry->complete_ns,
+		      __entry->start_tick, __entry->end_tick)
+);
+
+/**
+ * npu_trace_lost - a trace ring reported dropped records
+ * @dev: N of /dev/npuN
+ * @ring: id of the ring (ring_id in /proc/PID/fdinfo/FD of the trace fd)
+ * @reason: NPU_TRACE_LOST_*
+ * @count: records dropped, as written in the LOST record
+ */
+TRACE_EVENT(npu_trace_lost,
+	    TP_PROTO(int dev, u64 ring, u32 reason, u64 count),
+	    TP_ARGS(dev, ring, reason, count),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, reason)
+			     __field(u64, ring)
+			     __field(u64, count)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->reason = reason;
+			   __entry->ring = ring;
+			   __entry->count = count;),
+	    TP_printk("npu%d ring=%llu reason=%u count=%llu",
+		      __entry->dev, __entry->ring, __entry->reason, __entry->count)
+);
+
+#endif /* _NPU_TRACE_POINTS_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE npu_trace_points
+#include <trace/define_trace.h>
