@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of the model file parser: a valid generated model loads; every
+ * class of malformed file fails with its documented error and a message
+ * naming the problem (Documentation/npu/model.rst, "Validation").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libnpu.h"
+#include "modelgen.h"
+#include "npu_hw.h"
+#include "npu_model_file.h"
+
+FIXTURE(model) {
+	uint8_t *file;
+	size_t size;
+	struct npu_model_file_hdr *h;
+	struct npu_model_slot *slots;
+	struct npu_model_io *io;
+	struct npu_prog_hdr *ph;
+	struct npu_prog_tensor *t;
+	struct npu_prog_op *ops;
+	char err[256];
+};
+
+FIXTURE_SETUP(model)
+{
+	char err[256];
+
+	ASSERT_EQ(0, mg_build("mnist", 1, &self->file, &self->size, err,
+			      sizeof(err))) TH_LOG("%s", err);
+	self->h = (void *)self->file;
+	self->slots = (void *)(self->file + self->h->slots_off);
+	self->io = (void *)(self->file + self->h->io_off);
+	self->ph = (void *)(self->file + self->h->prog_off);
+	self->t = (void *)((uint8_t *)self->ph + self->ph->tensors_off);
+	self->ops = (void *)((uint8_t *)self->ph + self->ph->ops_off);
+}
+
+FIXTURE_TEARDOWN(model)
+{
+	free(self->file);
+}
+
+/* recompute the checksum after an edit, so the edit itself is what fails */
+static void fix_crc(uint8_t *file, size_t size)
+{
+	struct npu_model_file_hdr *h = (void *)file;
+
+	h->crc32 = 0;
+	h->crc32 = npu_crc32(0, file, size);
+}
+
+static int load(uint8_t *file, size_t size, char *err, size_t errlen)
+{
+	struct npu_model *m = NULL;
+	int ret = npu_model_load_mem(file, size, &m, err, errlen);
+
+	npu_model_free(m);
+	return ret;
+}
+
+/* edit, fix the checksum, expect @ret and a message containing @what */
+#define EXPECT_REJECT(ret, what) do {					\
+	fix_crc(self->file, self->size);				\
+	EXPECT_EQ(ret, load(self->file, self->size, self->err,		\
+			    sizeof(self->err)));			\
+	EXPECT_NE(NULL, strstr(self->err, what))			\
+		TH_LOG("message: '%s', want '%s'", self->err, what);	\
+} while (0)
+
+TEST_F(model, valid_loads)
+{
+	struct npu_model *m;
+	const struct npu_tensor_desc *in, *out;
+	uint32_t kind;
+	size_t sz;
+
+	ASSERT_EQ(0, npu_model_load_mem(self->file, self->size, &m, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_STREQ("mnist", npu_model_name(m));
+	ASSERT_EQ(1, npu_model_num_inputs(m));
+	ASSERT_EQ(1, npu_model_num_outputs(m));
+	in = npu_model_input(m, 0);
+	out = npu_model_output(m, 0);
+	EXPECT_EQ(NULL, npu_model_input(m, 1));
+	EXPECT_EQ(28 * 28, in->count);
+	EXPECT_EQ(NPU_LAYOUT_NCHWC16, in->layout);
+	EXPECT_EQ(28 * 28 * 16, in->dev_size);
+	EXPECT_EQ(1, in->slot);
+	EXPECT_EQ(10, out->count);
+	EXPECT_EQ(2, out->slot);
+	EXPECT_EQ(4, npu_model_num_slots(m));
+	ASSERT_EQ(0, npu_model_slot(m, 0, &kind, &sz));
+	EXPECT_EQ(NPU_MODEL_SLOT_CONST, kind);
+	ASSERT_EQ(0, npu_model_slot(m, 3, &kind, &sz));
+	EXPECT_EQ(NPU_MODEL_SLOT_SCRATCH, kind);
+	EXPECT_EQ(-EINVAL, npu_model_slot(m, 4, &kind, &sz));
+	npu_model_free(m);
+}
+
+TEST_F(model, truncated)
+{
+	EXPECT_EQ(-EBADMSG, load(self->file, self->size - 1, self->err,
+				 sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "truncated"));
+	EXPECT_EQ(-EBADMSG, load(self->file, 100, self->err, sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "truncated"));
+	EXPECT_EQ(-EBADMSG, load(self->file, 0, self->err, sizeof(self->err)));
+}
+
+TEST_F(model, trailing_data)
+{
+	uint8_t *big = calloc(1, self->size + 8);
+
+	ASSERT_NE(NULL, big);
+	memcpy(big, self->file, self->size);
+	EXPECT_EQ(-EINVAL, load(big, self->size + 8, self->err, sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "trailing"));
+	free(big);
+}
+
+TEST_F(model, bad_magic)
+{
+	self->h->magic = 0x464c457f;	/* an ELF file */
+	EXPECT_REJECT(-ENOEXEC, "magic");
+}
+
+TEST_F(model, bad_version)
+{
+	self->h->version = 2;
+	EXPECT_REJECT(-EPROTONOSUPPORT, "version");
+}
+
+TEST_F(model, bad_header_size)
+{
+	self->h->hdr_size = 120;
+	EXPECT_REJECT(-EINVAL, "header size");
+}
+
+TEST_F(model, checksum_mismatch)
+{
+	/* one bit of one weight */
+	self->file[self->h->const_off + 5] ^= 0x10;
+	EXPECT_EQ(-EBADMSG, load(self->file, self->size, self->err,
+				 sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "checksum"));
+}
+
+TEST_F(model, reserved_field)
+{
+	self->h->rsvd[2] = 1;
+	EXPECT_REJECT(-EINVAL, "reserved");
+}
+
+TEST_F(model, too_many_slots)
+{
+	self->h->n_slots = NPU_MODEL_MAX_SLOTS + 1;
+	EXPECT_REJECT(-EINVAL, "slots out of range");
+}
+
+TEST_F(model, too_many_io)
+{
+	self->h->n_outputs = NPU_MODEL_MAX_IO;
+	EXPECT_REJECT(-EINVAL, "outputs out of range");
+}
+
+TEST_F(model, slot_size_out_of_range)
+{
+	self->slots[3].size = NPU_MODEL_MAX_SLOT + 1;
+	EXPECT_REJECT(-EINVAL, "slot 3: size");
+}
+
+TEST_F(model, slot_size_zero)
+{
+	self->slots[2].size = 0;
+	EXPECT_REJECT(-EINVAL, "slot 2: size");
+}
+
+TEST_F(model, const_size_out_of_range)
+{
+	self->h->const_size = 1ull << 40;
+	EXPECT_REJECT(-EINVAL, "size out of range");
+}
+
+TEST_F(model, slot0_not_const)
+{
+	self->slots[0].kind = NPU_MODEL_SLOT_SCRATCH;
+	EXPECT_REJECT(-EINVAL, "slot 0: bad kind");
+}
+
+TEST_F(model, program_outside_file)
+{
+	self->h->prog_off = self->size - 8;
+	EXPECT_REJECT(-EINVAL, "program");
+	EXPECT_NE(NULL, strstr(self->err, "outside the file"));
+}
+
+TEST_F(model, offset_wraps)
+{
+	self->h->const_off = ~0ull & ~63ull;
+	EXPECT_REJECT(-EINVAL, "outside the file");
+}
+
+TEST_F(model, sections_overlap)
+{
+	self->h->io_off = self->h->slots_off + 8;
+	EXPECT_REJECT(-EINVAL, "overlaps");
+}
+
+TEST_F(model, section_overlaps_header)
+{
+	self->h->slots_off = 64;
+	EXPECT_REJECT(-EINVAL, "overlaps header");
+}
+
+TEST_F(model, misaligned_constants)
+{
+	self->h->const_off += 8;
+	self->h->const_size -= 8;
+	EXPECT_REJECT(-EINVAL, "misaligned");
+}
+
+TEST_F(model, program_placement_overlaps_constants)
+{
+	self->h->prog_slot_offset -= 64;
+	EXPECT_REJECT(-EINVAL, "overlaps the constants");
+}
+
+TEST_F(model, program_bad_magic)
+{
+	self->ph->magic ^= 1;
+	EXPECT_REJECT(-EINVAL, "program: bad magic");
+}
+
+TEST_F(model, program_table_outside)
+{
+	self->ph->n_ops += 1;
+	EXPECT_REJECT(-EINVAL, "tables misplaced");
+}
+
+TEST_F(model, tensor_refers_to_missing_slot)
+{
+	/* the first conv's weights move to slot 4 of a 4-slot model */
+	self->t[self->ops[0].in[1]].buf = 4;
+	EXPECT_REJECT(-EINVAL, "refers to slot 4 but the model has 4 slots");
+}
+
+TEST_F(model, tensor_outside_slot)
+{
+	struct npu_prog_tensor *t = &self->t[self->ops[0].out];
+
+	t->offset = (uint32_t)self->slots[t->buf].size - 64;
+	EXPECT_REJECT(-EINVAL, "lies outside slot");
+}
+
+TEST_F(model, tensor_outside_const_blob)
+{
+	struct npu_prog_tensor *t = &self->t[self->ops[0].in[1]];
+
+	/* inside slot 0, but on top of the program */
+	t->offset = self->h->prog_slot_offset;
+	EXPECT_REJECT(-EINVAL, "outside the constant blob");
+}
+
+TEST_F(model, tensor_bad_layout)
+{
+	self->t[self->ops[0].in[2]].layout = NPU_LAYOUT_NCHWC16;
+	EXPECT_REJECT(-EINVAL, "NCHWC16 tensor");
+}
+
+TEST_F(model, unknown_opcode)
+{
+	self->ops[1].opcode = NPU_OP_MAX + 1;
+	EXPECT_REJECT(-EINVAL, "unknown opcode");
+}
+
+TEST_F(model, op_tensor_index_out_of_range)
+{
+	self->ops[0].in[0] = (uint16_t)self->ph->n_tensors;
+	EXPECT_REJECT(-EINVAL, "input 0 is tensor");
+}
+
+TEST_F(model, op_writes_constants)
+{
+	self->ops[0].out = self->ops[0].in[1];
+	EXPECT_REJECT(-EINVAL, "not an output or scratch slot");
+}
+
+TEST_F(model, op_output_overlaps_input)
+{
+	/* op 1 (maxpool) writing onto its own input */
+	self->t[self->ops[1].out].offset = self->t[self->ops[1].in[0]].offset;
+	EXPECT_REJECT(-EINVAL, "overlaps its input");
+}
+
+TEST_F(model, op_bad_shape)
+{
+	/* conv weights with Cout 15 for a 16-channel output */
+	self->t[self->ops[0].in[1]].dims[0] = 15;
+	EXPECT_REJECT(-EINVAL, "do not match");
+}
+
+TEST_F(model, op_bad_activation_range)
+{
+	self->ops[0].act_min = 200;
+	self->ops[0].act_max = 100;
+	EXPECT_REJECT(-EINVAL, "activation range");
+}
+
+TEST_F(model, requant_pair_out_of_range)
+{
+	struct npu_prog_tensor *rq = &self->t[self->ops[0].rq];
+	int32_t shift = 31;
+
+	memcpy(self->file + self->h->const_off + rq->offset + 4, &shift, 4);
+	EXPECT_REJECT(-EINVAL, "requantization pair 0");
+}
+
+TEST_F(model, requant_table_wrong_length)
+{
+	self->t[self->ops[0].rq].dims[0] -= 2;
+	EXPECT_REJECT(-EINVAL, "requantization table has");
+}
+
+TEST_F(model, io_does_not_match_program)
+{
+	self->io[0].dims[3] = 3;
+	EXPECT_REJECT(-EINVAL, "does not match program tensor");
+}
+
+TEST_F(model, io_bad_scale)
+{
+	self->io[1].scale = -1.0f;
+	EXPECT_REJECT(-EINVAL, "scale");
+}
+
+TEST_F(model, input_in_wrong_slot)
+{
+	/* claim the output tensor is the input */
+	self->io[0] = self->io[1];
+	EXPECT_REJECT(-EINVAL, "not an input slot");
+}
+
+TEST(missing_file)
+{
+	struct npu_model *m;
+	char err[256];
+
+	EXPECT_EQ(-ENOENT, npu_model_load("/nonexistent/x.nmdl", &m, err,
+					  sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x.nmdl"));
+}
+
+TEST(file_too_large)
+{
+	char path[] = "/tmp/npu-model-test-XXXXXX", err[256];
+	struct npu_model *m;
+	int fd = mkstemp(path);
+
+	ASSERT_GE(fd, 0);
+	/* sparse: costs no disk space */
+	ASSERT_EQ(0, ftruncate(fd, (off_t)NPU_MODEL_MAX_FILE + 1));
+	close(fd);
+	EXPECT_EQ(-EFBIG, npu_model_load(path, &m, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "larger than"));
+	unlink(path);
+}
+
+TEST(load_from_file_matches_memory)
+{
+	char path[] = "/tmp/npu-model-test-XXXXXX", err[256];
+	struct npu_model *m;
+	uint8_t *file;
+	size_t size;
+	int fd;
+
+	ASSERT_EQ(0, mg_build("mnist", 7, &file, &size, err, sizeof(err)));
+	fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)size, write(fd, file, size));
+	close(fd);
+	ASSERT_EQ(0, npu_model_load(path, &m, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(10, npu_model_output(m, 0)->count);
+	npu_model_free(m);
+	/* the same file cut short */
+	ASSERT_EQ(0, truncate(path, (off_t)size / 2));
+	EXPECT_EQ(-EBADMSG, npu_model_load(path, &m, err, sizeof(err)));
+	unlink(path);
+	free(file);
+}
+
+TEST_HARNESS_MAIN
