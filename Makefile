@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Top-level Makefile of the NPU stack. See README.md and
+# Documentation/npu/user-guide.rst.
+#
+#   make [all]        userspace components and npu.ko for every tested kernel
+#   make modules      npu.ko per kernel, in build/kmod/VERSION/npu.ko
+#   make check        all, then host and VM test suites; last line
+#                     "N passed, N failed"
+#   make check-host   host suites only (build/tests/*)
+#   make check-vm     VM suites only (build/vmtests/* in npu-vm, per kernel)
+#   make checkpatch   checkpatch.pl --strict on the driver
+#   make demo         boot the VM and show the NPU through the driver
+#   make bench        run tools/*/bench scripts
+#   make clean        remove build outputs (keeps build/linux-src)
+#
+# Variables: BUILD (output directory, default ./build), KERNELS (versions or
+# series to build and test, default: scripts/kernels.sh).
+# Dependencies are not installed by make: run scripts/deps.sh first.
+
+SHELL := /bin/bash
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(ROOT)/build
+override BUILD := $(abspath $(BUILD))
+export BUILD
+
+# Userspace components, libraries first. A directory without a Makefile is
+# skipped, so the tree builds while components are being written. Other
+# directories with a Makefile are found and built after these.
+ORDER := lib/npuprof lib/npuref lib/npu tools/npu-emu tools/npu-model \
+	tools/npu-info tools/npu-classify tools/npuprof tools/bpf
+FOUND := $(patsubst $(ROOT)/%/Makefile,%,$(wildcard $(ROOT)/lib/*/Makefile \
+	$(ROOT)/tools/*/Makefile $(ROOT)/selftests/*/Makefile \
+	$(ROOT)/selftests/host/*/Makefile))
+COMPONENTS := $(ORDER) $(sort $(filter-out $(ORDER),$(FOUND)))
+
+# Kernels, resolved when a target needs them.
+KERNELS ?=
+KVERS = $(shell $(ROOT)/scripts/kernels.sh $(KERNELS))
+
+CHECKPATCH := $(BUILD)/linux-src/scripts/checkpatch.pl
+
+.PHONY: all userspace modules check check-host check-vm checkpatch demo \
+	bench clean help FORCE
+
+all: userspace modules
+
+help:
+	@sed -n '3,19p' $(ROOT)/Makefile | sed 's/^# \{0,1\}//'
+
+userspace:
+	@set -e; for d in $(COMPONENTS); do \
+		if [ -f "$(ROOT)/$$d/Makefile" ]; then \
+			echo "=== $$d"; \
+			$(MAKE) -C "$(ROOT)/$$d" BUILD="$(BUILD)" all; \
+		fi; \
+	done
+
+# npu.ko per kernel: build/kmod/VERSION is a tree of real directories holding
+# symlinks to Kbuild and the files of driver/ and uapi/, so kbuild writes its
+# objects there and never into the source tree.
+modules:
+	@if [ ! -f "$(ROOT)/Kbuild" ]; then \
+		echo "warning: no Kbuild yet: npu.ko not built" >&2; \
+	else \
+		vers="$(KVERS)"; \
+		[ -n "$$vers" ] || { echo "no kernel to build for (run scripts/deps.sh)" >&2; exit 1; }; \
+		$(MAKE) -f $(ROOT)/Makefile $$(for v in $$vers; do echo "kmod/$$v"; done); \
+	fi
+
+kmod/%: FORCE
+	@echo "=== npu.ko for $*"
+	@set -e; \
+	kdir=/lib/modules/$*/build; \
+	[ -d "$$kdir" ] || { echo "$$kdir missing (run scripts/deps.sh)" >&2; exit 1; }; \
+	out="$(BUILD)/kmod/$*"; \
+	mkdir -p "$$out"; \
+	ln -sfn "$(ROOT)/Kbuild" "$$out/Kbuild"; \
+	cd "$(ROOT)"; \
+	for d in driver uapi; do \
+		find "$$d" -type d -exec mkdir -p "$$out/{}" \; ; \
+		find "$$d" -type f \( -name '*.[ch]' -o -name Kbuild -o -name '*.S' \) \
+			-exec ln -sfn "$(ROOT)/{}" "$$out/{}" \; ; \
+	done; \
+	find "$$out" -xtype l -delete; \
+	$(MAKE) -C "$$kdir" M="$$out" modules
+
+check: all
+	@NPU_KERNELS="$(KVERS)" $(ROOT)/scripts/check.sh all
+
+check-host: userspace
+	@$(ROOT)/scripts/check.sh host
+
+check-vm: all
+	@NPU_KERNELS="$(KVERS)" $(ROOT)/scripts/check.sh vm
+
+# Per-file exceptions, each inherent to the file's role:
+# npu_compat.h is where kernel version tests belong; npu_hw.h is shared with
+# userspace (the emulator), where BIT() does not exist.
+CHECKPATCH_IGNORE_npu_compat.h := LINUX_VERSION_CODE,CONSTANT_COMPARISON
+CHECKPATCH_IGNORE_npu_hw.h := BIT_MACRO
+
+checkpatch:
+	@[ -x "$(CHECKPATCH)" ] || { echo "$(CHECKPATCH) missing (run scripts/deps.sh)" >&2; exit 1; }
+	@cd $(ROOT) && rc=0 && n=0 && \
+	for f in driver/*.c driver/*.h; do \
+		[ -f "$$f" ] || continue; \
+		n=$$((n + 1)); \
+		case "$${f##*/}" in \
+		npu_compat.h) ign="$(CHECKPATCH_IGNORE_npu_compat.h)" ;; \
+		npu_hw.h) ign="$(CHECKPATCH_IGNORE_npu_hw.h)" ;; \
+		*) ign= ;; \
+		esac; \
+		$(CHECKPATCH) --no-tree --strict --terse --show-types --no-summary \
+			$${ign:+--ignore $$ign} -f "$$f" || rc=1; \
+	done; \
+	if [ $$rc -eq 0 ]; then echo "checkpatch: $$n files clean"; \
+	else echo "checkpatch: problems found" >&2; fi; \
+	exit $$rc
+
+demo: all
+	@$(ROOT)/scripts/demo.sh
+
+bench: all
+	@$(ROOT)/scripts/bench.sh
+
+clean:
+	@if [ -d "$(BUILD)" ]; then \
+		find "$(BUILD)" -mindepth 1 -maxdepth 1 ! -name linux-src \
+			-exec rm -rf {} +; \
+	fi
+
+FORCE:
