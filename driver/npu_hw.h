@@ -76,7 +76,7 @@
 #define NPU_REG_CPLQ_BASE	0x034	/* RO device address of completion queue */
 #define NPU_REG_CPLQ_ENTRIES	0x038	/* RO entries in the completion queue, 2^n */
 #define NPU_REG_TRACE_BASE	0x03c	/* RO device address of the trace area */
-#define NPU_REG_TRACE_SIZE	0x040	/* RO bytes of the trace area, 2^n */
+#define NPU_REG_TRACE_SIZE	0x040	/* RO bytes of trace DATA, 2^n (see below) */
 #define NPU_REG_SRAM_SIZE	0x044	/* RO on-chip SRAM bytes per PE */
 #define NPU_REG_DMA_BW		0x048	/* RO DMA bandwidth per PE, MB/s */
 #define NPU_REG_MACS_PER_CYCLE	0x04c	/* RO int8 MACs per cycle per PE */
@@ -141,7 +141,10 @@
  */
 #define NPU_MBOX_PING		1	/* no effect; DATA = ARG */
 #define NPU_MBOX_CLOCK_LATCH	2	/* DATA = device clock when serviced */
-#define NPU_MBOX_RESET		3	/* abort all jobs, empty queues */
+#define NPU_MBOX_RESET		3	/* abort all jobs, empty command queues;
+					 * the completion queue is kept and
+					 * receives the ABORTED completions
+					 */
 #define NPU_MBOX_OP_MASK	0xffff
 #define NPU_MBOX_F_NOIRQ	(1u << 16)	/* acknowledge without MSI-X */
 
@@ -244,8 +247,9 @@ struct npu_hw_cpl {
 
 /*
  * Trace area: struct npu_hw_trace_hdr at TRACE_BASE; the data area starts at
- * TRACE_BASE + NPU_HW_TRACE_DATA_OFFSET and is TRACE_SIZE -
- * NPU_HW_TRACE_DATA_OFFSET bytes (a power of two). Positions are free-running
+ * TRACE_BASE + NPU_HW_TRACE_DATA_OFFSET and is TRACE_SIZE bytes (a power of
+ * two), so the whole area spans NPU_HW_TRACE_DATA_OFFSET + TRACE_SIZE bytes
+ * from TRACE_BASE. Positions are free-running
  * 64-bit byte counts; a record at position p starts at p & (data size - 1)
  * and never wraps: the device writes an NPU_HW_TREC_PAD record to fill the
  * tail instead. The device never overwrites unconsumed data; a record that
@@ -354,6 +358,7 @@ struct npu_hw_trec_op {
 #define NPU_PROG_MAX_TENSORS	1024
 #define NPU_PROG_MAX_OPS	1024
 #define NPU_PROG_NONE		0xffff	/* no tensor */
+#define NPU_HW_NO_OP_INDEX	0xffff	/* npu_hw_cpl.op_index: no operator */
 
 /**
  * struct npu_prog_hdr - program header
