@@ -167,7 +167,10 @@ void npu_dev_error(struct npu_emu *e, uint32_t err, bool fatal)
 	if (fatal)
 		__atomic_fetch_or(npu_reg(e, NPU_REG_STATUS), NPU_STATUS_FAULT,
 				  __ATOMIC_SEQ_CST);
-	npu_err("device error %u%s", err, fatal ? " (fault)" : "");
+	npu_err("device error %u (%s)%s", err,
+		err == NPU_ERR_CMDQ ? "malformed command queue pointers" :
+		err == NPU_ERR_CPLQ_FULL ? "completion queue overflow" : "?",
+		fatal ? ": queues stopped until a reset" : "");
 	npu_dev_raise(e, NPU_INTR_ERROR, NPU_MSIX_ERROR);
 }
 

@@ -33,6 +33,7 @@ void npu_trace_reset(struct npu_emu *e)
 	pthread_mutex_lock(&e->trace_lock);
 	e->trace_prod = 0;
 	e->trace_seq = 0;
+	e->trace_bad_warned = false;
 	__atomic_store_n(&h->lost, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->cons, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->prod, 0, __ATOMIC_RELEASE);

@@ -289,6 +289,97 @@ TEST(loss_counts_operator_records)
 	EXPECT_EQ(0, bench_stop(&b));
 }
 
+/*
+ * Four PEs tracing operators at once: the records of all PEs interleave,
+ * but the sequence is gapless, every record is intact, each execution's
+ * operators tile it, and its EXEC record splits exactly into run + iowait.
+ */
+TEST(concurrent_pes)
+{
+	const uint32_t PES = 4, JOBS = 6, N = 3;
+	uint32_t seen_ops[4] = { 0 }, execs = 0, seq = 0, k;
+	uint64_t pos, prod, next_start[4] = { 0 };
+	struct npu_hw_trec_hdr *h;
+	struct npu_emu_opts o;
+	struct npu_hw_cmd c;
+	struct npu_hw_cpl cpl;
+	struct bench b;
+
+	npu_emu_opts_init(&o);
+	o.pes = PES;
+	o.dma_bw = 100;
+	ASSERT_EQ(0, bench_start(&b, &o, NPU_TRACE_OPS));
+	for (k = 0; k < PES * JOBS; k++) {
+		clip_cmd(&b, &c, k, N, 4096);
+		fq_submit(&b.q, k % PES, &c);
+	}
+	for (k = 0; k < PES * JOBS; k++) {
+		ASSERT_EQ(0, fq_wait_cpl(&b.q, &cpl, 30000));
+		EXPECT_EQ(NPU_HW_STATUS_OK, cpl.status);
+	}
+	prod = tprod(&b);
+	ASSERT_EQ(PES * JOBS * (N * 72 + 80), prod);
+	for (pos = 0; pos < prod; pos += h->size, seq++) {
+		h = trec(&b, pos);
+		ASSERT_EQ(seq, h->seq);
+		if (h->type == NPU_HW_TREC_OP) {
+			struct npu_hw_trec_op *r = (void *)h;
+
+			ASSERT_GT(PES, r->pe);
+			EXPECT_EQ(seen_ops[r->pe] % N, r->op_index);
+			if (r->op_index)
+				EXPECT_EQ(next_start[r->pe], r->start_tick);
+			EXPECT_LE(r->iowait_ticks, r->end_tick - r->start_tick);
+			next_start[r->pe] = r->end_tick;
+			seen_ops[r->pe]++;
+		} else {
+			struct npu_hw_trec_exec *x = (void *)h;
+
+			ASSERT_EQ(NPU_HW_TREC_EXEC, h->type);
+			ASSERT_GT(PES, x->pe);
+			EXPECT_EQ(x->pe, x->job_id % PES);
+			EXPECT_EQ(N, x->n_ops);
+			EXPECT_EQ(next_start[x->pe], x->end_tick);
+			EXPECT_EQ(x->end_tick - x->start_tick,
+				  x->run_ticks + x->iowait_ticks);
+			execs++;
+		}
+	}
+	EXPECT_EQ(PES * JOBS, execs);
+	EXPECT_EQ(0, thdr(&b)->lost);
+	EXPECT_EQ(0, bench_stop(&b));
+}
+
+TEST(bogus_consumer_position)
+{
+	struct npu_hw_trace_hdr *h;
+	struct npu_hw_trec_exec *r;
+	struct npu_emu_opts o;
+	struct npu_hw_cpl cpl;
+	struct bench b;
+
+	npu_emu_opts_init(&o);
+	ASSERT_EQ(0, bench_start(&b, &o, NPU_TRACE_EXEC));
+	h = thdr(&b);
+	ASSERT_EQ(0, run1(&b, 1, 1, 64, &cpl));
+	/* ahead of the producer, then misaligned: records are lost, counted */
+	__atomic_store_n(&h->cons, 88, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, run1(&b, 2, 1, 64, &cpl));
+	__atomic_store_n(&h->cons, 4, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, run1(&b, 3, 1, 64, &cpl));
+	EXPECT_EQ(NPU_HW_STATUS_OK, cpl.status);
+	EXPECT_EQ(80, tprod(&b));
+	EXPECT_EQ(2, h->lost);
+	/* fixed: the next record carries seq 3 (1 written, 2 lost) */
+	__atomic_store_n(&h->cons, 80, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, run1(&b, 4, 1, 64, &cpl));
+	r = trec(&b, 80);
+	EXPECT_EQ(4, r->job_id);
+	EXPECT_EQ(3, r->hdr.seq);
+	EXPECT_EQ(160, tprod(&b));
+	EXPECT_EQ(0, bench_stop(&b));
+}
+
 TEST(watermark)
 {
 	struct npu_emu_opts o;
