@@ -16,7 +16,7 @@
 #include "npuref_int.h"
 
 #define NONE		NPU_PROG_NONE
-#define IDX_PROGRAM	0xffff
+#define IDX_PROGRAM	NPU_HW_NO_OP_INDEX
 
 /* operand usage of an operator */
 enum use { U_NO, U_REQ, U_OPT, U_IGN };
@@ -561,11 +561,11 @@ static void run_conv(struct run *r, unsigned int i)
 				int inside = ih >= 0 && ih < H && iw >= 0 &&
 					     iw < W;
 
-				for (ci = 0; ci < C; ci++) {
+				/* depthwise: the sum is over channel co only */
+				for (ci = dwc ? co : 0; ci < (dwc ? co + 1 : C);
+				     ci++) {
 					int64_t xv, wv;
 
-					if (dwc && ci != co)
-						continue;
 					xv = inside ? get(x, n, (uint32_t)ih,
 							  (uint32_t)iw, ci) : zx;
 					wv = get(w, dwc ? 0 : co, kh, kw, ci);

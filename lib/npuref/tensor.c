@@ -135,42 +135,6 @@ int npuref_tensor_bytes(const struct npu_prog_tensor *t, uint64_t *bytes)
 	return 0;
 }
 
-/*
- * Byte offset of a logical index in a valid tensor whose size fits in 64
- * bits; the index must be inside the dims. No overflow is possible: the
- * offset is below the byte size.
- */
-uint64_t npuref_off(const struct npu_prog_tensor *t, const uint32_t idx[4])
-{
-	const uint32_t *d = t->dims;
-
-	if (t->layout == NPU_LAYOUT_NCHWC16) {
-		uint64_t cb = ((uint64_t)d[3] + 15) / 16;
-		uint64_t n = idx[0], h = idx[1], w = idx[2], c = idx[3];
-
-		return (((n * cb + c / 16) * d[1] + h) * d[2] + w) * 16 +
-		       c % 16;
-	}
-	return ((((uint64_t)idx[0] * d[1] + idx[1]) * d[2] + idx[2]) * d[3] +
-		idx[3]) * npuref_dtype_size(t->dtype);
-}
-
-int32_t npuref_load(unsigned int dtype, const uint8_t *p)
-{
-	uint32_t v;
-
-	switch (dtype) {
-	case NPU_DT_U8:
-		return p[0];
-	case NPU_DT_I8:
-		return (int32_t)p[0] - (p[0] >= 128 ? 256 : 0);
-	default:
-		v = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-		return npuref_wrap32(v);
-	}
-}
-
 void npuref_store(unsigned int dtype, uint8_t *p, int32_t val)
 {
 	uint32_t v = (uint32_t)val;

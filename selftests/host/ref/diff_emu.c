@@ -171,7 +171,8 @@ static void rand_pair(struct rng *r, int32_t *m, int32_t *s)
 		*m = (int32_t)rrange(r, 0, INT32_MAX);
 		*s = (int32_t)rrange(r, -31, 30);
 		break;
-	case 1: {	/* edges */
+	case 1:
+		{	/* edges */;
 		static const int32_t ms[] = { 0, 1, 1 << 30, INT32_MAX };
 		static const int32_t ss[] = { -31, -30, -1, 0, 1, 29, 30 };
 
@@ -179,7 +180,8 @@ static void rand_pair(struct rng *r, int32_t *m, int32_t *s)
 		*s = ss[rnd(r, 7)];
 		break;
 	}
-	default: {	/* realistic: a real factor in [2^-16, 4) */
+	default:
+		{	/* realistic: a real factor in [2^-16, 4) */;
 		double real = exp2(-16.0 + 18.0 * (double)rnd(r, 1 << 20) /
 				   (1 << 20));
 
@@ -580,7 +582,8 @@ static int gen_move(struct gcase *g, uint16_t opcode)
 				if (elems % f == 0)
 					break;
 			}
-			if (elems % f) f = 1;
+			if (elems % f)
+				f = 1;
 			e[i] = f;
 			elems /= f;
 		}
@@ -734,7 +737,7 @@ static int gen_valid(struct gcase *g, uint64_t seed)
 		for (j = 0; j < CAP; j++)
 			g->mem[i][j] = (uint8_t)rnext(&g->r);
 	}
-	g->prog_off = 64 * rnd(&g->r, 4);
+	g->prog_off = chance(&g->r, 1, 8) ? 8 * rnd(&g->r, 32) : 64 * rnd(&g->r, 4);
 	g->used[0] = g->prog_off + PROG_RESERVE;
 	g->prog_slack = chance(&g->r, 1, 4) ? 8 * rnd(&g->r, 8) : 0;
 	g->last_out = NONE;
@@ -1081,116 +1084,165 @@ static void inject_fault(struct gcase *g)
 	t = &g->p.t[rnd(r, g->p.nt)];
 	o = &g->p.o[rnd(r, g->p.no)];
 	switch (rnd(r, 41)) {
-	case 0: g->fault = "hdr magic";
+	case 0:
+		g->fault = "hdr magic";
 		g->edit[g->nedits].off = rnd(r, 4);
 		g->edit[g->nedits++].val = (uint8_t)(1 + rnd(r, 255));
 		break;
-	case 1: g->fault = "hdr version";
+	case 1:
+		g->fault = "hdr version";
 		g->edit[g->nedits].off = 4;
 		g->edit[g->nedits++].val = (uint8_t)(2 + rnd(r, 254));
 		break;
-	case 2: g->fault = "hdr hdr_size";
+	case 2:
+		g->fault = "hdr hdr_size";
 		g->edit[g->nedits].off = 6;
 		g->edit[g->nedits++].val = (uint8_t)(8 * rnd(r, 4));
 		break;
-	case 3: g->fault = "hdr rsvd";
+	case 3:
+		g->fault = "hdr rsvd";
 		g->edit[g->nedits].off = 28 + rnd(r, 4);
 		g->edit[g->nedits++].val = (uint8_t)(1 + rnd(r, 255));
 		break;
-	case 4: g->fault = "hdr n_tensors";
+	case 4:
+		g->fault = "hdr n_tensors";
 		g->edit[g->nedits].off = 8 + rnd(r, 2);
 		g->edit[g->nedits++].val = (uint8_t)(1 + rnd(r, 255));
 		break;
-	case 5: g->fault = "hdr n_ops";
+	case 5:
+		g->fault = "hdr n_ops";
 		g->edit[g->nedits].off = 12 + rnd(r, 2);
 		g->edit[g->nedits++].val = (uint8_t)(1 + rnd(r, 255));
 		break;
-	case 6: g->fault = "hdr tensors_off";
+	case 6:
+		g->fault = "hdr tensors_off";
 		g->edit[g->nedits].off = 16;
 		g->edit[g->nedits++].val = (uint8_t)(32 + 1 + rnd(r, 15));
 		break;
-	case 7: g->fault = "hdr ops_off";
+	case 7:
+		g->fault = "hdr ops_off";
 		g->edit[g->nedits].off = 20 + rnd(r, 2);
 		g->edit[g->nedits++].val = (uint8_t)rnd(r, 256);
 		break;
-	case 8: g->fault = "hdr size";
+	case 8:
+		g->fault = "hdr size";
 		g->edit[g->nedits].off = 24 + rnd(r, 2);
 		g->edit[g->nedits++].val = (uint8_t)rnd(r, 256);
 		break;
-	case 9: g->fault = "program past its slot";
+	case 9:
+		g->fault = "program past its slot";
 		g->size[0] = g->prog_off + (uint32_t)psize -
 			     8 * (1 + rnd(r, 3));
 		break;
-	case 10: g->fault = "t dtype"; t->dtype = (uint8_t)rnd(r, 256); break;
-	case 11: g->fault = "t ndim"; t->ndim = (uint8_t)rnd(r, 8); break;
-	case 12: g->fault = "t layout"; t->layout = (uint8_t)rnd(r, 4); break;
-	case 13: g->fault = "t buf"; t->buf = (uint8_t)rnd(r, 16); break;
-	case 14: g->fault = "t offset";
+	case 10:
+		g->fault = "t dtype";
+		t->dtype = (uint8_t)rnd(r, 256);
+		break;
+	case 11:
+		g->fault = "t ndim";
+		t->ndim = (uint8_t)rnd(r, 8);
+		break;
+	case 12:
+		g->fault = "t layout";
+		t->layout = (uint8_t)rnd(r, 4);
+		break;
+	case 13:
+		g->fault = "t buf";
+		t->buf = (uint8_t)rnd(r, 16);
+		break;
+	case 14:
+		g->fault = "t offset";
 		t->offset = (uint32_t)rrange(r, 0, CAP + 64);
 		break;
-	case 15: g->fault = "t offset far";
+	case 15:
+		g->fault = "t offset far";
 		t->offset = (uint32_t)rnext(r);
 		break;
-	case 16: g->fault = "t dim";
+	case 16:
+		g->fault = "t dim";
 		t->dims[rnd(r, 4)] = rnd(r, 4) ? rnd(r, 40) :
 				     (uint32_t)rnext(r);
 		break;
-	case 17: g->fault = "t zero_point";
+	case 17:
+		g->fault = "t zero_point";
 		t->zero_point = (int32_t)rrange(r, -300, 300);
 		break;
-	case 18: g->fault = "t rsvd"; t->rsvd = 1u << rnd(r, 32); break;
-	case 19: g->fault = "op opcode";
+	case 18:
+		g->fault = "t rsvd";
+		t->rsvd = 1u << rnd(r, 32);
+		break;
+	case 19:
+		g->fault = "op opcode";
 		o->opcode = (uint16_t)(rnd(r, 2) ? 0 : NPU_OP_MAX + 1 +
 				       rnd(r, 100));
 		break;
-	case 20: g->fault = "op flags"; o->flags = (uint16_t)(1 + rnd(r, 9)); break;
-	case 21: g->fault = "op rsvd"; o->rsvd = (uint16_t)(1 + rnd(r, 9)); break;
-	case 22: g->fault = "op u byte";
+	case 20:
+		g->fault = "op flags";
+		o->flags = (uint16_t)(1 + rnd(r, 9));
+		break;
+	case 21:
+		g->fault = "op rsvd";
+		o->rsvd = (uint16_t)(1 + rnd(r, 9));
+		break;
+	case 22:
+		g->fault = "op u byte";
 		o->u.raw[rnd(r, 40)] = (uint8_t)rnd(r, 256);
 		break;
-	case 23: g->fault = "op in";
+	case 23:
+		g->fault = "op in";
 		o->in[rnd(r, 3)] = (uint16_t)(rnd(r, 2) ? NONE :
 					      rnd(r, g->p.nt + 4));
 		break;
-	case 24: g->fault = "op out";
+	case 24:
+		g->fault = "op out";
 		o->out = (uint16_t)(rnd(r, 2) ? NONE : rnd(r, g->p.nt + 4));
 		break;
-	case 25: g->fault = "op rq";
+	case 25:
+		g->fault = "op rq";
 		o->rq = (uint16_t)(rnd(r, 2) ? NONE : rnd(r, g->p.nt + 4));
 		break;
-	case 26: g->fault = "op act";
+	case 26:
+		g->fault = "op act";
 		o->act_min = (int32_t)rrange(r, -10, 300);
 		o->act_max = (int32_t)rrange(r, -10, 300);
 		break;
-	case 27: g->fault = "op stride/dilation";
+	case 27:
+		g->fault = "op stride/dilation";
 		o->u.conv.sh = (uint8_t)rnd(r, 3);
 		o->u.conv.dw = (uint8_t)rnd(r, 3);
 		break;
-	case 28: g->fault = "op pads";
+	case 28:
+		g->fault = "op pads";
 		o->u.conv.pt = (uint8_t)rnd(r, 5);
 		o->u.conv.pr = (uint8_t)rnd(r, 5);
 		break;
-	case 29: g->fault = "op kernel";
+	case 29:
+		g->fault = "op kernel";
 		o->u.conv.kh = (uint8_t)rnd(r, 5);
 		o->u.conv.kw = (uint8_t)rnd(r, 5);
 		break;
-	case 30: g->fault = "op out dims";
+	case 30:
+		g->fault = "op out dims";
 		if (o->out < g->p.nt)
 			g->p.t[o->out].dims[rnd(r, 4)] += 1;
 		break;
-	case 31: g->fault = "op in dims";
+	case 31:
+		g->fault = "op in dims";
 		if (o->in[0] < g->p.nt)
 			g->p.t[o->in[0]].dims[rnd(r, 4)] += 1;
 		break;
-	case 32: g->fault = "tensor dtype swap";
+	case 32:
+		g->fault = "tensor dtype swap";
 		if (o->in[rnd(r, 3)] != NONE)
 			t->dtype = (uint8_t)(1 + rnd(r, 3));
 		break;
-	case 33: g->fault = "zero point mismatch";
+	case 33:
+		g->fault = "zero point mismatch";
 		if (o->out < g->p.nt)
 			g->p.t[o->out].zero_point ^= 1;
 		break;
-	case 34: g->fault = "rq value";
+	case 34:
+		g->fault = "rq value";
 		if (o->rq < g->p.nt && g->p.t[o->rq].buf < g->nslots) {
 			struct npu_prog_tensor *q = &g->p.t[o->rq];
 			uint64_t b = tbytes(q);
@@ -1204,26 +1256,32 @@ static void inject_fault(struct gcase *g)
 			}
 		}
 		break;
-	case 35: g->fault = "perm/axis/begin";
+	case 35:
+		g->fault = "perm/axis/begin";
 		o->u.raw[rnd(r, 4)] = (uint8_t)rnd(r, 6);
 		break;
-	case 36: g->fault = "slot shrunk";
+	case 36:
+		g->fault = "slot shrunk";
 		g->size[rnd(r, g->nslots)] -= 1 + rnd(r, 64);
 		break;
-	case 37: g->fault = "nchwc16 layout";
+	case 37:
+		g->fault = "nchwc16 layout";
 		t->layout = NPU_LAYOUT_NCHWC16;
 		break;
-	case 38: g->fault = "plain layout";
+	case 38:
+		g->fault = "plain layout";
 		t->layout = NPU_LAYOUT_PLAIN;
 		break;
-	case 39: g->fault = "misaligned i32";
+	case 39:
+		g->fault = "misaligned i32";
 		for (k = 0; k < g->p.nt; k++)
 			if (g->p.t[k].dtype == NPU_DT_I32) {
 				g->p.t[k].offset += 1 + rnd(r, 3);
 				break;
 			}
 		break;
-	default: g->fault = "pad amounts";
+	default:
+		g->fault = "pad amounts";
 		o->u.pad.after[rnd(r, 4)] = (uint16_t)rnd(r, 3);
 		break;
 	}

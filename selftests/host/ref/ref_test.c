@@ -19,11 +19,14 @@
 #define Q30	(1 << 30)		/* multiplier 0.5 */
 #define QMAX	INT32_MAX		/* multiplier ~1.0 */
 #define SLOT_SZ	4096
+#ifndef __aligned
+#define __aligned(x)	__attribute__((aligned(x)))
+#endif
 
 /* slot 0: program, slot 1: activations, slot 2: weights, bias, rq */
-static uint8_t slot0[SLOT_SZ] __attribute__((aligned(64)));
-static uint8_t act_buf[SLOT_SZ] __attribute__((aligned(64)));
-static uint8_t wt_buf[SLOT_SZ] __attribute__((aligned(64)));
+static uint8_t slot0[SLOT_SZ] __aligned(64);
+static uint8_t act_buf[SLOT_SZ] __aligned(64);
+static uint8_t wt_buf[SLOT_SZ] __aligned(64);
 static struct npuref_buf slots[3] = {
 	{ slot0, SLOT_SZ }, { act_buf, SLOT_SZ }, { wt_buf, SLOT_SZ },
 };
@@ -979,15 +982,33 @@ enum { F_DTYPE, F_NDIM, F_LAYOUT, F_BUF, F_OFF, F_DIM0, F_DIM3, F_ZP,
 static void tedit(struct npu_prog_tensor *t, int field, int64_t v)
 {
 	switch (field) {
-	case F_DTYPE: t->dtype = (uint8_t)v; break;
-	case F_NDIM: t->ndim = (uint8_t)v; break;
-	case F_LAYOUT: t->layout = (uint8_t)v; break;
-	case F_BUF: t->buf = (uint8_t)v; break;
-	case F_OFF: t->offset = (uint32_t)v; break;
-	case F_DIM0: t->dims[0] = (uint32_t)v; break;
-	case F_DIM3: t->dims[3] = (uint32_t)v; break;
-	case F_ZP: t->zero_point = (int32_t)v; break;
-	case F_RSVD: t->rsvd = (uint32_t)v; break;
+	case F_DTYPE:
+		t->dtype = (uint8_t)v;
+		break;
+	case F_NDIM:
+		t->ndim = (uint8_t)v;
+		break;
+	case F_LAYOUT:
+		t->layout = (uint8_t)v;
+		break;
+	case F_BUF:
+		t->buf = (uint8_t)v;
+		break;
+	case F_OFF:
+		t->offset = (uint32_t)v;
+		break;
+	case F_DIM0:
+		t->dims[0] = (uint32_t)v;
+		break;
+	case F_DIM3:
+		t->dims[3] = (uint32_t)v;
+		break;
+	case F_ZP:
+		t->zero_point = (int32_t)v;
+		break;
+	case F_RSVD:
+		t->rsvd = (uint32_t)v;
+		break;
 	}
 }
 
