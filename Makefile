@@ -48,13 +48,15 @@ all: userspace modules
 help:
 	@sed -n '3,19p' $(ROOT)/Makefile | sed 's/^# \{0,1\}//'
 
+# A failing component does not stop the others; the target fails at the end.
 userspace:
-	@set -e; for d in $(COMPONENTS); do \
+	@failed=; for d in $(COMPONENTS); do \
 		if [ -f "$(ROOT)/$$d/Makefile" ]; then \
 			echo "=== $$d"; \
-			$(MAKE) -C "$(ROOT)/$$d" BUILD="$(BUILD)" all; \
+			$(MAKE) -C "$(ROOT)/$$d" BUILD="$(BUILD)" all || failed="$$failed $$d"; \
 		fi; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "=== build failed in:$$failed" >&2; exit 1; fi
 
 # npu.ko per kernel: build/kmod/VERSION is a tree of real directories holding
 # symlinks to Kbuild and the files of driver/ and uapi/, so kbuild writes its
@@ -85,14 +87,17 @@ kmod/%: FORCE
 	find "$$out" -xtype l -delete; \
 	$(MAKE) -C "$$kdir" M="$$out" modules
 
-check: all
-	@NPU_KERNELS="$(KVERS)" $(ROOT)/scripts/check.sh all
+# The check targets build first; a build failure counts as one failed test
+# and whatever was built is still tested, so the last line is always
+# "N passed, N failed".
+check check-vm:
+	@$(MAKE) --no-print-directory -f $(ROOT)/Makefile all; \
+	NPU_BUILD_STATUS=$$? NPU_KERNELS="$(KVERS)" \
+		$(ROOT)/scripts/check.sh $(if $(filter check,$@),all,vm)
 
-check-host: userspace
-	@$(ROOT)/scripts/check.sh host
-
-check-vm: all
-	@NPU_KERNELS="$(KVERS)" $(ROOT)/scripts/check.sh vm
+check-host:
+	@$(MAKE) --no-print-directory -f $(ROOT)/Makefile userspace; \
+	NPU_BUILD_STATUS=$$? $(ROOT)/scripts/check.sh host
 
 # Per-file exceptions, each inherent to the file's role:
 # npu_compat.h is where kernel version tests belong; npu_hw.h is shared with

@@ -124,10 +124,12 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 			hw->dram_base, hw->dram_size);
 		return -EINVAL;
 	}
+	/* TRACE_SIZE is the data area, after the header page. */
 	if ((hw->caps & NPU_CAP_TRACE) &&
 	    (!is_power_of_2(hw->trace_size) ||
-	     hw->trace_size <= NPU_HW_TRACE_DATA_OFFSET ||
-	     !npu_hw_range_ok(ndev, hw->trace_base, hw->trace_size))) {
+	     !IS_ALIGNED(hw->trace_base, 64) ||
+	     !npu_hw_range_ok(ndev, hw->trace_base,
+			      NPU_HW_TRACE_DATA_OFFSET + (u64)hw->trace_size))) {
 		npu_err(ndev, "register page: bad trace area %#x+%#x\n",
 			hw->trace_base, hw->trace_size);
 		return -EINVAL;

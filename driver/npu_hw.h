@@ -15,6 +15,11 @@
 #define _NPU_HW_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#elif !defined(BIT)
+#define BIT(nr)			(1UL << (nr))
+#endif
 
 /*
  * PCI identity. The reference design uses this placeholder vendor and
@@ -103,25 +108,25 @@
 #define NPU_REG_PAGE_SIZE	0x1000
 
 /* NPU_REG_CAPS */
-#define NPU_CAP_TRACE		(1u << 0)	/* trace area and records */
-#define NPU_CAP_CLOCK_LATCH	(1u << 1)	/* NPU_MBOX_CLOCK_LATCH */
-#define NPU_CAP_MULTI_PE	(1u << 2)	/* PEs run concurrently */
+#define NPU_CAP_TRACE		BIT(0)	/* trace area and records */
+#define NPU_CAP_CLOCK_LATCH	BIT(1)	/* NPU_MBOX_CLOCK_LATCH */
+#define NPU_CAP_MULTI_PE	BIT(2)	/* PEs run concurrently */
 
 /* NPU_REG_CONTROL */
-#define NPU_CTRL_ENABLE		(1u << 0)	/* process command queues */
+#define NPU_CTRL_ENABLE		BIT(0)	/* process command queues */
 #define NPU_CTRL_TRACE_SHIFT	4
 #define NPU_CTRL_TRACE_MASK	(0xfu << NPU_CTRL_TRACE_SHIFT)
 
 /* NPU_REG_STATUS */
-#define NPU_STATUS_READY	(1u << 0)	/* register page valid */
-#define NPU_STATUS_ENABLED	(1u << 1)	/* mirrors NPU_CTRL_ENABLE */
-#define NPU_STATUS_FAULT	(1u << 2)	/* fatal error, reset required */
+#define NPU_STATUS_READY	BIT(0)	/* register page valid */
+#define NPU_STATUS_ENABLED	BIT(1)	/* mirrors NPU_CTRL_ENABLE */
+#define NPU_STATUS_FAULT	BIT(2)	/* fatal error, reset required */
 
 /* NPU_REG_INTR_CAUSE */
-#define NPU_INTR_CPL		(1u << 0)
-#define NPU_INTR_MBOX		(1u << 1)
-#define NPU_INTR_TRACE		(1u << 2)
-#define NPU_INTR_ERROR		(1u << 3)
+#define NPU_INTR_CPL		BIT(0)
+#define NPU_INTR_MBOX		BIT(1)
+#define NPU_INTR_TRACE		BIT(2)
+#define NPU_INTR_ERROR		BIT(3)
 
 /* NPU_REG_ERROR */
 #define NPU_ERR_NONE		0
@@ -146,7 +151,7 @@
 					 * receives the ABORTED completions
 					 */
 #define NPU_MBOX_OP_MASK	0xffff
-#define NPU_MBOX_F_NOIRQ	(1u << 16)	/* acknowledge without MSI-X */
+#define NPU_MBOX_F_NOIRQ	BIT(16)	/* acknowledge without MSI-X */
 
 /* Mailbox result codes */
 #define NPU_MBOX_OK		0

@@ -248,7 +248,8 @@ static void npu_job_fail_all(struct npu_device *ndev, struct npu_job *expired)
 		expired->expired = true;
 	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
 		list_for_each_entry_safe(job, tmp, &ndev->pe[pe].jobs, pe_node)
-			npu_job_complete(ndev, job, NPU_JOB_ABORTED, 0, 0, 0);
+			npu_job_complete(ndev, job, NPU_JOB_ABORTED,
+					 NPU_HW_NO_OP_INDEX, 0, 0);
 	}
 }
 

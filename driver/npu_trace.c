@@ -23,7 +23,6 @@
 #include <linux/file.h>
 #include <linux/hashtable.h>
 #include <linux/io.h>
-#include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -61,8 +60,6 @@ module_param(clock_samples, uint, 0644);
 MODULE_PARM_DESC(clock_samples,
 		 "Bracketed samples per CLOCK record; the narrowest is kept (1..32, default 8)");
 
-/* Enabled rings over all devices: the job path's only cost when zero. */
-static DEFINE_STATIC_KEY_FALSE(npu_trace_active);
 static atomic64_t npu_trace_ring_ids = ATOMIC64_INIT(0);
 
 #define NPU_TRACE_JOB_BITS	8
@@ -340,10 +337,16 @@ static void npu_trace_jobs_flush(struct npu_trace_dev *tdev)
 	}
 }
 
+/*
+ * The job path's only cost while no ring of the device is enabled: one
+ * predictable branch on an atomic count. (A static key would save the load
+ * but patches kernel text at every enable and disable.)
+ */
 static bool npu_trace_on(struct npu_device *ndev)
 {
-	return static_branch_unlikely(&npu_trace_active) && ndev->trace &&
-	       atomic_read(&ndev->trace->enabled);
+	struct npu_trace_dev *tdev = ndev->trace;
+
+	return unlikely(tdev && atomic_read(&tdev->enabled));
 }
 
 /**
@@ -725,7 +728,7 @@ static long tring_enable(struct npu_tring *r, void __user *uarg)
 	struct npu_device *ndev = r->ndev;
 	struct npu_trace_rec_clock clk;
 	struct npu_trace_enable en;
-	bool have_clk = false, first = false, newly = false;
+	bool have_clk = false, first = false;
 	unsigned long flags;
 	int ret;
 
@@ -761,7 +764,6 @@ static long tring_enable(struct npu_tring *r, void __user *uarg)
 		r->enabled = true;
 		tdev->nr_enabled++;
 		atomic_inc(&tdev->enabled);
-		newly = true;
 	}
 	r->level = en.level;
 	tring_set_flags(r);
@@ -769,8 +771,6 @@ static long tring_enable(struct npu_tring *r, void __user *uarg)
 		tring_emit(r, &clk, sizeof(clk));
 	spin_unlock_irqrestore(&tdev->lock, flags);
 
-	if (newly)
-		static_branch_inc(&npu_trace_active);
 	if (first && tdev->area_size)
 		npu_wr32(ndev, NPU_REG_TRACE_WMARK, tdev->area_size / 2);
 	npu_trace_update_level(tdev);
@@ -802,8 +802,6 @@ static bool tring_disable_locked(struct npu_tring *r)
 		tring_set_flags(r);
 	}
 	spin_unlock_irqrestore(&tdev->lock, flags);
-	if (was)
-		static_branch_dec(&npu_trace_active);
 	return was;
 }
 
@@ -1124,7 +1122,6 @@ int npu_trace_init(struct npu_device *ndev)
 void npu_trace_fini(struct npu_device *ndev)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
-	unsigned int was_enabled = 0;
 	struct npu_tring *r;
 	unsigned long flags;
 
@@ -1134,10 +1131,7 @@ void npu_trace_fini(struct npu_device *ndev)
 	spin_lock_irqsave(&tdev->lock, flags);
 	tdev->dead = true;
 	list_for_each_entry(r, &tdev->rings, node) {
-		if (r->enabled) {
-			r->enabled = false;
-			was_enabled++;
-		}
+		r->enabled = false;
 		r->dead = true;
 		tring_set_flags(r);
 		wake_up_interruptible_poll(&r->wq, EPOLLHUP | EPOLLERR);
@@ -1146,8 +1140,6 @@ void npu_trace_fini(struct npu_device *ndev)
 	atomic_set(&tdev->enabled, 0);
 	npu_trace_jobs_flush(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
-	while (was_enabled--)
-		static_branch_dec(&npu_trace_active);
 	cancel_delayed_work_sync(&tdev->clock_work);
 	if (tdev->dev_level && (ndev->hw.caps & NPU_CAP_TRACE)) {
 		npu_wr32(ndev, NPU_REG_CONTROL,

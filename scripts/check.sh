@@ -10,16 +10,19 @@
 #   vm    for each kernel printed by scripts/kernels.sh (or $NPU_KERNELS),
 #         boots one npu-vm guest and runs every executable in
 #         BUILD/vmtests/ in it (the guest boots even when there is none,
-#         which checks boot, npu.ko insertion and binding);
+#         which checks boot, npu.ko insertion and binding); a test T that
+#         has a file T.npu-vm next to it runs in a guest of its own, started
+#         with the npu-vm/npu-emu options in that file (e.g. "--stall-pe 1");
 #   all   both.
 # The output of every suite is shown and kept in BUILD/check/*.log; the last
 # line printed is "N passed, N failed" over all of them (scripts/totals.sh).
 # Exits 1 if anything failed.
 #
-# Environment: BUILD (default <repo>/build), NPU_KERNELS (space-separated
-# versions or series), NPU_VM_TIMEOUT (seconds per guest, default 2400),
-# NPU_TEST_TIMEOUT (seconds per suite, default 900), NPU_VM_ARGS (extra
-# npu-vm options).
+# Environment: BUILD (default <repo>/build); NPU_BUILD_STATUS (exit status
+# of the build that preceded, counted as one failure if not 0); NPU_KERNELS
+# (space-separated versions or series); NPU_VM_TIMEOUT (seconds per guest,
+# default 2400); NPU_TEST_TIMEOUT (seconds per suite, default 900);
+# NPU_VM_ARGS (extra npu-vm options).
 
 set -uo pipefail
 
@@ -33,7 +36,7 @@ what=${1:-all}
 
 case "$what" in
 host|vm|all) ;;
--h|--help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "check.sh: unknown argument $what (host, vm or all)" >&2; exit 2 ;;
 esac
 
@@ -70,21 +73,43 @@ run_vm() {
 	fi
 	for k in "${kernels[@]}"; do
 		ver=$("$ROOT/scripts/kernels.sh" "$k") || ver=$k
-		log=$LOGDIR/vm-$ver.log
-		logs+=("$log")
-		echo "=== VM suites on $ver ($BUILD/vmtests)"
-		t0=$(date +%s)
-		# shellcheck disable=SC2086
-		"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" --timeout "$VM_TIMEOUT" \
-			${NPU_VM_ARGS:-} -- \
-			npu-run-suites --timeout "$TEST_TIMEOUT" --prefix "$ver" "$BUILD/vmtests" 2>&1 |
-			tee "$log"
-		st=${PIPESTATUS[0]}
-		t1=$(date +%s)
-		echo "# harness-end: npu-vm:$ver $st" >>"$log"
-		echo "=== npu-vm on $ver: exit status $st, $((t1 - t0)) s (boot and tests)"
+		if [[ -d "$BUILD/vmtests" ]]; then
+			vm_run "$ver" "$LOGDIR/vm-$ver.log" "" --skip-with-args "$BUILD/vmtests"
+		else
+			vm_run "$ver" "$LOGDIR/vm-$ver.log" ""
+		fi
+		for args in "$BUILD"/vmtests/*.npu-vm; do
+			[[ -f "$args" && -x "${args%.npu-vm}" ]] || continue
+			t=${args%.npu-vm}
+			vm_run "$ver" "$LOGDIR/vm-$ver-${t##*/}.log" "$(<"$args")" "$t"
+		done
 	done
 }
+
+# vm_run VERSION LOG "NPU-VM OPTIONS" RUN-SUITES-ARGS...
+vm_run() {
+	local ver=$1 log=$2 opts=$3 st t0 t1
+	shift 3
+	logs+=("$log")
+	echo "=== VM suites on $ver: $*${opts:+ (npu-vm $opts)}"
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" --timeout "$VM_TIMEOUT" \
+		${NPU_VM_ARGS:-} $opts -- \
+		npu-run-suites --timeout "$TEST_TIMEOUT" --prefix "$ver" "$@" 2>&1 |
+		tee "$log"
+	st=${PIPESTATUS[0]}
+	t1=$(date +%s)
+	echo "# harness-end: npu-vm:$ver $st" >>"$log"
+	echo "=== npu-vm on $ver: exit status $st, $((t1 - t0)) s (boot and tests)"
+}
+
+# A failed build (make all, run by the Makefile) counts as one failure.
+if [[ "${NPU_BUILD_STATUS:-0}" != 0 ]]; then
+	echo "=== the build failed (status $NPU_BUILD_STATUS): testing what was built"
+	echo "# failure: build (make all exited with status $NPU_BUILD_STATUS)" >"$LOGDIR/build.log"
+	logs+=("$LOGDIR/build.log")
+fi
 
 case "$what" in
 host) run_host ;;

@@ -16,7 +16,8 @@
 #     showed no failure (e.g. a sanitizer report at exit), or
 #   - began but never ended (the VM died under it),
 # and for each harness run that ended with a status other than 0 or 1 (npu-vm
-# could not boot, timed out, or the guest kernel logged a WARN/BUG/Oops).
+# could not boot, timed out, or the guest kernel logged a WARN/BUG/Oops),
+# and for each "# failure: REASON" line (e.g. a failed build).
 # Prints the failures, then as its very last line "N passed, N failed".
 # Exits 1 if anything failed, else 0.
 
@@ -57,6 +58,11 @@ function flag(name, why) {
 	close_suite("began but never ended (harness " name " exited " st ")")
 	if (st != 0 && st != 1)
 		flag(name, "harness failure, exit status " st)
+	next
+}
+/^# failure: / {
+	sub(/^# failure: /, "")
+	flag("failure", $0)
 	next
 }
 /^# Totals: / {

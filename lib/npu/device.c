@@ -38,7 +38,6 @@ int npu_device_open(const char *path, struct npu_device **devp)
 		free(dev);
 		return ret;
 	}
-	dev->info.version = NPU_INFO_VERSION;
 	ret = xioctl(dev->fd, NPU_IOCTL_GET_INFO, &dev->info);
 	if (ret < 0) {
 		close(dev->fd);

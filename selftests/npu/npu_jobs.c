@@ -102,6 +102,51 @@ TEST_F(job, clip_on_every_pe)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define TRIPS 101
+
+/* Latency of one small job, submit to collected result (figures only). */
+TEST_F(job, round_trip_figures)
+{
+	unsigned long long host[TRIPS], drv[TRIPS], dev[TRIPS], id, t0, t1;
+	struct npu_wait w;
+	int i;
+
+	for (i = 0; i < TRIPS; i++) {
+		t0 = npu_now_ns();
+		ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id));
+		ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
+		t1 = npu_now_ns();
+		ASSERT_EQ(NPU_JOB_OK, w.status);
+		/* Every interval nests in the one around it. */
+		ASSERT_LE(t0, w.submit_ns);
+		ASSERT_LE(w.complete_ns, t1);
+		host[i] = t1 - t0;
+		drv[i] = w.complete_ns - w.submit_ns;
+		dev[i] = (w.end_tick - w.start_tick) * 1000000000ull /
+			 self->info.clock_hz;
+		ASSERT_LE(dev[i], drv[i] + 1000000)
+			TH_LOG("device time %llu ns longer than the driver saw %llu ns",
+			       dev[i], drv[i]);
+	}
+	qsort(host, TRIPS, sizeof(host[0]), cmp_u64);
+	qsort(drv, TRIPS, sizeof(drv[0]), cmp_u64);
+	qsort(dev, TRIPS, sizeof(dev[0]), cmp_u64);
+	printf("# job (CLIP %d B) submit->wait, %d trips: min %llu median %llu max %llu ns\n",
+	       N, TRIPS, host[0], host[TRIPS / 2], host[TRIPS - 1]);
+	printf("# job submit_ns->complete_ns: min %llu median %llu max %llu ns\n",
+	       drv[0], drv[TRIPS / 2], drv[TRIPS - 1]);
+	printf("# job device start->end: min %llu median %llu max %llu ns\n",
+	       dev[0], dev[TRIPS / 2], dev[TRIPS - 1]);
+}
+
 TEST_F(job, wait_semantics)
 {
 	unsigned long long id;

@@ -256,6 +256,85 @@ TEST(unbind_with_jobs_and_mappings)
 	ASSERT_EQ(0, npu_rebind(bdf));
 }
 
+struct submitter {
+	volatile int done_jobs;
+	int last;
+	int setup_err;
+};
+
+/* Own file and buffers; submit and collect until the device goes away. */
+static void *submitter_main(void *arg)
+{
+	struct submitter *s = arg;
+	struct npu_bo_create b[3];
+	unsigned long long id;
+	unsigned int h[3], i;
+	struct npu_wait w;
+	unsigned char *p;
+	int fd;
+
+	fd = npu_open();
+	if (fd < 0) {
+		s->setup_err = fd;
+		return NULL;
+	}
+	for (i = 0; i < 3; i++) {
+		s->setup_err = npu_bo_new(fd, 65536, &b[i]);
+		if (s->setup_err)
+			goto out;
+		h[i] = b[i].handle;
+	}
+	p = npu_bo_map(fd, &b[0]);
+	if (!p) {
+		s->setup_err = -errno;
+		goto out;
+	}
+	npu_clip_prog(p, 65536, 1, 2, 0, 255);
+	for (;;) {
+		for (i = 0; i < 4; i++) {
+			s->last = npu_submit_job(fd, NPU_PE_ANY, h, 3, 0, 0,
+						 NPU_CLIP_PROG_SIZE, &id);
+			if (s->last)
+				goto unmap;
+		}
+		for (i = 0; i < 4; i++) {
+			s->last = npu_wait_job(fd, 0, NPU_WAIT_ANY, -1, &w);
+			if (s->last)
+				goto unmap;
+			s->done_jobs++;
+		}
+	}
+unmap:
+	munmap(p, 65536);
+out:
+	close(fd);
+	return NULL;
+}
+
+TEST(unbind_during_submit)
+{
+	struct submitter s[3];
+	pthread_t th[3];
+	char bdf[32];
+	int i;
+
+	ASSERT_EQ(0, npu_find_bdf(bdf, sizeof(bdf)));
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, submitter_main, &s[i]));
+	for (i = 0; i < 3; i++)
+		while (!s[i].done_jobs && !s[i].setup_err && !s[i].last)
+			usleep(1000);
+	ASSERT_EQ(0, npu_unbind(bdf));
+	for (i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, s[i].setup_err);
+		EXPECT_EQ(-ENODEV, s[i].last);
+		EXPECT_LT(0, s[i].done_jobs);
+	}
+	ASSERT_EQ(0, npu_rebind(bdf));
+}
+
 TEST(rmmod_with_fd_open)
 {
 	struct npu_info info;

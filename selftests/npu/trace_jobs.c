@@ -391,7 +391,18 @@ struct slow_reader {
 static void *slow_reader_main(void *arg)
 {
 	struct slow_reader *sr = arg;
+	struct npu_trace_status ts;
 
+	/* Do not read before the ring overflowed once, however slow the VM. */
+	while (!sr->stop) {
+		if (trace_status(sr->t, &ts)) {
+			sr->ret = -EIO;
+			return NULL;
+		}
+		if (ts.lost)
+			break;
+		usleep(5000);
+	}
 	while (!sr->stop) {
 		sr->ret = trace_consume(sr->t, &sr->st, NULL, NULL);
 		if (sr->ret < 0)

@@ -40,7 +40,7 @@ M=\$NPU_BUILD/models
 for net in mnist:$MNIST_N mobilenet-v1:$MOBILENET_N; do
 	name=\${net%%:*}; n=\${net##*:}
 	echo "== \$name: verify"
-	npu-classify -m \$M/\$name.nmdl -n 2 -j 2 --pes 0,1 --verify -q | grep verify
+	npu-classify -m \$M/\$name.nmdl -n 4 -j 2 --pes 0,1 --verify --ref \$NPU_BUILD/data/\$name.ref -q | grep verify
 	echo "== \$name: 1 PE, 1 thread, \$n inferences"
 	npu-classify -m \$M/\$name.nmdl -n \$n -j 1 --pes 0 -q
 	echo "== \$name: 2 PEs, 2 threads, \$n inferences"

@@ -22,6 +22,7 @@
 #include "npu_hw.h"
 #include "npu_model_file.h"
 #include "npuref.h"
+#include "refcache.h"
 
 #define MAX_INPUTS 4	/* distinct inputs with --random */
 
@@ -29,6 +30,8 @@ struct opts {
 	const char *dev;
 	const char *model;
 	const char *input;
+	const char *ref;
+	const char *write_ref;
 	unsigned long count;
 	unsigned int threads;
 	unsigned int n_inputs;
@@ -72,7 +75,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: npu-classify [-d DEV] -m MODEL [-n COUNT] [-j THREADS]\n"
 		"                    [--pes LIST] [--input FILE | --random SEED]\n"
-		"                    [-k K] [--verify] [-q]\n"
+		"                    [-k K] [--verify [--ref FILE]] [-q]\n"
+		"       npu-classify -m MODEL [--random SEED] [-k K] --write-ref FILE\n"
 		"\n"
 		"  -d, --device DEV    NPU device (default /dev/npu0)\n"
 		"  -m, --model MODEL   model file (npu-model-gen)\n"
@@ -85,6 +89,11 @@ static void usage(FILE *f)
 		"  -k, --inputs K      distinct random inputs, used in turn, 1..%d\n"
 		"                      (default 2); --verify runs npuref once per input\n"
 		"  -V, --verify        check every output bit for bit against npuref\n"
+		"      --ref FILE      with --verify and --random: npuref's outputs\n"
+		"                      from FILE (written by --write-ref) when it\n"
+		"                      matches the model, seed and -k; else computed\n"
+		"      --write-ref FILE  run npuref on the random inputs, write\n"
+		"                      FILE and exit (no device needed)\n"
 		"  -q, --quiet         no top-5 listing\n"
 		"  -h, --help          this text\n", MAX_INPUTS);
 }
@@ -108,22 +117,6 @@ static int parse_pes(const char *s, struct npu_runner_opts *r)
 			return -EINVAL;
 	}
 	return r->n_pes ? 0 : -EINVAL;
-}
-
-static void random_input(const struct npu_tensor_desc *d, float *x,
-			 unsigned long long seed)
-{
-	float lo = (0 - d->zero_point) * d->scale;
-	float hi = (255 - d->zero_point) * d->scale;
-	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-	size_t i;
-
-	for (i = 0; i < d->count; i++) {
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		x[i] = lo + (hi - lo) * (float)(s >> 40) / 16777216.0f;
-	}
 }
 
 /* PGM (P5) / PPM (P6) with maxval 255 and the model's H, W, C; else raw */
@@ -184,46 +177,6 @@ static int load_input(const char *path, const struct npu_tensor_desc *d,
 	}
 	fclose(f);
 	return 0;
-}
-
-/* run the model's program under npuref on @q; keep the output slot */
-static int reference(const struct npu_model *m, struct input *in)
-{
-	const struct npu_tensor_desc *di = npu_model_input(m, 0);
-	const struct npu_tensor_desc *dout = npu_model_output(m, 0);
-	struct npuref_buf slots[NPU_MODEL_MAX_SLOTS];
-	unsigned int i, n = npu_model_num_slots(m);
-	uint32_t po, ps;
-	size_t isz;
-	const void *img = npu_model_const_image(m, &isz, &po, &ps);
-	uint16_t op = 0;
-	int ret = -ENOMEM;
-
-	memset(slots, 0, sizeof(slots));
-	for (i = 0; i < n; i++) {
-		npu_model_slot(m, i, NULL, &slots[i].size);
-		slots[i].base = calloc(1, slots[i].size);
-		if (!slots[i].base)
-			goto out;
-	}
-	memcpy(slots[0].base, img, isz);
-	ret = npu_lower(in->q, (uint8_t *)slots[di->slot].base + di->offset,
-			di->dev_size, di->dims, di->layout, (uint8_t)di->zero_point);
-	if (ret)
-		goto out;
-	ret = npuref_run((uint8_t *)slots[0].base + po, ps, slots, n, 0, &op);
-	if (ret) {
-		fprintf(stderr, "npu-classify: npuref: status %d at op %u\n", ret, op);
-		ret = -EIO;
-		goto out;
-	}
-	in->ref_size = slots[dout->slot].size;
-	in->ref_out = slots[dout->slot].base;
-	slots[dout->slot].base = NULL;
-out:
-	for (i = 0; i < n; i++)
-		free(slots[i].base);
-	return ret;
 }
 
 static void *worker(void *arg)
@@ -328,6 +281,8 @@ int main(int argc, char **argv)
 		{ "random", required_argument, NULL, 'r' },
 		{ "inputs", required_argument, NULL, 'k' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "ref", required_argument, NULL, 'R' },
+		{ "write-ref", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -394,6 +349,12 @@ int main(int argc, char **argv)
 		case 'V':
 			o.verify = true;
 			break;
+		case 'R':
+			o.ref = optarg;
+			break;
+		case 'W':
+			o.write_ref = optarg;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -423,6 +384,10 @@ int main(int argc, char **argv)
 	dout = npu_model_output(model, 0);
 
 	sh.n_in = o.input ? 1 : o.n_inputs;
+	if ((o.write_ref || o.ref) && o.input) {
+		fprintf(stderr, "npu-classify: --ref and --write-ref need --random inputs\n");
+		goto out;
+	}
 	for (i = 0; i < sh.n_in; i++) {
 		struct input *in = &sh.in[i];
 
@@ -435,11 +400,40 @@ int main(int argc, char **argv)
 			if (load_input(o.input, din, in->x))
 				goto out;
 		} else {
-			random_input(din, in->x, o.seed + i);
+			nc_random_input(din, in->x, o.seed + i);
 		}
 		npu_quantize(in->x, in->q, din->count, din->scale, din->zero_point);
-		if (o.verify && reference(model, in)) {
-			fprintf(stderr, "npu-classify: reference run failed\n");
+	}
+	if (o.write_ref || o.verify) {
+		uint8_t *outs[MAX_INPUTS] = { NULL };
+		size_t osz;
+
+		npu_model_slot(model, dout->slot, NULL, &osz);
+		ret = o.ref ? nc_ref_read(o.ref, model, o.seed, sh.n_in, outs, osz)
+			    : -ENOENT;
+		if (o.ref && ret)
+			fprintf(stderr, "npu-classify: %s: %s; running npuref\n",
+				o.ref, ret == -ESTALE ?
+				"for another model, seed or input count" :
+				strerror(-ret));
+		if (!ret && !o.write_ref)
+			printf("verify: npuref outputs from %s\n", o.ref);
+		for (i = 0; i < sh.n_in; i++) {
+			if (!outs[i] && nc_reference(model, sh.in[i].x, &outs[i], &osz)) {
+				fprintf(stderr, "npu-classify: npuref failed on input %u\n", i);
+				goto out;
+			}
+			sh.in[i].ref_out = outs[i];
+			sh.in[i].ref_size = osz;
+		}
+		if (o.write_ref) {
+			ret = nc_ref_write(o.write_ref, model, o.seed, sh.n_in, outs, osz);
+			if (ret) {
+				fprintf(stderr, "npu-classify: %s: %s\n", o.write_ref,
+					strerror(-ret));
+				goto out;
+			}
+			status = 0;
 			goto out;
 		}
 	}

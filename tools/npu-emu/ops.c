@@ -767,14 +767,16 @@ static bool conv_fast_init(const struct conv_job *cj, struct conv_fast *f)
 	f->cob = (uint32_t)cblocks(cj->co);
 	f->wpad = (uint64_t)(cj->ow - 1) * cj->sw + cj->kw;
 	lanes = (uint64_t)f->cob * 16;
-	if (cj->dw)
-		wn = (uint64_t)cj->kh * cj->kw * f->cp;
-	else
-		wn = lanes * cj->kh * cj->kw * cj->c;
-	rn = (uint64_t)cj->kh * f->wpad * f->cp;
+	/* int16 elements of packed weights and row ring, without overflow */
+	if (__builtin_mul_overflow((uint64_t)cj->kh * cj->kw,
+				   cj->dw ? (uint64_t)f->cp : lanes * cj->c,
+				   &wn) ||
+	    __builtin_mul_overflow((uint64_t)cj->kh * f->cp, f->wpad, &rn))
+		return false;
+	if (wn > FAST_MAX_BYTES || rn > FAST_MAX_BYTES)
+		return false;
 	total = 2 * wn + 2 * rn + 16 * (uint64_t)cj->kh + 16 * lanes;
-	if (wn > FAST_MAX_BYTES || rn > FAST_MAX_BYTES ||
-	    total > FAST_MAX_BYTES)
+	if (total > FAST_MAX_BYTES)
 		return false;
 
 	f->wpk = malloc(wn * sizeof(int16_t));

@@ -165,7 +165,7 @@ int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
 
 	if (!op_index)
 		op_index = &dummy;
-	*op_index = 0xffff;
+	*op_index = NPU_HW_NO_OP_INDEX;
 
 	if (!slots || nslots < 1 || nslots > NPU_HW_MAX_BUFS ||
 	    prog_slot >= nslots)

@@ -546,6 +546,30 @@ struct npu_clock_sample {
 	struct npu_clock_pair samples[NPU_CLOCK_MAX_SAMPLES];
 };
 
+/**
+ * DOC: trace ioctls
+ *
+ * On /dev/npuN:
+ *
+ * NPU_IOCTL_TRACE_OPEN (struct npu_trace_open): opens a trace ring and
+ * returns its fd. -EINVAL: bad flags, size, watermark or reserved field;
+ * -EACCES: NPU_TRACE_ALL_PROCESSES without the privilege; -ENOMEM;
+ * -EMFILE; -EFAULT.
+ *
+ * NPU_IOCTL_CLOCK_SAMPLE (struct npu_clock_sample): bracketed device clock
+ * samples. -EINVAL, -EOPNOTSUPP, -EIO, -ETIMEDOUT, -EINTR, -EFAULT.
+ *
+ * On a trace fd (every one fails with -ENODEV once the device is gone):
+ *
+ * NPU_TRACE_IOCTL_ENABLE (struct npu_trace_enable): start receiving
+ * records at a level, or change the level. -EINVAL, -EOPNOTSUPP, and the
+ * errors of the clock sample it takes.
+ *
+ * NPU_TRACE_IOCTL_DISABLE (no argument): stop receiving records.
+ *
+ * NPU_TRACE_IOCTL_STATUS (struct npu_trace_status): the ring's counters.
+ */
+
 /* On /dev/npuN */
 #define NPU_IOCTL_TRACE_OPEN	_IOWR(NPU_IOCTL_BASE, 0x30, struct npu_trace_open)
 #define NPU_IOCTL_CLOCK_SAMPLE	_IOWR(NPU_IOCTL_BASE, 0x31, struct npu_clock_sample)

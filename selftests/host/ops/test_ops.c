@@ -292,6 +292,40 @@ TEST(maxpool)
 }
 
 /*
+ * "SAME" pools, 3x3, stride 1, padding 1 on x [1,2,2,1] = {1,2;3,4},
+ * zx 0, zy 0: OH = OW = (2 + 2 - 3) + 1 = 2 and every window covers the
+ * whole input (cnt 4, the rest is padding, below and right included):
+ * AVGPOOL (10 + 2) / 4 = 3, MAXPOOL 4.
+ */
+TEST(pools_same_padding)
+{
+	static const int32_t xv[] = { 1, 2, 3, 4 };
+	struct npu_prog_op *op;
+	uint16_t x, y[2];
+	struct ob b;
+
+	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
+	x = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+	ob_fill(&b, x, xv);
+	for (int i = 0; i < 2; i++) {
+		y[i] = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+		op = ob_op(&b, i ? NPU_OP_MAXPOOL : NPU_OP_AVGPOOL, x, NONE,
+			   NONE, y[i], NONE, 0, 255);
+		op->u.conv.kh = op->u.conv.kw = 3;
+		op->u.conv.sh = op->u.conv.sw = 1;
+		op->u.conv.pt = op->u.conv.pl = 1;
+		op->u.conv.pb = op->u.conv.pr = 1;
+		op->u.conv.dh = op->u.conv.dw = 1;
+	}
+	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
+	for (int i = 0; i < 4; i++) {
+		EXPECT_EQ(3, ob_data(&b, y[0])[i]);
+		EXPECT_EQ(4, ob_data(&b, y[1])[i]);
+	}
+	ob_free(&b);
+}
+
+/*
  * FC: x [2,3] = {1,2,3;4,5,6} zx 0; w [2,3] I8 = {1,0,-1;2,1,0} zw 0;
  * bias {0, 10}; factor 1.0; zy 5.
  *   m0: 1-3 = -2 -> 3;  2+2+10 = 14 -> 19

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npu-trace-bench - cost of hardware tracing, measured in the VM.
+ *
+ *   npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS]
+ *
+ * 1. Latency: a job of OPS CLIP operators over BYTES bytes is submitted and
+ *    waited for, JOBS times per round, with tracing off, at level 1 and at
+ *    level 2 (a reader thread drains the ring meanwhile). Rounds alternate
+ *    the modes to cancel drift. Prints median and mean latency per mode and
+ *    their ratios to "off".
+ * 2. Throughput: level 2 with long programs queued on every PE, a reader
+ *    polling the ring; for several ring sizes, the record rate the reader
+ *    received and the records lost. The highest rate with zero loss is the
+ *    rate the driver sustains to a reader.
+ *
+ * Not a test: it prints figures, and exits 1 only when something fails.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+/* npu_test.h wants the harness's includes; it has no harness dependency. */
+#include "npu_test.h"
+#include "trace_lib.h"
+
+struct reader {
+	struct trace_ring *t;
+	struct trace_stats st;
+	volatile int stop;
+	long err;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct pollfd pfd = { .fd = rd->t->fd, .events = POLLIN };
+	long n;
+
+	for (;;) {
+		poll(&pfd, 1, 10);
+		n = trace_consume(rd->t, &rd->st, NULL, NULL);
+		if (n < 0) {
+			rd->err = n;
+			break;
+		}
+		if (rd->stop && !trace_unread(rd->t))
+			break;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "npu-trace-bench: %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+/* One round of @n jobs at @level (-1: tracing off); latencies into @lat. */
+static void latency_round(int fd, struct trace_jobs *j, int level,
+			  unsigned int n, uint64_t *lat)
+{
+	struct trace_ring t;
+	struct reader rd;
+	struct npu_wait w;
+	pthread_t th;
+	unsigned int i;
+	uint64_t t0;
+	int ret;
+
+	if (level >= 0) {
+		ret = trace_open(fd, 0, 256, 4096, &t);
+		if (ret)
+			die("trace open", ret);
+		ret = trace_enable(&t, level);
+		if (ret)
+			die("trace enable", ret);
+		memset(&rd, 0, sizeof(rd));
+		rd.t = &t;
+		pthread_create(&th, NULL, reader_main, &rd);
+	}
+	for (i = 0; i < n; i++) {
+		t0 = npu_now_ns();
+		ret = trace_job_run(j, NPU_PE_ANY, &w);
+		lat[i] = npu_now_ns() - t0;
+		if (ret || w.status != NPU_JOB_OK)
+			die("job", ret ? ret : -EIO);
+	}
+	if (level >= 0) {
+		struct npu_trace_status ts;
+
+		rd.stop = 1;
+		pthread_join(th, NULL);
+		trace_status(&t, &ts);
+		if (rd.err || ts.lost)
+			fprintf(stderr, "npu-trace-bench: level %d: %llu records lost\n",
+				level, (unsigned long long)ts.lost);
+		trace_close(&t);
+	}
+}
+
+static void latency(int fd, struct trace_jobs *j, unsigned int n,
+		    unsigned int rounds)
+{
+	static const char *const name[3] = { "off", "level 1", "level 2" };
+	uint64_t *lat[3], *tmp = calloc(n, sizeof(uint64_t));
+	double mean[3], median[3];
+	unsigned int r, m, i;
+
+	for (m = 0; m < 3; m++)
+		lat[m] = calloc((size_t)n * rounds, sizeof(uint64_t));
+	/* Warm up. */
+	latency_round(fd, j, -1, n / 4 + 1, tmp);
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < 3; i++) {
+			m = (i + r) % 3;	/* rotate the order */
+			latency_round(fd, j, (int)m - 1, n,
+				      lat[m] + (size_t)r * n);
+		}
+	printf("latency: %u jobs per mode, %u CLIP ops over %u bytes each\n",
+	       n * rounds, j->k, j->n);
+	for (m = 0; m < 3; m++) {
+		double sum = 0;
+
+		qsort(lat[m], (size_t)n * rounds, sizeof(uint64_t), cmp_u64);
+		for (i = 0; i < n * rounds; i++)
+			sum += lat[m][i];
+		mean[m] = sum / (n * rounds);
+		median[m] = lat[m][n * rounds / 2];
+		printf("  %-8s median %8.1f us  mean %8.1f us  p90 %8.1f us\n",
+		       name[m], median[m] / 1e3, mean[m] / 1e3,
+		       lat[m][n * rounds * 9 / 10] / 1e3);
+	}
+	printf("  ratio to off: level 1 median %.3f mean %.3f; level 2 median %.3f mean %.3f\n",
+	       median[1] / median[0], mean[1] / mean[0],
+	       median[2] / median[0], mean[2] / mean[0]);
+	printf("bench.latency_off_median_us=%.1f\n", median[0] / 1e3);
+	printf("bench.latency_l1_ratio=%.3f\n", median[1] / median[0]);
+	printf("bench.latency_l2_ratio=%.3f\n", median[2] / median[0]);
+	for (m = 0; m < 3; m++)
+		free(lat[m]);
+	free(tmp);
+}
+
+/* Level 2 flood: returns records/s received; *lost gets the losses. */
+static double flood(int fd, struct trace_jobs *j, unsigned int pages,
+		    unsigned int jobs, uint64_t *lost, uint64_t *dev_lost,
+		    uint64_t *received)
+{
+	struct npu_trace_status ts;
+	unsigned long long *ids = calloc(jobs, sizeof(*ids));
+	struct trace_ring t;
+	struct reader rd;
+	struct npu_wait w;
+	unsigned int done = 0, sub = 0;
+	pthread_t th;
+	uint64_t t0, t1;
+	int ret;
+
+	ret = trace_open(fd, 0, pages, (uint32_t)(pages * getpagesize() / 2),
+			 &t);
+	if (ret)
+		die("trace open", ret);
+	if (trace_enable(&t, 2))
+		die("trace enable", -errno);
+	memset(&rd, 0, sizeof(rd));
+	rd.t = &t;
+	pthread_create(&th, NULL, reader_main, &rd);
+	t0 = npu_now_ns();
+	/* Keep up to 8 jobs in flight. */
+	while (done < jobs) {
+		while (sub < jobs && sub - done < 8) {
+			ret = trace_job_submit(j, NPU_PE_ANY, &ids[sub]);
+			if (ret)
+				die("submit", ret);
+			sub++;
+		}
+		ret = npu_wait_job(fd, ids[done], 0, 10000000000ll, &w);
+		if (ret || w.status != NPU_JOB_OK)
+			die("wait", ret ? ret : -EIO);
+		done++;
+	}
+	rd.stop = 1;
+	pthread_join(th, NULL);
+	t1 = npu_now_ns();
+	trace_status(&t, &ts);
+	*lost = ts.lost;
+	*dev_lost = ts.device_lost;
+	*received = rd.st.records;
+	trace_close(&t);
+	free(ids);
+	return rd.st.records * 1e9 / (double)(t1 - t0);
+}
+
+static void throughput(int fd, struct trace_jobs *j)
+{
+	static const unsigned int pages[] = { 1, 4, 16, 64, 256, 1024 };
+	double best = 0, rate;
+	uint64_t lost, dev_lost, recs;
+	unsigned int i, best_pages = 0;
+
+	if (trace_jobs_set_ops(j, 1000))
+		die("program", -EINVAL);
+	printf("throughput: level 2, 1000-op jobs (OP records of 80 bytes), 8 in flight\n");
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		rate = flood(fd, j, pages[i], 40, &lost, &dev_lost, &recs);
+		printf("  ring %5u pages: %9.0f records/s received (%7.1f MB/s), %llu records, %llu lost in ring, %llu lost in device\n",
+		       pages[i], rate, rate * 80 / 1e6,
+		       (unsigned long long)recs, (unsigned long long)lost,
+		       (unsigned long long)dev_lost);
+		if (!lost && !dev_lost && rate > best) {
+			best = rate;
+			best_pages = pages[i];
+		}
+	}
+	printf("  highest rate without loss: %.0f records/s (ring of %u pages)\n",
+	       best, best_pages);
+	printf("bench.max_lossless_records_per_s=%.0f\n", best);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int n = 25, k = 16, bytes = 16384, rounds = 24;
+	struct trace_jobs j;
+	int fd, ret, c;
+
+	while ((c = getopt(argc, argv, "n:k:b:r:h")) != -1) {
+		switch (c) {
+		case 'n':
+			n = strtoul(optarg, NULL, 0);
+			break;
+		case 'k':
+			k = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			bytes = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			rounds = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr,
+				"usage: npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS]\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (!n || !k || k > 1024 || !bytes || !rounds) {
+		fprintf(stderr, "npu-trace-bench: bad arguments\n");
+		return 2;
+	}
+	fd = npu_open();
+	if (fd < 0)
+		die(NPU_DEV, fd);
+	ret = trace_jobs_init(&j, fd, bytes, k);
+	if (ret)
+		die("buffers", ret);
+	latency(fd, &j, n, rounds);
+	ret = trace_jobs_init(&j, fd, 64, 1000);
+	if (ret)
+		die("buffers", ret);
+	throughput(fd, &j);
+	close(fd);
+	return 0;
+}
