@@ -808,8 +808,18 @@ static bool tring_disable_locked(struct npu_tring *r)
 static long tring_disable(struct npu_tring *r)
 {
 	struct npu_trace_dev *tdev = r->tdev;
+	struct npu_trace_rec_clock clk;
+	unsigned long flags;
 
 	mutex_lock(&tdev->ctl_lock);
+	/* A closing CLOCK record bounds the clock fit at the end too. */
+	if (r->enabled && (r->ndev->hw.caps & NPU_CAP_CLOCK_LATCH) &&
+	    !npu_trace_clock_rec(tdev, &clk)) {
+		spin_lock_irqsave(&tdev->lock, flags);
+		if (r->enabled)
+			tring_emit(r, &clk, sizeof(clk));
+		spin_unlock_irqrestore(&tdev->lock, flags);
+	}
 	if (tring_disable_locked(r)) {
 		npu_trace_update_level(tdev);
 		if (!tdev->nr_enabled)

@@ -208,11 +208,12 @@ static int mobilenet(double secs)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench-ops [-t SECONDS] [-g] [-m]\n"
+		"usage: bench-ops [-t SECONDS] [-g] [-m] [-f TEXT]\n"
 		"Measure the NPU operators of the device model (GMAC/s per core).\n"
 		"  -t, --time SECONDS  time per case (default 0.5)\n"
 		"  -g, --generic       use the generic (literal) paths only\n"
 		"  -m, --mobilenet     also run a whole MobileNet-v1 program\n"
+		"  -f, --filter TEXT   only the cases whose name contains TEXT\n"
 		"  -h, --help          this help\n");
 }
 
@@ -222,16 +223,18 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 't' },
 		{ "generic", no_argument, NULL, 'g' },
 		{ "mobilenet", no_argument, NULL, 'm' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *filter = NULL;
 	double secs = 0.5;
 	bool mnet = false;
 	unsigned int i;
 	char *end;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "t:gmh", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:gmf:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			secs = strtod(optarg, &end);
@@ -246,6 +249,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			mnet = true;
+			break;
+		case 'f':
+			filter = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -268,6 +274,8 @@ int main(int argc, char **argv)
 		uint64_t macs;
 		double ips;
 
+		if (filter && !strstr(c->name, filter))
+			continue;
 		if (ob_init(&b, 3, 16u << 20))
 			return 1;
 		if (c->fc) {

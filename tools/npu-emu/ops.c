@@ -23,6 +23,10 @@
 
 #define NONE NPU_PROG_NONE
 
+#ifndef __always_inline
+#define __always_inline __attribute__((always_inline))
+#endif
+
 /*
  * Largest number of products an int32 partial sum may hold: |x - zx| and
  * |w - zw| are at most 255, and 33025 * 255 * 255 < 2^31.
@@ -38,8 +42,10 @@
 /*
  * The hot functions are compiled for several instruction sets and picked at
  * load time (plain C, auto-vectorized for each; identical results).
+ * -DNPU_OPS_NO_CLONES builds the baseline only.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	!defined(NPU_OPS_NO_CLONES)
 #define NPU_HOT __attribute__((target_clones("default", "avx2", \
 						 "arch=x86-64-v4")))
 #else
@@ -593,8 +599,10 @@ struct conv_job {
 	int32_t zy, amin, amax;
 };
 
-/* weight (w - zw) for output channel @o, kernel position (@i, @j), input
- * channel @ci; depthwise: @o is ignored, the channel is @ci */
+/*
+ * weight (w - zw) for output channel @o, kernel position (@i, @j), input
+ * channel @ci; depthwise: @o is ignored, the channel is @ci
+ */
 static inline int32_t wval(const struct conv_job *cj, uint32_t o, uint32_t i,
 			   uint32_t j, uint32_t ci)
 {
@@ -708,9 +716,38 @@ static inline int16_t wraw(const uint8_t *w, bool i8, int32_t zw, uint64_t off)
 	return (int16_t)((i8 ? (int8_t)w[off] : (int32_t)w[off]) - zw);
 }
 
+/* one output channel's row of @c weights into every other int16 pair */
+static inline void pack_row_u8(int16_t *restrict d, const uint8_t *restrict src,
+			       uint32_t c, int32_t zw)
+{
+	uint32_t q;
+
+	for (q = 0; q < c / 2; q++) {
+		d[q * 32] = (int16_t)(src[2 * q] - zw);
+		d[q * 32 + 1] = (int16_t)(src[2 * q + 1] - zw);
+	}
+	if (c % 2)
+		d[q * 32] = (int16_t)(src[2 * q] - zw);
+}
+
+static inline void pack_row_i8(int16_t *restrict d, const uint8_t *restrict src,
+			       uint32_t c, int32_t zw)
+{
+	const int8_t *s8 = (const int8_t *)src;
+	uint32_t q;
+
+	for (q = 0; q < c / 2; q++) {
+		d[q * 32] = (int16_t)(s8[2 * q] - zw);
+		d[q * 32 + 1] = (int16_t)(s8[2 * q + 1] - zw);
+	}
+	if (c % 2)
+		d[q * 32] = (int16_t)(s8[2 * q] - zw);
+}
+
 /*
  * Pack the weights as int16 (w - zw): depthwise [kh][kw][cp] with zeros
- * beyond c; otherwise [cob][kh][kw][c][16] with zeros beyond co.
+ * beyond c; otherwise [cob][kh][kw][c2 / 2][16][2] (channel pairs
+ * interleaved per lane, see kconv()) with zeros beyond co and c.
  */
 NPU_HOT
 static void conv_pack(const struct conv_job *cj, struct conv_fast *f)
@@ -718,9 +755,10 @@ static void conv_pack(const struct conv_job *cj, struct conv_fast *f)
 	const bool i8 = cj->w->dtype == NPU_DT_I8;
 	const uint8_t *w = cj->w->data;
 	const int32_t zw = cj->zw;
-	const uint64_t k = (uint64_t)cj->kh * cj->kw * cj->c;
+	const uint64_t npos = (uint64_t)cj->kh * cj->kw;
+	const uint64_t c2 = ((uint64_t)cj->c + 1) & ~1ull;
 	uint32_t b, l, o, ci;
-	uint64_t q, pos;
+	uint64_t pos;
 	int16_t *p;
 
 	if (cj->dw) {
@@ -733,24 +771,36 @@ static void conv_pack(const struct conv_job *cj, struct conv_fast *f)
 		}
 		return;
 	}
+	/* [cob][kh][kw][c2 / 2][16][2], c2 = c rounded up to even */
 	for (b = 0; b < f->cob; b++) {
-		p = f->wpk + (uint64_t)b * k * 16;
-		for (l = 0; l < 16; l++) {
-			o = b * 16 + l;
-			if (o >= cj->co) {
-				for (q = 0; q < k; q++)
-					p[q * 16 + l] = 0;
-			} else if (cj->w_kn) {
-				/* [K, N]: element (ci, o) */
-				for (q = 0; q < k; q++)
-					p[q * 16 + l] = wraw(w, i8, zw,
-							     q * cj->co + o);
-			} else {
-				const uint64_t row = (uint64_t)o * k;
+		for (pos = 0; pos < npos; pos++) {
+			p = f->wpk + ((uint64_t)b * npos + pos) * c2 * 16;
+			for (l = 0; l < 16; l++) {
+				int16_t *d = p + l * 2;
 
-				for (q = 0; q < k; q++)
-					p[q * 16 + l] = wraw(w, i8, zw,
-							     row + q);
+				o = b * 16 + l;
+				if (o >= cj->co) {
+					for (ci = 0; ci < c2; ci++)
+						d[(ci / 2) * 32 + ci % 2] = 0;
+					continue;
+				}
+				if (cj->w_kn) {
+					/* [K, N]: element (ci, o) */
+					for (ci = 0; ci < cj->c; ci++)
+						d[(ci / 2) * 32 + ci % 2] =
+							wraw(w, i8, zw,
+							     (uint64_t)ci * cj->co + o);
+				} else {
+					const uint8_t *src = w +
+						((uint64_t)o * npos + pos) * cj->c;
+
+					if (i8)
+						pack_row_i8(d, src, cj->c, zw);
+					else
+						pack_row_u8(d, src, cj->c, zw);
+				}
+				if (cj->c % 2)
+					d[(c2 / 2 - 1) * 32 + 1] = 0;
 			}
 		}
 	}
@@ -769,7 +819,8 @@ static bool conv_fast_init(const struct conv_job *cj, struct conv_fast *f)
 	lanes = (uint64_t)f->cob * 16;
 	/* int16 elements of packed weights and row ring, without overflow */
 	if (__builtin_mul_overflow((uint64_t)cj->kh * cj->kw,
-				   cj->dw ? (uint64_t)f->cp : lanes * cj->c,
+				   cj->dw ? (uint64_t)f->cp :
+				   lanes * (((uint64_t)cj->c + 1) & ~1ull),
 				   &wn) ||
 	    __builtin_mul_overflow((uint64_t)cj->kh * f->cp, f->wpad, &rn))
 		return false;
@@ -871,45 +922,53 @@ static inline void acc_flush(int32_t acc[][16], uint32_t tot[][16],
  * vectorize. The callers keep every sum within ACC_TERMS products.
  */
 
-/* CONV2D: @len input channels at one kernel position */
-static inline __attribute__((always_inline))
+/*
+ * CONV2D: @len input channels at one kernel position, in pairs: the
+ * weights of channels 2q and 2q + 1 are interleaved per lane, so that each
+ * 32-bit lane adds two products (pmaddwd/vpdpwssd). An odd @len reads one
+ * channel past it, which is a zero in the row ring and in the weights.
+ */
+static inline __always_inline
 void kconv(int32_t acc[][16], const int16_t *restrict xs, uint64_t ps,
 	   const int16_t *restrict wk, uint32_t len, const uint32_t np)
 {
 	int32_t a[TILE_P][16];
-	uint32_t ci, p, l;
+	uint32_t q, p, l;
 
 	memcpy(a, acc, np * sizeof(a[0]));
-	for (ci = 0; ci < len; ci++) {
-		const int16_t *restrict wv = wk + (uint64_t)ci * 16;
+	for (q = 0; q < (len + 1) / 2; q++) {
+		const int16_t *restrict wv = wk + (uint64_t)q * 32;
 
 		for (p = 0; p < np; p++) {
-			int32_t xv = xs[p * ps + ci];
+			int32_t x0 = xs[p * ps + 2 * q];
+			int32_t x1 = xs[p * ps + 2 * q + 1];
 
 			for (l = 0; l < 16; l++)
-				a[p][l] += xv * wv[l];
+				a[p][l] += x0 * wv[2 * l] + x1 * wv[2 * l + 1];
 		}
 	}
 	memcpy(acc, a, np * sizeof(a[0]));
 }
 
-static inline __attribute__((always_inline))
+static inline __always_inline
 void kconv_n(int32_t acc[][16], const int16_t *xs, uint64_t ps,
 		    const int16_t *wk, uint32_t len)
 {
 	kconv(acc, xs, ps, wk, len, TILE_P);
 }
 
-static inline __attribute__((always_inline))
+static inline __always_inline
 void kconv_1(int32_t acc[][16], const int16_t *xs, uint64_t ps,
 		    const int16_t *wk, uint32_t len)
 {
 	kconv(acc, xs, ps, wk, len, 1);
 }
 
-/* DWCONV2D: kernel columns [0, @len) of one kernel row; lanes are
- * channels, the input pixel stride is @cp */
-static inline __attribute__((always_inline))
+/*
+ * DWCONV2D: kernel columns [0, @len) of one kernel row; lanes are
+ * channels, the input pixel stride is @cp
+ */
+static inline __always_inline
 void kdw(int32_t acc[][16], const int16_t *restrict xs, uint64_t ps,
 	 uint64_t cp, const int16_t *restrict wk, uint32_t len,
 	 const uint32_t np)
@@ -931,14 +990,14 @@ void kdw(int32_t acc[][16], const int16_t *restrict xs, uint64_t ps,
 	memcpy(acc, a, np * sizeof(a[0]));
 }
 
-static inline __attribute__((always_inline))
+static inline __always_inline
 void kdw_n(int32_t acc[][16], const int16_t *xs, uint64_t ps,
 		  uint64_t cp, const int16_t *wk, uint32_t len)
 {
 	kdw(acc, xs, ps, cp, wk, len, TILE_P);
 }
 
-static inline __attribute__((always_inline))
+static inline __always_inline
 void kdw_1(int32_t acc[][16], const int16_t *xs, uint64_t ps,
 		  uint64_t cp, const int16_t *wk, uint32_t len)
 {
@@ -952,6 +1011,7 @@ static void conv_tile(const struct conv_job *cj, const struct conv_fast *f,
 		      uint32_t tot[][16])
 {
 	const uint64_t ps = (uint64_t)cj->sw * f->cp;
+	const uint64_t c2 = ((uint64_t)cj->c + 1) & ~1ull;
 	uint32_t i, j, c0, len, lim, terms = 0;
 	int32_t acc[TILE_P][16];
 
@@ -989,16 +1049,17 @@ static void conv_tile(const struct conv_job *cj, const struct conv_fast *f,
 			const int16_t *xs = r + (uint64_t)j * f->cp;
 			const int16_t *wk = f->wpk +
 				(((uint64_t)b * cj->kh + i) * cj->kw + j) *
-				cj->c * 16;
+				c2 * 16;
 
+			/* chunks of an even number of channels */
 			for (c0 = 0; c0 < cj->c; c0 += len) {
 				lim = cj->c - c0;
-				len = lim > ACC_TERMS ? ACC_TERMS : lim;
-				if (terms + len > ACC_TERMS) {
+				len = lim > ACC_TERMS - 1 ? ACC_TERMS - 1 : lim;
+				if (terms + len + 1 > ACC_TERMS) {
 					acc_flush(acc, tot, np);
 					terms = 0;
 				}
-				terms += len;
+				terms += len + 1;
 				if (np == TILE_P)
 					kconv_n(acc, xs + c0, ps,
 						wk + (uint64_t)c0 * 16, len);
@@ -1045,8 +1106,10 @@ static void conv_emit(const struct conv_job *cj, const struct conv_fast *f,
 		for (l = 0; l < 16; l++) {
 			int32_t r = rv[l];
 
-			/* saturate(zy + r) then clamp: [amin, amax] is in
-			 * [0, 255], so bounding r first changes nothing */
+			/*
+			 * saturate(zy + r) then clamp: [amin, amax] is in
+			 * [0, 255], so bounding r first changes nothing
+			 */
 			r = r > 512 ? 512 : r < -512 ? -512 : r;
 			r += zy;
 			r = r < amin ? amin : r > amax ? amax : r;

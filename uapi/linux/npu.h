@@ -419,7 +419,8 @@ struct npu_trace_rec_op {
  *
  * The device latched @device_tick at some instant in
  * [@host_before_ns, @host_after_ns]. Rings receive one when they are
- * enabled and then periodically (module parameter clock_period_ms).
+ * enabled, then periodically (module parameter clock_period_ms), and a
+ * closing one at NPU_TRACE_IOCTL_DISABLE.
  */
 struct npu_trace_rec_clock {
 	struct npu_trace_rec_hdr hdr;
@@ -565,7 +566,8 @@ struct npu_clock_sample {
  * records at a level, or change the level. -EINVAL, -EOPNOTSUPP, and the
  * errors of the clock sample it takes.
  *
- * NPU_TRACE_IOCTL_DISABLE (no argument): stop receiving records.
+ * NPU_TRACE_IOCTL_DISABLE (no argument): write a closing CLOCK record and
+ * stop receiving records.
  *
  * NPU_TRACE_IOCTL_STATUS (struct npu_trace_status): the ring's counters.
  */
