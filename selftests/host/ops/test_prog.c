@@ -449,7 +449,7 @@ struct hook_log {
 	struct ob *b;
 	int abort_at;
 	int begins, ends;
-	struct npu_op_cost cost[4];
+	struct npu_op_cost cost[8];
 	int mutate;
 };
 
@@ -461,7 +461,8 @@ static int hk_begin(void *arg, uint32_t i, const struct npu_prog_op *op,
 	uint8_t *p = h->b->slots[0].base;
 
 	(void)op;
-	h->cost[i] = *cost;
+	if (i < 8)
+		h->cost[i] = *cost;
 	h->begins++;
 	if (h->mutate && i == 0) {
 		/* the host rewrites the program while it runs: op1's output
@@ -518,6 +519,70 @@ TEST(hooks_abort_and_cost)
 	EXPECT_EQ(64, h.cost[1].in_bytes);
 	EXPECT_EQ(20, h.cost[1].w_bytes);
 	EXPECT_EQ(8, h.cost[1].out_bytes);
+	ob_free(&b);
+}
+
+/*
+ * Cost of each operator kind (program.rst, "Cost model"), by hand:
+ * op0 FC x [2,3] (6 B), w [4,3] I8 (12 B), bias [4] (16 B), 1 pair (8 B),
+ *     y [2,4] (8 B): macs M*N*K = 2*4*3 = 24, in 6, w 36, out 8
+ * op1 DWCONV2D x NCHWC16 [1,4,4,3] (1*1*4*4*16 = 256 B), w [1,3,3,3] (27 B),
+ *     3 pairs (24 B), pad 1 -> y [1,4,4,3] (48 B):
+ *     macs 1*4*4*3*3*3 = 432, in 256, w 51, out 48
+ * op2 AVGPOOL 2x2 s2 of op1's y -> NCHWC16 [1,2,2,3] (64 B), 1 pair:
+ *     macs 1*2*2*3*2*2 = 48, in 48, w 8, out 64
+ * op3 ADD op2's y (64 B) + PLAIN [1,2,2,3] (12 B) -> [1,2,2,3] (12 B),
+ *     3 pairs (24 B): macs 12, in 76, w 24, out 12
+ * op4 CONCAT two PLAIN [1,2,2,3] on axis 3 -> NCHWC16 [1,2,2,6] (64 B):
+ *     macs 0, in 24, w 0, out 64
+ */
+TEST(cost_model_per_operator)
+{
+	static const int32_t p3[] = { 1 << 30, 1, 1 << 30, 1, 1 << 30, 1 };
+	static const int32_t bias4[] = { 0, 0, 0, 0 };
+	static const uint64_t exp[5][4] = {
+		{ 24, 6, 36, 8 }, { 432, 256, 51, 48 }, { 48, 48, 8, 64 },
+		{ 12, 76, 24, 12 }, { 0, 24, 0, 64 },
+	};
+	struct hook_log h = { .abort_at = -1 };
+	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
+	uint16_t x, w, bi, r1, r3, y0, dx, dw, dy, py, ax, ay, cy, idx;
+	struct npu_prog_op *op;
+	struct ob b;
+	int i;
+
+	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
+	h.b = &b;
+	x = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
+	w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 4, 3, 1, 1, 0);
+	bi = ob_bias(&b, 4, bias4);
+	r1 = ob_rq(&b, 1, RQ_ONE);
+	r3 = ob_rq(&b, 3, p3);
+	y0 = ob_u8(&b, PLAIN, 2, 2, 4, 1, 1, 0);
+	ob_op(&b, NPU_OP_FC, x, w, bi, y0, r1, 0, 255);
+	dx = ob_u8(&b, C16, 4, 1, 4, 4, 3, 0);
+	dw = ob_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 3, 3, 3, 0);
+	dy = ob_u8(&b, PLAIN, 4, 1, 4, 4, 3, 0);
+	ob_conv_op(&b, NPU_OP_DWCONV2D, dx, dw, NONE, dy, r3, 1, 1);
+	py = ob_u8(&b, C16, 4, 1, 2, 2, 3, 0);
+	op = ob_op(&b, NPU_OP_AVGPOOL, dy, NONE, NONE, py, r1, 0, 255);
+	op->u.conv.kh = op->u.conv.kw = 2;
+	op->u.conv.sh = op->u.conv.sw = 2;
+	op->u.conv.dh = op->u.conv.dw = 1;
+	ax = ob_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
+	ay = ob_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
+	ob_op(&b, NPU_OP_ADD, py, ax, NONE, ay, r3, 0, 255);
+	cy = ob_u8(&b, C16, 4, 1, 2, 2, 6, 0);
+	op = ob_op(&b, NPU_OP_CONCAT, ax, ay, NONE, cy, NONE, 0, 0);
+	op->u.concat.axis = 3;
+	ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, &hooks, &idx));
+	ASSERT_EQ(5, h.ends);
+	for (i = 0; i < 5; i++) {
+		EXPECT_EQ(exp[i][0], h.cost[i].macs);
+		EXPECT_EQ(exp[i][1], h.cost[i].in_bytes);
+		EXPECT_EQ(exp[i][2], h.cost[i].w_bytes);
+		EXPECT_EQ(exp[i][3], h.cost[i].out_bytes);
+	}
 	ob_free(&b);
 }
 
