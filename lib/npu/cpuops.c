@@ -95,42 +95,63 @@ static size_t plain_size(const uint32_t dims[4])
 	return s;
 }
 
-NPU_EXPORT
-int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
-	      const uint32_t dims[4], uint32_t layout, uint8_t pad)
+/*
+ * Copy between plain NHWC and NCHWC16 (one loop for both directions, so
+ * that Lower and Unlower cannot disagree on the layout): @lower copies
+ * @plain into @tiled and sets the padding lanes to @pad; else @tiled into
+ * @plain. Sizes are checked by the callers.
+ */
+static void nchwc16_copy(uint8_t *tiled, uint8_t *plain, const uint32_t dims[4],
+			 bool lower, uint8_t pad)
 {
 	size_t n, h, w, cb, N = dims[0], H = dims[1], W = dims[2], C = dims[3];
-	size_t need;
+	size_t CB = (C + 15) / 16;
 
-	if (layout == NPU_LAYOUT_PLAIN) {
-		need = plain_size(dims);
-		if (!need || out_size < need)
-			return -EINVAL;
-		memcpy(out, in, need);
-		return 0;
-	}
-	if (layout != NPU_LAYOUT_NCHWC16)
-		return -EINVAL;
-	need = npu_nchwc16_size(dims);
-	if (!need || out_size < need)
-		return -EINVAL;
 	for (n = 0; n < N; n++) {
-		for (cb = 0; cb < (C + 15) / 16; cb++) {
+		for (cb = 0; cb < CB; cb++) {
 			size_t c0 = cb * 16;
 			size_t lanes = C - c0 < 16 ? C - c0 : 16;
-			uint8_t *o = out + (n * ((C + 15) / 16) + cb) * H * W * 16;
+			uint8_t *t = tiled + (n * CB + cb) * H * W * 16;
 
 			for (h = 0; h < H; h++) {
-				const uint8_t *row = in + ((n * H + h) * W) * C;
+				uint8_t *row = plain + ((n * H + h) * W) * C + c0;
 
-				for (w = 0; w < W; w++, o += 16) {
-					memcpy(o, row + w * C + c0, lanes);
+				for (w = 0; w < W; w++, t += 16, row += C) {
+					if (!lower) {
+						memcpy(row, t, lanes);
+						continue;
+					}
+					memcpy(t, row, lanes);
 					if (lanes < 16)
-						memset(o + lanes, pad, 16 - lanes);
+						memset(t + lanes, pad, 16 - lanes);
 				}
 			}
 		}
 	}
+}
+
+/* bytes of the device tensor in @layout; 0 for a bad layout or overflow */
+static size_t layout_size(const uint32_t dims[4], uint32_t layout)
+{
+	if (layout == NPU_LAYOUT_PLAIN)
+		return plain_size(dims);
+	if (layout == NPU_LAYOUT_NCHWC16)
+		return npu_nchwc16_size(dims);
+	return 0;
+}
+
+NPU_EXPORT
+int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
+	      const uint32_t dims[4], uint32_t layout, uint8_t pad)
+{
+	size_t need = layout_size(dims, layout);
+
+	if (!in || !out || !need || out_size < need)
+		return -EINVAL;
+	if (layout == NPU_LAYOUT_PLAIN)
+		memcpy(out, in, need);
+	else
+		nchwc16_copy(out, (uint8_t *)in, dims, true, pad);
 	return 0;
 }
 
@@ -138,36 +159,14 @@ NPU_EXPORT
 int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
 		const uint32_t dims[4], uint32_t layout)
 {
-	size_t n, h, w, cb, N = dims[0], H = dims[1], W = dims[2], C = dims[3];
-	size_t need;
+	size_t need = layout_size(dims, layout);
 
-	if (layout == NPU_LAYOUT_PLAIN) {
-		need = plain_size(dims);
-		if (!need || in_size < need)
-			return -EINVAL;
+	if (!in || !out || !need || in_size < need)
+		return -EINVAL;
+	if (layout == NPU_LAYOUT_PLAIN)
 		memcpy(out, in, need);
-		return 0;
-	}
-	if (layout != NPU_LAYOUT_NCHWC16)
-		return -EINVAL;
-	need = npu_nchwc16_size(dims);
-	if (!need || in_size < need)
-		return -EINVAL;
-	for (n = 0; n < N; n++) {
-		for (cb = 0; cb < (C + 15) / 16; cb++) {
-			size_t c0 = cb * 16;
-			size_t lanes = C - c0 < 16 ? C - c0 : 16;
-			const uint8_t *i = in + (n * ((C + 15) / 16) + cb) *
-					   H * W * 16;
-
-			for (h = 0; h < H; h++) {
-				uint8_t *row = out + ((n * H + h) * W) * C;
-
-				for (w = 0; w < W; w++, i += 16)
-					memcpy(row + w * C + c0, i, lanes);
-			}
-		}
-	}
+	else
+		nchwc16_copy((uint8_t *)in, out, dims, false, 0);
 	return 0;
 }
 

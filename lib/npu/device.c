@@ -11,16 +11,6 @@
 
 #include "npu_internal.h"
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
-
 NPU_EXPORT
 int npu_device_open(const char *path, struct npu_device **devp)
 {
@@ -38,7 +28,7 @@ int npu_device_open(const char *path, struct npu_device **devp)
 		free(dev);
 		return ret;
 	}
-	ret = xioctl(dev->fd, NPU_IOCTL_GET_INFO, &dev->info);
+	ret = npu_xioctl(dev->fd, NPU_IOCTL_GET_INFO, &dev->info);
 	if (ret < 0) {
 		close(dev->fd);
 		free(dev);
@@ -91,7 +81,7 @@ int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
 	buf = calloc(1, sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	ret = xioctl(dev->fd, NPU_IOCTL_BO_CREATE, &req);
+	ret = npu_xioctl(dev->fd, NPU_IOCTL_BO_CREATE, &req);
 	if (ret < 0) {
 		free(buf);
 		return ret;
@@ -149,15 +139,13 @@ uint64_t npu_buffer_dev_addr(const struct npu_buffer *buf)
 NPU_EXPORT
 void npu_buffer_free(struct npu_buffer *buf)
 {
-	struct npu_bo_free req;
+	struct npu_bo_free req = { .handle = buf ? buf->handle : 0 };
 
 	if (!buf)
 		return;
 	if (buf->map)
 		munmap(buf->map, buf->map_size);
-	req.handle = buf->handle;
-	req.flags = 0;
-	xioctl(buf->dev->fd, NPU_IOCTL_BO_FREE, &req);
+	npu_xioctl(buf->dev->fd, NPU_IOCTL_BO_FREE, &req);
 	pthread_mutex_destroy(&buf->lock);
 	free(buf);
 }

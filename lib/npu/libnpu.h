@@ -104,13 +104,28 @@ int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
  */
 int npu_buffer_map(struct npu_buffer *buf, void **addr);
 
-/** npu_buffer_size() - bytes requested at creation */
+/**
+ * npu_buffer_size() - bytes requested at creation
+ * @buf: the buffer
+ *
+ * Return: the size passed to npu_buffer_create().
+ */
 size_t npu_buffer_size(const struct npu_buffer *buf);
 
-/** npu_buffer_handle() - the driver handle, for struct npu_submit.bufs */
+/**
+ * npu_buffer_handle() - the driver handle, for struct npu_submit.bufs
+ * @buf: the buffer
+ *
+ * Return: the handle NPU_IOCTL_BO_CREATE returned.
+ */
 uint32_t npu_buffer_handle(const struct npu_buffer *buf);
 
-/** npu_buffer_dev_addr() - device address of the buffer */
+/**
+ * npu_buffer_dev_addr() - device address of the buffer
+ * @buf: the buffer
+ *
+ * Return: the address NPU_IOCTL_BO_CREATE returned.
+ */
 uint64_t npu_buffer_dev_addr(const struct npu_buffer *buf);
 
 /**
@@ -153,7 +168,8 @@ struct npu_tensor_desc {
  * npu_model_load() - read and completely validate a model file
  * @path: file name
  * @model: out: the model
- * @err: buffer for a one-line error message, or NULL
+ * @err: buffer for a one-line error message, or NULL; the message starts
+ *	with @path
  * @errlen: bytes of @err
  *
  * Touches no device. Every check of model.rst is made here, including the
@@ -163,7 +179,8 @@ struct npu_tensor_desc {
  * Return: 0; -errno of open()/read(); -EBADMSG when the file is truncated
  * or its checksum does not match; -ENOEXEC on a bad magic;
  * -EPROTONOSUPPORT on an unknown version; -EFBIG when it is larger than
- * NPU_MODEL_MAX_FILE; -EINVAL for any other malformation.
+ * NPU_MODEL_MAX_FILE; -ENOMEM; -EINVAL for a NULL argument, a file that is
+ * not a regular file, or any other malformation.
  */
 int npu_model_load(const char *path, struct npu_model **model,
 		   char *err, size_t errlen);
@@ -181,16 +198,34 @@ int npu_model_load(const char *path, struct npu_model **model,
 int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 		       char *err, size_t errlen);
 
-/** npu_model_free() - free a model; runners using it must be gone. NULL ok */
+/**
+ * npu_model_free() - free a model
+ * @model: the model, or NULL; runners using it must have been freed
+ */
 void npu_model_free(struct npu_model *model);
 
-/** npu_model_name() - the model's name */
+/**
+ * npu_model_name() - the model's name
+ * @model: the model
+ *
+ * Return: the NUL-terminated name, valid while @model lives.
+ */
 const char *npu_model_name(const struct npu_model *model);
 
-/** npu_model_num_inputs() - number of inputs */
+/**
+ * npu_model_num_inputs() - number of inputs
+ * @model: the model
+ *
+ * Return: 1 or more.
+ */
 unsigned int npu_model_num_inputs(const struct npu_model *model);
 
-/** npu_model_num_outputs() - number of outputs */
+/**
+ * npu_model_num_outputs() - number of outputs
+ * @model: the model
+ *
+ * Return: 1 or more.
+ */
 unsigned int npu_model_num_outputs(const struct npu_model *model);
 
 /**
@@ -204,19 +239,30 @@ unsigned int npu_model_num_outputs(const struct npu_model *model);
 const struct npu_tensor_desc *npu_model_input(const struct npu_model *model,
 					      unsigned int idx);
 
-/** npu_model_output() - describe output @idx; as npu_model_input() */
+/**
+ * npu_model_output() - describe output @idx
+ * @model: the model
+ * @idx: output index
+ *
+ * Return: as npu_model_input().
+ */
 const struct npu_tensor_desc *npu_model_output(const struct npu_model *model,
 					       unsigned int idx);
 
-/** npu_model_num_slots() - buffer slots of a job of this model */
+/**
+ * npu_model_num_slots() - buffer slots of a job of this model
+ * @model: the model
+ *
+ * Return: 2..NPU_MODEL_MAX_SLOTS.
+ */
 unsigned int npu_model_num_slots(const struct npu_model *model);
 
 /**
  * npu_model_slot() - kind and size of slot @idx
  * @model: the model
  * @idx: slot index
- * @kind: out: NPU_MODEL_SLOT_* of npu_model_file.h
- * @size: out: bytes
+ * @kind: out: NPU_MODEL_SLOT_* of npu_model_file.h, or NULL
+ * @size: out: bytes, or NULL
  *
  * Return: 0 or -EINVAL if @idx is out of range.
  */
@@ -226,9 +272,10 @@ int npu_model_slot(const struct npu_model *model, unsigned int idx,
 /**
  * npu_model_const_image() - contents of slot 0 (constants and program)
  * @model: the model
- * @size: out: bytes of the image (<= the slot size; the rest is zero)
- * @prog_offset: out: offset of the program in slot 0
- * @prog_size: out: bytes of the program
+ * @size: out: bytes of the image (<= the slot size; the rest is zero), or
+ *	NULL
+ * @prog_offset: out: offset of the program in slot 0, or NULL
+ * @prog_size: out: bytes of the program, or NULL
  *
  * Return: the image, valid while @model lives.
  */
@@ -396,6 +443,9 @@ const void *npu_inference_slot(const struct npu_inference *inf,
  * npu_inference_release() - give the context back to the runner; waits
  * for a submitted job first
  * @inf: the inference, or NULL
+ *
+ * The next owner of the context cannot read this inference's outputs:
+ * npu_inference_get_output() fails until its own job has completed.
  */
 void npu_inference_release(struct npu_inference *inf);
 
@@ -410,7 +460,8 @@ void npu_inference_release(struct npu_inference *inf);
  *
  * acquire, set_input, submit, wait, get_output, release. Thread-safe.
  *
- * Return: as the steps.
+ * Return: -EINVAL if the model has not exactly one input and one output;
+ * else as the steps.
  */
 int npu_runner_run(struct npu_runner *runner, const float *input,
 		   size_t in_count, float *output, size_t out_count,

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,8 +206,9 @@ static int check_bias(struct vctx *v, uint32_t i, uint16_t bi, uint32_t n)
 		return 0;
 	b = &v->t[bi];
 	SHAPE(b->dtype == NPU_DT_I32 && b->layout == NPU_LAYOUT_PLAIN &&
-	      t_count(b) == n,
-	      "program: op %u bias must be plain i32 with %u elements", i, n);
+	      b->ndim == 1 && b->dims[0] == n,
+	      "program: op %u bias must be plain 1-D i32 with %u elements",
+	      i, n);
 	return 0;
 }
 
@@ -260,7 +262,7 @@ static int check_window(struct vctx *v, uint32_t i,
 
 	SHAPE(op->u.conv.sh >= 1 && op->u.conv.sw >= 1,
 	      "program: op %u stride must be >= 1", i);
-	SHAPE(pool || (op->u.conv.dh == 1 && op->u.conv.dw == 1),
+	SHAPE(op->u.conv.dh == 1 && op->u.conv.dw == 1,
 	      "program: op %u dilation must be 1", i);
 	SHAPE(x->ndim == 4 && y->ndim == 4 && x->dims[0] == y->dims[0],
 	      "program: op %u input and output must be 4-D with equal N", i);
@@ -335,7 +337,7 @@ static int check_op_shapes(struct vctx *v, uint32_t i)
 					true)))
 			return ret;
 		if (op->opcode == NPU_OP_AVGPOOL && op->rq != NPU_PROG_NONE &&
-		    (ret = check_rq(v, i, op->rq, 1, y->dims[3])))
+		    (ret = check_rq(v, i, op->rq, 1, 1)))
 			return ret;
 		break;
 	case NPU_OP_FC:
@@ -452,18 +454,67 @@ static bool uses_act(unsigned int opc)
 	return opc <= NPU_OP_CLIP && opc != NPU_OP_PAD;
 }
 
+#define U_RSVD(m) { offsetof(struct npu_prog_op, u.m.rsvd), \
+		   sizeof(((struct npu_prog_op *)NULL)->u.m.rsvd) }
+
+/*
+ * program.rst, "Operands" and "Validation order" 4b, per opcode: how many
+ * of in[] it uses (the others must be NONE; the used ones are checked with
+ * the shapes), and where the rsvd bytes of the u member it uses are.
+ */
+static const struct {
+	uint8_t n_in;
+	struct { size_t off, len; } rsvd;
+} op_layout[NPU_OP_MAX + 1] = {
+	[NPU_OP_CONV2D]    = { 3, U_RSVD(conv) },
+	[NPU_OP_DWCONV2D]  = { 3, U_RSVD(conv) },
+	[NPU_OP_PAD]       = { 1, U_RSVD(pad) },
+	[NPU_OP_AVGPOOL]   = { 1, U_RSVD(conv) },
+	[NPU_OP_MAXPOOL]   = { 1, U_RSVD(conv) },
+	[NPU_OP_FC]        = { 3, { 0, 0 } },
+	[NPU_OP_MATMUL]    = { 3, { 0, 0 } },
+	[NPU_OP_ADD]       = { 2, { 0, 0 } },
+	[NPU_OP_CLIP]      = { 1, { 0, 0 } },
+	[NPU_OP_RESHAPE]   = { 1, { 0, 0 } },
+	[NPU_OP_TRANSPOSE] = { 1, U_RSVD(transpose) },
+	[NPU_OP_SLICE]     = { 1, U_RSVD(slice) },
+	[NPU_OP_CONCAT]    = { 3, U_RSVD(concat) },
+};
+
+/* unused in[] NONE and u's rsvd bytes 0; @op's opcode is known */
+static int check_op_fields(struct vctx *v, uint32_t i)
+{
+	const struct npu_prog_op *op = &v->ops[i];
+	const uint8_t *rsvd = (const uint8_t *)op + op_layout[op->opcode].rsvd.off;
+	size_t k;
+
+	for (k = op_layout[op->opcode].n_in; k < 3; k++)
+		if (op->in[k] != NPU_PROG_NONE)
+			return fail(v, -EINVAL,
+				    "program: op %u (%s) does not use input %zu, which must be NONE",
+				    i, op_name(op->opcode), k);
+	for (k = 0; k < op_layout[op->opcode].rsvd.len; k++)
+		if (rsvd[k])
+			return fail(v, -EINVAL,
+				    "program: op %u reserved field set", i);
+	return 0;
+}
+
 static int check_op(struct vctx *v, uint32_t i)
 {
 	const struct npu_prog_op *op = &v->ops[i];
 	uint32_t nt = v->ph->n_tensors;
 	const struct npu_prog_tensor *y;
 	unsigned int k;
+	int ret;
 
 	if (op->opcode < 1 || op->opcode > NPU_OP_MAX)
 		return fail(v, -EINVAL, "program: op %u has unknown opcode %u",
 			    i, op->opcode);
 	if (op->flags || op->rsvd)
 		return fail(v, -EINVAL, "program: op %u reserved field set", i);
+	if ((ret = check_op_fields(v, i)))
+		return ret;
 	for (k = 0; k < 3; k++)
 		if (op->in[k] != NPU_PROG_NONE && op->in[k] >= nt)
 			return fail(v, -EINVAL,
@@ -784,6 +835,7 @@ NPU_EXPORT
 int npu_model_load(const char *path, struct npu_model **model, char *err,
 		   size_t errlen)
 {
+	char msg[256];
 	struct stat st;
 	uint8_t *buf;
 	size_t got = 0;
@@ -791,6 +843,11 @@ int npu_model_load(const char *path, struct npu_model **model, char *err,
 
 	if (err && errlen)
 		err[0] = 0;
+	if (!path || !model) {
+		if (err && errlen)
+			snprintf(err, errlen, "no file name");
+		return -EINVAL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -815,20 +872,35 @@ int npu_model_load(const char *path, struct npu_model **model, char *err,
 	buf = malloc(st.st_size ? st.st_size : 1);
 	if (!buf) {
 		close(fd);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	/* a file that shrinks meanwhile is truncated: its own message */
+	ret = 0;
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, buf + got, st.st_size - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0)
+			ret = -errno;
 		if (n <= 0)
 			break;
 		got += n;
 	}
 	close(fd);
-	ret = npu_model_load_mem(buf, got, model, err, errlen);
+	if (ret) {
+		free(buf);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = npu_model_load_mem(buf, got, model, msg, sizeof(msg));
 	free(buf);
+	/* every message names the file */
+	if (ret && err && errlen)
+		snprintf(err, errlen, "%s: %s", path, msg);
 	return ret;
 }
 

@@ -3,8 +3,10 @@
 #ifndef NPU_INTERNAL_H
 #define NPU_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/ioctl.h>
 
 #include "libnpu.h"
 #include "npu_hw.h"
@@ -69,5 +71,16 @@ struct npu_runner {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
+
+/* ioctl() restarted on EINTR; returns its result or -errno */
+static inline int npu_xioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
 
 #endif /* NPU_INTERNAL_H */

@@ -13,16 +13,6 @@
 
 #define NPU_RUNNER_MAX_CONTEXTS 64
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
-
 static void ctx_fini(struct npu_inference *c)
 {
 	unsigned int s;
@@ -171,6 +161,8 @@ void npu_inference_release(struct npu_inference *c)
 		else
 			break;
 	c->submitted = false;
+	/* the next owner must not read this inference's outputs */
+	c->done = false;
 	pthread_mutex_lock(&r->lock);
 	c->busy = false;
 	r->n_free++;
@@ -234,7 +226,7 @@ int npu_inference_submit(struct npu_inference *c)
 	req.prog_offset = m->prog_offset;
 	req.prog_size = m->prog_size;
 	req.bufs = (uintptr_t)handles;
-	ret = xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
+	ret = npu_xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
 	if (ret < 0)
 		return ret;
 	c->job_id = req.job_id;
@@ -255,7 +247,7 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 	memset(&req, 0, sizeof(req));
 	req.job_id = c->job_id;
 	req.timeout_ns = timeout_ns;
-	ret = xioctl(c->runner->dev->fd, NPU_IOCTL_WAIT, &req);
+	ret = npu_xioctl(c->runner->dev->fd, NPU_IOCTL_WAIT, &req);
 	if (ret == -ETIMEDOUT)
 		return ret;
 	/* any other answer means the driver no longer holds the job */
@@ -323,6 +315,8 @@ int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
 	struct npu_inference *c;
 	int ret;
 
+	if (r->model->n_inputs != 1 || r->model->n_outputs != 1)
+		return -EINVAL;
 	ret = npu_runner_acquire(r, &c);
 	if (ret)
 		return ret;

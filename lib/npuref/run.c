@@ -159,7 +159,8 @@ static int check_header(struct run *r, const void *prog, size_t prog_size)
 	if (h->magic != NPU_PROG_MAGIC || h->version != NPU_PROG_VERSION ||
 	    h->hdr_size != sizeof(*h) || h->rsvd)
 		return NPU_HW_STATUS_BAD_PROGRAM;
-	if (h->size > prog_size)
+	/* the header is part of the program: hdr_size <= size <= prog_size */
+	if (h->size < h->hdr_size || h->size > prog_size)
 		return NPU_HW_STATUS_BAD_PROGRAM;
 	if (h->n_tensors > NPU_PROG_MAX_TENSORS || h->n_ops > NPU_PROG_MAX_OPS)
 		return NPU_HW_STATUS_BAD_PROGRAM;

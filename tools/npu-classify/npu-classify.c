@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "libnpu.h"
+#include "npu_cli.h"
 #include "npu_hw.h"
 #include "npu_model_file.h"
 #include "npuref.h"
@@ -70,33 +71,78 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: npu-classify [-d DEV] -m MODEL [-n COUNT] [-j THREADS]\n"
-		"                    [--pes LIST] [--input FILE | --random SEED]\n"
-		"                    [-k K] [--verify [--ref FILE]] [-q]\n"
-		"       npu-classify -m MODEL [--random SEED] [-k K] --write-ref FILE\n"
-		"\n"
-		"  -d, --device DEV    NPU device (default /dev/npu0)\n"
-		"  -m, --model MODEL   model file (npu-model-gen)\n"
-		"  -n, --count N       inferences to run (default 1)\n"
-		"  -j, --threads N     concurrent inferences, one context each (default 1)\n"
-		"  -p, --pes LIST      PEs to use round-robin, e.g. 0,1 (default: any)\n"
-		"  -i, --input FILE    input: binary PGM/PPM of the model's size, or\n"
-		"                      raw little-endian float32 NHWC values\n"
-		"  -r, --random SEED   pseudo-random inputs from SEED (default 1)\n"
-		"  -k, --inputs K      distinct random inputs, used in turn, 1..%d\n"
-		"                      (default 2); --verify runs npuref once per input\n"
-		"  -V, --verify        check every output bit for bit against npuref\n"
-		"      --ref FILE      with --verify and --random: npuref's outputs\n"
-		"                      from FILE (written by --write-ref) when it\n"
-		"                      matches the model, seed and -k; else computed\n"
-		"      --write-ref FILE  run npuref on the random inputs, write\n"
-		"                      FILE and exit (no device needed)\n"
-		"  -q, --quiet         no top-5 listing\n"
-		"  -h, --help          this text\n", MAX_INPUTS);
-}
+static const char usage_text[] =
+"NAME\n"
+"    npu-classify - run an image classifier on the NPU\n"
+"\n"
+"SYNOPSIS\n"
+"    npu-classify [-d DEV] -m MODEL [-n COUNT] [-j THREADS] [-p LIST]\n"
+"                 [-i FILE | -r SEED] [-k K] [-V [--ref FILE]] [-q]\n"
+"    npu-classify -m MODEL [-r SEED] [-k K] --write-ref FILE\n"
+"    npu-classify -h\n"
+"\n"
+"DESCRIPTION\n"
+"    Loads MODEL (a model file of npu-model-gen, Documentation/npu/model.rst;\n"
+"    one input, one output), runs COUNT inferences on the NPU DEV from\n"
+"    THREADS threads through libnpu (one runner context per thread), prints\n"
+"    the top 5 classes of each distinct input, the latency distribution, the\n"
+"    throughput and how many inferences each PE ran.\n"
+"\n"
+"    With --verify every output is compared bit for bit with lib/npuref\n"
+"    running the same program on the same input bytes on the host; any\n"
+"    difference is reported and makes the exit status 1. --write-ref runs\n"
+"    only npuref (no device) and stores its outputs for a later --ref.\n"
+"\n"
+"OPTIONS\n"
+"    -d, --device DEV\n"
+"        NPU character device. Default /dev/npu0.\n"
+"    -m, --model MODEL\n"
+"        Model file (required).\n"
+"    -n, --count COUNT\n"
+"        Inferences to run, 1 to 10000000. Default 1.\n"
+"    -j, --threads THREADS\n"
+"        Concurrent inferences, one context and thread each, 1 to 64.\n"
+"        Default 1.\n"
+"    -p, --pes LIST\n"
+"        Comma-separated PEs to submit to round-robin, e.g. 0,1; each below\n"
+"        the device's PE count, at most 16 entries. Default: any PE.\n"
+"    -i, --input FILE\n"
+"        Input: a binary PGM (P5) or PPM (P6) with maxval 255 of the model's\n"
+"        width, height and channels, pixels spanning the input's range; or\n"
+"        raw little-endian float32 NHWC values, exactly the input's count.\n"
+"    -r, --random SEED\n"
+"        Pseudo-random inputs from SEED, 0 to 2^64-1 (the default input,\n"
+"        SEED 1).\n"
+"    -k, --inputs K\n"
+"        Distinct random inputs, used in turn, 1 to 4. Default 2. --verify\n"
+"        runs npuref once per input.\n"
+"    -V, --verify\n"
+"        Check every output bit for bit against npuref.\n"
+"    --ref FILE\n"
+"        With --verify and random inputs: take npuref's outputs from FILE\n"
+"        (written by --write-ref) when it matches the model, SEED and K;\n"
+"        otherwise say so and compute them.\n"
+"    --write-ref FILE\n"
+"        Run npuref on the random inputs, write its outputs to FILE and\n"
+"        exit; no device is opened.\n"
+"    -q, --quiet\n"
+"        No top-5 listing.\n"
+"    -h, --help\n"
+"        Print this help and exit.\n"
+"\n"
+"    Numbers may be decimal or 0x-prefixed hex.\n"
+"\n"
+"EXIT STATUS\n"
+"    0   Every inference succeeded (and matched npuref with --verify), or\n"
+"        --write-ref wrote FILE.\n"
+"    1   A runtime error: MODEL, DEV or FILE unusable, a job failed, or an\n"
+"        output differs from npuref.\n"
+"    2   A usage error: bad or missing option.\n"
+"\n"
+"EXAMPLES\n"
+"    npu-classify -m mnist.nmdl -i digit.pgm\n"
+"    npu-classify -m mobilenet-v1.nmdl -n 100 -j 2 -p 0,1 -q\n"
+"    npu-classify -m mnist.nmdl -n 8 --verify --ref mnist.ref\n";
 
 static int parse_pes(const char *s, struct npu_runner_opts *r)
 {
@@ -104,9 +150,13 @@ static int parse_pes(const char *s, struct npu_runner_opts *r)
 
 	r->n_pes = 0;
 	while (*s) {
-		unsigned long v = strtoul(s, &end, 0);
+		unsigned long v;
 
-		if (end == s || v >= NPU_HW_MAX_PES ||
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtoul(s, &end, 0);
+		if (errno || end == s || v >= NPU_HW_MAX_PES ||
 		    r->n_pes >= sizeof(r->pes) / sizeof(r->pes[0]))
 			return -EINVAL;
 		r->pes[r->n_pes++] = (uint32_t)v;
@@ -294,13 +344,15 @@ int main(int argc, char **argv)
 	struct npu_device *dev = NULL;
 	struct npu_model *model = NULL;
 	pthread_t tid[64];
-	uint64_t t0, wall, sum = 0, *sorted;
+	uint64_t t0, wall, sum = 0, *sorted = NULL;
 	unsigned long pe_count[NPU_HW_MAX_PES] = { 0 };
-	char err[256], *end;
-	unsigned int i;
+	uint64_t v;
+	char err[256];
+	unsigned int i, n_thr;
 	int c, ret, status = 1;
 
-	while ((c = getopt_long(argc, argv, "d:m:n:j:p:i:r:k:Vqh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:m:n:j:p:i:r:k:Vqh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o.dev = optarg;
@@ -309,42 +361,36 @@ int main(int argc, char **argv)
 			o.model = optarg;
 			break;
 		case 'n':
-			o.count = strtoul(optarg, &end, 0);
-			if (*end || !o.count || o.count > 10000000) {
-				fprintf(stderr, "npu-classify: bad count '%s'\n", optarg);
-				return 2;
-			}
+			if (npu_cli_parse_u64(optarg, 1, 10000000, &v))
+				return npu_cli_usage_error("npu-classify", "--count: invalid value '%s': must be 1..10000000",
+						   optarg);
+			o.count = (unsigned long)v;
 			break;
 		case 'j':
-			o.threads = (unsigned int)strtoul(optarg, &end, 0);
-			if (*end || !o.threads || o.threads > 64) {
-				fprintf(stderr, "npu-classify: threads must be 1..64\n");
-				return 2;
-			}
+			if (npu_cli_parse_u64(optarg, 1, 64, &v))
+				return npu_cli_usage_error("npu-classify", "--threads: invalid value '%s': must be 1..64",
+						   optarg);
+			o.threads = (unsigned int)v;
 			break;
 		case 'p':
-			if (parse_pes(optarg, &o.ropts)) {
-				fprintf(stderr, "npu-classify: bad PE list '%s'\n", optarg);
-				return 2;
-			}
+			if (parse_pes(optarg, &o.ropts))
+				return npu_cli_usage_error("npu-classify", "--pes: invalid list '%s': want PE numbers 0..%d separated by commas, at most 16",
+						   optarg, NPU_HW_MAX_PES - 1);
 			break;
 		case 'i':
 			o.input = optarg;
 			break;
 		case 'r':
-			o.seed = strtoull(optarg, &end, 0);
-			if (*end) {
-				fprintf(stderr, "npu-classify: bad seed '%s'\n", optarg);
-				return 2;
-			}
+			if (npu_cli_parse_u64(optarg, 0, UINT64_MAX, &v))
+				return npu_cli_usage_error("npu-classify", "--random: invalid seed '%s': must be 0..2^64-1",
+						   optarg);
+			o.seed = v;
 			break;
 		case 'k':
-			o.n_inputs = (unsigned int)strtoul(optarg, &end, 0);
-			if (*end || !o.n_inputs || o.n_inputs > MAX_INPUTS) {
-				fprintf(stderr, "npu-classify: inputs must be 1..%d\n",
-					MAX_INPUTS);
-				return 2;
-			}
+			if (npu_cli_parse_u64(optarg, 1, MAX_INPUTS, &v))
+				return npu_cli_usage_error("npu-classify", "--inputs: invalid value '%s': must be 1..%d",
+						   optarg, MAX_INPUTS);
+			o.n_inputs = (unsigned int)v;
 			break;
 		case 'V':
 			o.verify = true;
@@ -359,20 +405,30 @@ int main(int argc, char **argv)
 			o.quiet = true;
 			break;
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			return 0;
+		case ':':
+			return npu_cli_usage_error("npu-classify", "option '%s' needs a value",
+					   argv[optind - 1]);
 		default:
-			usage(stderr);
-			return 2;
+			return npu_cli_usage_error("npu-classify", "unknown option '%s'",
+					   argv[optind - 1]);
 		}
 	}
-	if (!o.model || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc)
+		return npu_cli_usage_error("npu-classify", "unexpected argument '%s'", argv[optind]);
+	if (!o.model)
+		return npu_cli_usage_error("npu-classify", "missing --model MODEL");
+	if ((o.write_ref || o.ref) && o.input)
+		return npu_cli_usage_error("npu-classify", "--ref and --write-ref need --random inputs, not --input");
+	if (o.ref && !o.verify)
+		return npu_cli_usage_error("npu-classify", "--ref needs --verify");
+	if (o.write_ref && o.verify)
+		return npu_cli_usage_error("npu-classify", "--write-ref runs no inference: it cannot --verify");
+	/* err names the file */
 	ret = npu_model_load(o.model, &model, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "npu-classify: %s: %s\n", o.model, err);
+		fprintf(stderr, "npu-classify: %s\n", err);
 		return 1;
 	}
 	sh.model = model;
@@ -384,18 +440,16 @@ int main(int argc, char **argv)
 	dout = npu_model_output(model, 0);
 
 	sh.n_in = o.input ? 1 : o.n_inputs;
-	if ((o.write_ref || o.ref) && o.input) {
-		fprintf(stderr, "npu-classify: --ref and --write-ref need --random inputs\n");
-		goto out;
-	}
 	for (i = 0; i < sh.n_in; i++) {
 		struct input *in = &sh.in[i];
 
 		in->x = malloc(din->count * sizeof(float));
 		in->q = malloc(din->count);
 		sh.first_out[i] = calloc(dout->count, sizeof(float));
-		if (!in->x || !in->q || !sh.first_out[i])
+		if (!in->x || !in->q || !sh.first_out[i]) {
+			fprintf(stderr, "npu-classify: out of memory\n");
 			goto out;
+		}
 		if (o.input) {
 			if (load_input(o.input, din, in->x))
 				goto out;
@@ -403,6 +457,21 @@ int main(int argc, char **argv)
 			nc_random_input(din, in->x, o.seed + i);
 		}
 		npu_quantize(in->x, in->q, din->count, din->scale, din->zero_point);
+	}
+	/* the device first: a missing device fails before minutes of npuref */
+	if (!o.write_ref) {
+		ret = npu_device_open(o.dev, &dev);
+		if (ret) {
+			fprintf(stderr, "npu-classify: %s: %s\n", o.dev, strerror(-ret));
+			goto out;
+		}
+		o.ropts.contexts = o.threads;
+		ret = npu_runner_create(dev, model, &o.ropts, &sh.runner);
+		if (ret) {
+			fprintf(stderr, "npu-classify: cannot prepare %s on %s: %s\n",
+				o.model, o.dev, strerror(-ret));
+			goto out;
+		}
 	}
 	if (o.write_ref || o.verify) {
 		uint8_t *outs[MAX_INPUTS] = { NULL };
@@ -438,37 +507,34 @@ int main(int argc, char **argv)
 		}
 	}
 
-	ret = npu_device_open(o.dev, &dev);
-	if (ret) {
-		fprintf(stderr, "npu-classify: %s: %s\n", o.dev, strerror(-ret));
-		goto out;
-	}
-	o.ropts.contexts = o.threads;
-	ret = npu_runner_create(dev, model, &o.ropts, &sh.runner);
-	if (ret) {
-		fprintf(stderr, "npu-classify: cannot prepare %s on %s: %s\n",
-			o.model, o.dev, strerror(-ret));
-		goto out;
-	}
 	sh.lat_ns = calloc(o.count, sizeof(*sh.lat_ns));
 	sh.pe = calloc(o.count, sizeof(*sh.pe));
 	sorted = calloc(o.count, sizeof(*sorted));
-	if (!sh.lat_ns || !sh.pe || !sorted)
+	if (!sh.lat_ns || !sh.pe || !sorted) {
+		fprintf(stderr, "npu-classify: out of memory\n");
 		goto out;
+	}
 
 	printf("model %s: input %ux%ux%u scale %g zp %d, %zu outputs; device %s, %u PEs\n",
 	       npu_model_name(model), din->dims[1], din->dims[2], din->dims[3],
 	       (double)din->scale, din->zero_point, dout->count, o.dev,
 	       npu_device_info(dev)->pe_count);
 	t0 = now_ns();
-	for (i = 0; i < o.threads; i++)
-		if (pthread_create(&tid[i], NULL, worker, &sh)) {
-			fprintf(stderr, "npu-classify: cannot start threads\n");
-			exit(1);
+	for (n_thr = 0; n_thr < o.threads; n_thr++) {
+		ret = pthread_create(&tid[n_thr], NULL, worker, &sh);
+		if (ret) {
+			fprintf(stderr, "npu-classify: cannot start thread %u: %s\n",
+				n_thr, strerror(ret));
+			/* the started ones take the remaining inferences */
+			atomic_fetch_add(&sh.failures, 1);
+			break;
 		}
-	for (i = 0; i < o.threads; i++)
+	}
+	for (i = 0; i < n_thr; i++)
 		pthread_join(tid[i], NULL);
 	wall = now_ns() - t0;
+	if (!n_thr)
+		goto out;
 
 	if (!o.quiet)
 		for (i = 0; i < sh.n_in && i < o.count; i++)
@@ -495,8 +561,8 @@ int main(int argc, char **argv)
 		printf("verify: %lu of %lu outputs differ from npuref\n",
 		       (unsigned long)atomic_load(&sh.mismatches), o.count);
 	status = atomic_load(&sh.failures) || atomic_load(&sh.mismatches) ? 1 : 0;
-	free(sorted);
 out:
+	free(sorted);
 	npu_runner_free(sh.runner);
 	npu_device_close(dev);
 	for (i = 0; i < MAX_INPUTS; i++) {

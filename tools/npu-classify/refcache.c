@@ -112,8 +112,10 @@ int nc_ref_read(const char *path, const struct npu_model *m, uint64_t seed,
 		return -errno;
 	if (fread(&h, sizeof(h), 1, f) != 1 || h.magic != NC_REF_MAGIC ||
 	    h.version != NC_REF_VERSION) {
+		/* a read error (EISDIR for a directory) is not a bad file */
+		ret = ferror(f) && errno ? -errno : -EBADMSG;
 		fclose(f);
-		return -EBADMSG;
+		return ret;
 	}
 	if (h.model_crc != model_crc(m) || h.seed != seed || h.n_inputs != n ||
 	    h.slot_size != size) {

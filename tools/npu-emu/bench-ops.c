@@ -8,12 +8,14 @@
  * thread's CPU time (so other load on the machine does not skew it). --mobilenet runs a whole
  * MobileNet-v1 224x224 program (random weights) and prints inferences/s.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "npu_cli.h"
 #include "ops.h"
 #include "ops_build.h"
 
@@ -40,6 +42,10 @@ static uint16_t rand_rq(struct ob *b, uint32_t c, unsigned int *seed)
 	uint16_t r;
 	uint32_t i;
 
+	if (!pairs) {
+		fprintf(stderr, "bench-ops: out of memory\n");
+		exit(1);
+	}
 	for (i = 0; i < c; i++) {
 		pairs[2 * i] = (1 << 30) + (rand_r(seed) & 0x3fffffff);
 		pairs[2 * i + 1] = -10;
@@ -55,6 +61,10 @@ static uint16_t rand_bias(struct ob *b, uint32_t c, unsigned int *seed)
 	uint16_t r;
 	uint32_t i;
 
+	if (!v) {
+		fprintf(stderr, "bench-ops: out of memory\n");
+		exit(1);
+	}
 	for (i = 0; i < c; i++)
 		v[i] = rand_r(seed) % 20001 - 10000;
 	r = ob_bias(b, c, v);
@@ -176,8 +186,10 @@ static int mobilenet(double secs)
 	double ips;
 	int i;
 
-	if (ob_init(&b, 3, 32u << 20))
+	if (ob_init(&b, 3, 32u << 20)) {
+		fprintf(stderr, "bench-ops: out of memory\n");
 		return 1;
+	}
 	x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, 1, 224, 224, 3,
 		      128);
 	fill_random(ob_data(&b, x), ob_bytes(&b.t[x]), &seed);
@@ -205,17 +217,47 @@ static int mobilenet(double secs)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: bench-ops [-t SECONDS] [-g] [-m] [-f TEXT]\n"
-		"Measure the NPU operators of the device model (GMAC/s per core).\n"
-		"  -t, --time SECONDS  time per case (default 0.5)\n"
-		"  -g, --generic       use the generic (literal) paths only\n"
-		"  -m, --mobilenet     also run a whole MobileNet-v1 program\n"
-		"  -f, --filter TEXT   only the cases whose name contains TEXT\n"
-		"  -h, --help          this help\n");
-}
+static const char usage_text[] =
+"NAME\n"
+"    bench-ops - throughput of the emulated NPU's operators\n"
+"\n"
+"SYNOPSIS\n"
+"    bench-ops [-t SECONDS] [-g] [-m] [-f TEXT]\n"
+"    bench-ops -h\n"
+"\n"
+"DESCRIPTION\n"
+"    Runs one-operator programs with MobileNet-like shapes (convolutions,\n"
+"    depthwise convolutions, a fully connected layer) through the device\n"
+"    model's program interpreter, npu_prog_run(), on NCHWC16 activations\n"
+"    with random data, and prints the GMAC/s of each per second of the\n"
+"    thread's CPU time, so that other load on the machine does not skew\n"
+"    the figures. Each figure includes validation, weight packing and\n"
+"    requantization. A benchmark, not a test: nothing is checked beyond\n"
+"    the status of the programs.\n"
+"\n"
+"OPTIONS\n"
+"    -t, --time SECONDS\n"
+"        CPU time per case, more than 0 and less than 3600; may be\n"
+"        fractional. Default 0.5.\n"
+"    -g, --generic\n"
+"        Use the generic (literal) operator paths only, not the fast ones.\n"
+"    -m, --mobilenet\n"
+"        Also run a whole MobileNet-v1 224x224 program (random weights) for\n"
+"        4 x SECONDS and print inferences/s.\n"
+"    -f, --filter TEXT\n"
+"        Only the cases whose name contains TEXT; at least one must match.\n"
+"    -h, --help\n"
+"        Print this help and exit.\n"
+"\n"
+"EXIT STATUS\n"
+"    0   All cases ran.\n"
+"    1   A program failed or memory ran out.\n"
+"    2   A usage error: bad option, or no case matches --filter.\n"
+"\n"
+"EXAMPLES\n"
+"    bench-ops -t 0.2\n"
+"    bench-ops -f dwconv -g\n"
+"    bench-ops -m -f fc\n";
 
 int main(int argc, char **argv)
 {
@@ -234,15 +276,16 @@ int main(int argc, char **argv)
 	char *end;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "t:gmf:h", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":t:gmf:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
+			errno = 0;
 			secs = strtod(optarg, &end);
-			if (*end || !(secs > 0 && secs < 3600)) {
-				fprintf(stderr, "bench-ops: bad time '%s'\n",
-					optarg);
-				return 2;
-			}
+			if (errno || end == optarg || *end ||
+			    !(secs > 0 && secs < 3600))
+				return npu_cli_usage_error("bench-ops", "--time: invalid value '%s': want seconds in (0, 3600)",
+						   optarg);
 			break;
 		case 'g':
 			npu_ops_set_fast_path(false);
@@ -254,17 +297,23 @@ int main(int argc, char **argv)
 			filter = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			return 0;
+		case ':':
+			return npu_cli_usage_error("bench-ops", "option '%s' needs a value",
+					   argv[optind - 1]);
 		default:
-			usage(stderr);
-			return 2;
+			return npu_cli_usage_error("bench-ops", "unknown option '%s'",
+					   argv[optind - 1]);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return npu_cli_usage_error("bench-ops", "unexpected argument '%s'", argv[optind]);
+	for (i = 0; filter && i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (strstr(cases[i].name, filter))
+			break;
+	if (filter && i == sizeof(cases) / sizeof(cases[0]) && !mnet)
+		return npu_cli_usage_error("bench-ops", "--filter: no case matches '%s'", filter);
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct bcase *c = &cases[i];
@@ -276,8 +325,10 @@ int main(int argc, char **argv)
 
 		if (filter && !strstr(c->name, filter))
 			continue;
-		if (ob_init(&b, 3, 16u << 20))
+		if (ob_init(&b, 3, 16u << 20)) {
+			fprintf(stderr, "bench-ops: out of memory\n");
 			return 1;
+		}
 		if (c->fc) {
 			x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1,
 				      c->c, 1, 1, 128);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "npu_hw.h"
+#include "npu_prog_build.h"
 #include "program.h"
 
 #define OB_MAX_TENSORS	256
@@ -60,12 +61,7 @@ static inline void ob_free(struct ob *b)
 
 static inline uint64_t ob_bytes(const struct npu_prog_tensor *t)
 {
-	uint64_t e = t->dtype == NPU_DT_I32 ? 4 : 1;
-
-	if (t->layout == NPU_LAYOUT_NCHWC16)
-		return (uint64_t)t->dims[0] * ((t->dims[3] + 15) / 16) *
-		       t->dims[1] * t->dims[2] * 16;
-	return (uint64_t)t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3] * e;
+	return npb_tensor_bytes(t);
 }
 
 /* a tensor in slot @buf; unused dims must be passed as 1 */
@@ -75,19 +71,11 @@ static inline uint16_t ob_tensor(struct ob *b, uint8_t buf, uint8_t dtype,
 				 int32_t zp)
 {
 	struct npu_prog_tensor *t = &b->t[b->nt];
+	const uint32_t dims[4] = { d0, d1, d2, d3 };
 
-	memset(t, 0, sizeof(*t));
-	t->dtype = dtype;
-	t->ndim = ndim;
-	t->layout = layout;
-	t->buf = buf;
-	t->dims[0] = d0;
-	t->dims[1] = d1;
-	t->dims[2] = d2;
-	t->dims[3] = d3;
-	t->zero_point = zp;
 	b->used[buf] = (b->used[buf] + 63) & ~63ull;
-	t->offset = (uint32_t)b->used[buf];
+	npb_tensor(t, dtype, layout, buf, (uint32_t)b->used[buf], ndim, dims,
+		   zp);
 	b->used[buf] += ob_bytes(t);
 	/* a zeroed slot holds zero points nowhere: fill with the zero point */
 	if (b->used[buf] <= b->slots[buf].size && dtype != NPU_DT_I32)
@@ -193,15 +181,7 @@ static inline struct npu_prog_op *ob_op(struct ob *b, uint16_t opcode,
 {
 	struct npu_prog_op *op = &b->op[b->nop++];
 
-	memset(op, 0, sizeof(*op));
-	op->opcode = opcode;
-	op->in[0] = in0;
-	op->in[1] = in1;
-	op->in[2] = in2;
-	op->out = out;
-	op->rq = rq;
-	op->act_min = amin;
-	op->act_max = amax;
+	npb_op(op, opcode, in0, in1, in2, out, rq, amin, amax);
 	return op;
 }
 
@@ -213,32 +193,17 @@ static inline struct npu_prog_op *ob_conv_op(struct ob *b, uint16_t opcode,
 {
 	struct npu_prog_op *op = ob_op(b, opcode, x, w, bias, y, rq, 0, 255);
 
-	op->u.conv.sh = op->u.conv.sw = s;
-	op->u.conv.pt = op->u.conv.pl = op->u.conv.pb = op->u.conv.pr = pad;
-	op->u.conv.dh = op->u.conv.dw = 1;
+	npb_conv(op, 0, 0, s, s, pad, pad, pad, pad);
 	return op;
 }
 
 /* write header and tables at the start of slot 0; returns the size */
 static inline uint32_t ob_finish(struct ob *b)
 {
-	struct npu_prog_hdr *h = &b->hdr;
-	uint8_t *p = b->slots[0].base;
-
-	memset(h, 0, sizeof(*h));
-	h->magic = NPU_PROG_MAGIC;
-	h->version = NPU_PROG_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->n_tensors = b->nt;
-	h->n_ops = b->nop;
-	h->tensors_off = sizeof(*h);
-	h->ops_off = h->tensors_off + b->nt * sizeof(struct npu_prog_tensor);
-	h->size = h->ops_off + b->nop * sizeof(struct npu_prog_op);
-	memcpy(p, h, sizeof(*h));
-	memcpy(p + h->tensors_off, b->t, b->nt * sizeof(b->t[0]));
-	memcpy(p + h->ops_off, b->op, b->nop * sizeof(b->op[0]));
-	b->prog_size = h->size;
-	return h->size;
+	b->prog_size = (uint32_t)npb_write(b->slots[0].base, b->t, b->nt,
+					   b->op, b->nop);
+	memcpy(&b->hdr, b->slots[0].base, sizeof(b->hdr));
+	return b->prog_size;
 }
 
 static inline int ob_run(struct ob *b, const struct npu_prog_hooks *hooks,

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "emu.h"
+#include "npu_cli.h"
 
 static const char usage_text[] =
 "NAME\n"
@@ -102,22 +103,7 @@ void npu_emu_opts_init(struct npu_emu_opts *o)
 
 int npu_emu_parse_u64(const char *s, uint64_t *v)
 {
-	unsigned long long x;
-	char *end;
-
-	if (!s || !*s)
-		return -EINVAL;
-	/* strtoull accepts a sign and leading blanks; we do not */
-	if (*s == '-' || *s == '+' || *s == ' ' || *s == '\t')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno || end == s || *end)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	return npu_cli_parse_u64(s, 0, UINT64_MAX, v);
 }
 
 int npu_emu_parse_size(const char *s, uint64_t *v)

@@ -114,7 +114,8 @@ static int header_ok(const struct npu_prog_hdr *h, uint32_t prog_size)
 	if (h->magic != NPU_PROG_MAGIC || h->version != NPU_PROG_VERSION ||
 	    h->hdr_size != sizeof(*h) || h->rsvd)
 		return 0;
-	if (h->size > prog_size)
+	/* the header is part of the program: hdr_size <= size <= prog_size */
+	if (h->size < h->hdr_size || h->size > prog_size)
 		return 0;
 	if (h->n_tensors > NPU_PROG_MAX_TENSORS || h->n_ops > NPU_PROG_MAX_OPS)
 		return 0;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Sources of the npu-emu library, shared by tools/npu-emu/Makefile and
-# selftests/host/emu/Makefile. NPU_EMU_DIR is the absolute path of
-# tools/npu-emu. The program interpreter (program.c, ops*.c) belongs to the
+# selftests/host/common.mk (the host tests compile them once more, with the
+# sanitizers). NPU_EMU_DIR is the absolute path of tools/npu-emu. The program interpreter (program.c, ops*.c) belongs to the
 # operator engineer.
 NPU_EMU_LIB_SRCS := opts.c clock.c model.c ivshmem.c device.c pe.c trace.c emu.c
 NPU_EMU_PROG_SRCS := program.c $(notdir $(wildcard $(NPU_EMU_DIR)/ops*.c))

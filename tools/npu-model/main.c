@@ -5,28 +5,67 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libnpu.h"
+#include "npu_cli.h"
 #include "modelgen.h"
 
 #define DEFAULT_SEED 1
 
-static void usage(FILE *f)
+static const char usage_text[] =
+"NAME\n"
+"    npu-model-gen - write a deterministic quantized network as an NPU\n"
+"    model file\n"
+"\n"
+"SYNOPSIS\n"
+"    npu-model-gen [-o FILE] [-s SEED] NETWORK\n"
+"    npu-model-gen -l | -h\n"
+"\n"
+"DESCRIPTION\n"
+"    Builds NETWORK (one of --list) with weights from a fixed-seed PRNG,\n"
+"    calibrates the uint8 quantization of every activation with a float\n"
+"    forward pass over PRNG inputs, and writes the result as an NPU model\n"
+"    file (Documentation/npu/model.rst). The same NETWORK and SEED give\n"
+"    the same bytes on every host. The file is checked with libnpu's full\n"
+"    model validation before it is written.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output FILE\n"
+"        Output file. Default NETWORK.nmdl in the current directory. A\n"
+"        regular file that cannot be written completely is removed.\n"
+"    -s, --seed SEED\n"
+"        PRNG seed, 0 to 2^64-1, decimal or 0x-prefixed hex. Default 1.\n"
+"    -l, --list\n"
+"        List the networks, one per line with a description, and exit.\n"
+"    -h, --help\n"
+"        Print this help and exit.\n"
+"\n"
+"EXIT STATUS\n"
+"    0   The model was written (or --list, --help).\n"
+"    1   A runtime error: out of memory, the output cannot be written.\n"
+"    2   A usage error: bad or missing option or NETWORK.\n"
+"\n"
+"EXAMPLES\n"
+"    npu-model-gen --list\n"
+"    npu-model-gen -o build/models/mnist.nmdl mnist\n"
+"    npu-model-gen --seed 7 -o /tmp/mobilenet.nmdl mobilenet-v1\n";
+
+static bool known_net(const char *name)
 {
-	fprintf(f,
-		"usage: npu-model-gen [-o FILE] [--seed N] NETWORK\n"
-		"       npu-model-gen --list | --help\n"
-		"\n"
-		"Builds NETWORK with fixed-seed PRNG weights and calibrated uint8\n"
-		"quantization, and writes it as an NPU model file.\n"
-		"\n"
-		"  -o, --output FILE  output file (default: NETWORK.nmdl)\n"
-		"  -s, --seed N       PRNG seed (default %d); same seed, same bytes\n"
-		"  -l, --list         list the networks\n"
-		"  -h, --help         this text\n", DEFAULT_SEED);
+	const struct mg_net *nets;
+	size_t n, i;
+
+	nets = mg_nets(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(nets[i].name, name))
+			return true;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -39,26 +78,28 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	unsigned long long seed = DEFAULT_SEED;
-	char err[256], path[512], *end;
+	uint64_t seed = DEFAULT_SEED;
+	char err[256], path[512];
 	struct npu_model *model;
 	uint8_t *file;
 	size_t size, n, i;
+	struct stat st;
+	bool regular;
 	FILE *f;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "o:s:lh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:s:lh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg)
+				return npu_cli_usage_error("npu-model-gen", "--output: empty file name");
 			out = optarg;
 			break;
 		case 's':
-			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (errno || *end || !*optarg) {
-				fprintf(stderr, "npu-model-gen: bad seed '%s'\n", optarg);
-				return 2;
-			}
+			if (npu_cli_parse_u64(optarg, 0, UINT64_MAX, &seed))
+				return npu_cli_usage_error("npu-model-gen", "--seed: invalid value '%s': expected 0..2^64-1",
+						   optarg);
 			break;
 		case 'l': {
 			const struct mg_net *nets = mg_nets(&n);
@@ -68,17 +109,23 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		case 'h':
-			usage(stdout);
+			fputs(usage_text, stdout);
 			return 0;
+		case ':':
+			return npu_cli_usage_error("npu-model-gen", "option '%s' needs a value",
+					   argv[optind - 1]);
 		default:
-			usage(stderr);
-			return 2;
+			return npu_cli_usage_error("npu-model-gen", "unknown option '%s'",
+					   argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind == argc)
+		return npu_cli_usage_error("npu-model-gen", "missing NETWORK (see --list)");
+	if (optind < argc - 1)
+		return npu_cli_usage_error("npu-model-gen", "unexpected argument '%s'", argv[optind + 1]);
+	if (!known_net(argv[optind]))
+		return npu_cli_usage_error("npu-model-gen", "unknown network '%s' (see --list)",
+				   argv[optind]);
 	ret = mg_build(argv[optind], seed, &file, &size, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "npu-model-gen: %s\n", err[0] ? err : strerror(-ret));
@@ -98,11 +145,22 @@ int main(int argc, char **argv)
 		out = path;
 	}
 	f = fopen(out, "wb");
-	if (!f || fwrite(file, 1, size, f) != size || fclose(f)) {
+	if (!f) {
 		fprintf(stderr, "npu-model-gen: %s: %s\n", out, strerror(errno));
 		free(file);
 		return 1;
 	}
+	/* a partial regular file is removed; never a device or a pipe */
+	regular = !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
+	ret = fwrite(file, 1, size, f) == size ? 0 : (errno ? errno : EIO);
+	if (fclose(f) && !ret)
+		ret = errno ? errno : EIO;
 	free(file);
+	if (ret) {
+		if (regular)
+			unlink(out);
+		fprintf(stderr, "npu-model-gen: %s: %s\n", out, strerror(ret));
+		return 1;
+	}
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "modelgen.h"
 #include "npu_hw.h"
 #include "npu_model_file.h"
+#include "npu_prog_build.h"
 
 #define SLOT_CONST	0
 #define SLOT_IN		1
@@ -103,35 +104,23 @@ static void gfail(struct gb *g, int err, const char *fmt, ...)
 
 static uint64_t tensor_bytes(const struct npu_prog_tensor *t)
 {
-	int es = t->dtype == NPU_DT_I32 ? 4 : 1;
-
-	if (t->layout == NPU_LAYOUT_NCHWC16)
-		return (uint64_t)t->dims[0] * ((t->dims[3] + 15) / 16) *
-		       t->dims[1] * t->dims[2] * 16;
-	return (uint64_t)t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3] * es;
+	return npb_tensor_bytes(t);
 }
 
 static uint16_t add_tensor(struct gb *g, uint8_t dtype, uint8_t layout,
 			   uint32_t ndim, const uint32_t *dims, uint8_t slot,
 			   uint32_t offset, int32_t zp)
 {
-	struct npu_prog_tensor *t;
-	uint32_t i;
+	uint32_t d4[4], i;
 
 	if (g->nt >= NPU_PROG_MAX_TENSORS) {
 		gfail(g, -E2BIG, "too many tensors");
 		return 0;
 	}
-	t = &g->t[g->nt];
-	memset(t, 0, sizeof(*t));
-	t->dtype = dtype;
-	t->ndim = (uint8_t)ndim;
-	t->layout = layout;
-	t->buf = slot;
-	t->offset = offset;
 	for (i = 0; i < 4; i++)
-		t->dims[i] = i < ndim ? dims[i] : 1;
-	t->zero_point = zp;
+		d4[i] = i < ndim ? dims[i] : 1;
+	npb_tensor(&g->t[g->nt], dtype, layout, slot, offset, (uint8_t)ndim,
+		   d4, zp);
 	g->region[g->nt] = -1;
 	return (uint16_t)g->nt++;
 }
@@ -206,12 +195,8 @@ static struct npu_prog_op *add_op(struct gb *g, uint16_t opcode)
 		return &g->ops[0];
 	}
 	op = &g->ops[g->nops++];
-	memset(op, 0, sizeof(*op));
-	op->opcode = opcode;
-	op->in[0] = op->in[1] = op->in[2] = NPU_PROG_NONE;
-	op->rq = NPU_PROG_NONE;
-	op->act_min = 0;
-	op->act_max = 255;
+	npb_op(op, opcode, NPU_PROG_NONE, NPU_PROG_NONE, NPU_PROG_NONE, 0,
+	       NPU_PROG_NONE, 0, 255);
 	return op;
 }
 
@@ -447,16 +432,8 @@ static void layer_conv(struct gb *g, struct act *x, uint32_t cout, uint32_t k,
 		op->in[2] = const_tensor(g, NPU_DT_I32, 1, bd, bq, 0);
 		op->rq = rq_table(g, cout, x->scale, sw, out.scale);
 		op->out = act_tensor(g, &out, final);
-		op->u.conv.kh = (uint8_t)k;
-		op->u.conv.kw = (uint8_t)k;
-		op->u.conv.sh = (uint8_t)s;
-		op->u.conv.sw = (uint8_t)s;
-		op->u.conv.pt = pt;
-		op->u.conv.pb = pb;
-		op->u.conv.pl = pl;
-		op->u.conv.pr = pr;
-		op->u.conv.dh = 1;
-		op->u.conv.dw = 1;
+		npb_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, pt,
+			 pl, pb, pr);
 	}
 	free(x->data);
 	*x = out;
@@ -511,12 +488,7 @@ static void layer_pool(struct gb *g, struct act *x, bool avg, uint32_t k,
 	op = add_op(g, avg ? NPU_OP_AVGPOOL : NPU_OP_MAXPOOL);
 	op->in[0] = x->tensor;
 	op->out = act_tensor(g, &out, false);
-	op->u.conv.kh = (uint8_t)k;
-	op->u.conv.kw = (uint8_t)k;
-	op->u.conv.sh = (uint8_t)s;
-	op->u.conv.sw = (uint8_t)s;
-	op->u.conv.dh = 1;
-	op->u.conv.dw = 1;
+	npb_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, 0, 0, 0, 0);
 	free(x->data);
 	*x = out;
 }
@@ -690,9 +662,8 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 {
 	struct npu_model_file_hdr h = { 0 };
 	struct npu_model_slot slots[N_SLOTS] = { 0 };
-	struct npu_prog_hdr ph = { 0 };
 	uint64_t region = ALIGN(g->region_size, 64);
-	size_t prog_size, tensors_off = sizeof(ph), ops_off, off;
+	size_t prog_size;
 	uint8_t *f;
 	uint32_t i;
 
@@ -700,17 +671,7 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 		if (g->region[i] >= 0)
 			g->t[i].offset = (uint32_t)(g->region[i] * region);
 	g->slot_size[SLOT_SCRATCH] = region ? 2 * region : 64;
-	ops_off = tensors_off + g->nt * sizeof(struct npu_prog_tensor);
-	prog_size = ops_off + g->nops * sizeof(struct npu_prog_op);
-
-	ph.magic = NPU_PROG_MAGIC;
-	ph.version = NPU_PROG_VERSION;
-	ph.hdr_size = sizeof(ph);
-	ph.n_tensors = g->nt;
-	ph.n_ops = g->nops;
-	ph.tensors_off = (uint32_t)tensors_off;
-	ph.ops_off = (uint32_t)ops_off;
-	ph.size = (uint32_t)prog_size;
+	prog_size = npb_size(g->nt, g->nops);
 
 	h.magic = NPU_MODEL_MAGIC;
 	h.version = NPU_MODEL_VERSION;
@@ -739,12 +700,9 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 	f = calloc(1, h.file_size);
 	if (!f)
 		return -ENOMEM;
-	off = h.prog_off;
 	memcpy(f + h.slots_off, slots, sizeof(slots));
 	memcpy(f + h.io_off, g->io, sizeof(g->io));
-	memcpy(f + off, &ph, sizeof(ph));
-	memcpy(f + off + tensors_off, g->t, g->nt * sizeof(g->t[0]));
-	memcpy(f + off + ops_off, g->ops, g->nops * sizeof(g->ops[0]));
+	npb_write(f + h.prog_off, g->t, g->nt, g->ops, g->nops);
 	if (g->csize)
 		memcpy(f + h.const_off, g->cb, g->csize);
 	memcpy(f, &h, sizeof(h));

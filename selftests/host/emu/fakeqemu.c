@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fakeqemu.h"
+#include "npu_prog_build.h"
 
 uint64_t now_ns(void)
 {
@@ -356,46 +357,28 @@ int fq_wait_cpl(struct fakeqemu *q, struct npu_hw_cpl *cpl, int timeout_ms)
 
 uint32_t prog_size_for(uint32_t n_ops)
 {
-	return sizeof(struct npu_prog_hdr) + 2 * sizeof(struct npu_prog_tensor) +
-	       n_ops * sizeof(struct npu_prog_op);
+	return (uint32_t)npb_size(2, n_ops);
 }
 
 uint32_t build_clip_prog(void *dst, uint32_t n_ops, uint32_t elems,
 			 uint8_t data_slot, int32_t act_min, int32_t act_max)
 {
-	struct npu_prog_hdr *h = dst;
-	struct npu_prog_tensor *t;
+	const uint32_t dims[4] = { elems, 1, 1, 1 };
+	struct npu_prog_tensor t[2];
 	struct npu_prog_op *op;
-	uint32_t i, size = prog_size_for(n_ops);
+	uint32_t i, size;
 
-	memset(dst, 0, size);
-	h->magic = NPU_PROG_MAGIC;
-	h->version = NPU_PROG_VERSION;
-	h->hdr_size = sizeof(*h);
-	h->n_tensors = 2;
-	h->n_ops = n_ops;
-	h->tensors_off = sizeof(*h);
-	h->ops_off = sizeof(*h) + 2 * sizeof(*t);
-	h->size = size;
-	t = (struct npu_prog_tensor *)((uint8_t *)dst + h->tensors_off);
-	for (i = 0; i < 2; i++) {
-		t[i].dtype = NPU_DT_U8;
-		t[i].ndim = 1;
-		t[i].layout = NPU_LAYOUT_PLAIN;
-		t[i].buf = data_slot;
-		t[i].offset = i ? (elems + 63) & ~63u : 0;
-		t[i].dims[0] = elems;
-		t[i].dims[1] = t[i].dims[2] = t[i].dims[3] = 1;
-	}
-	op = (struct npu_prog_op *)((uint8_t *)dst + h->ops_off);
-	for (i = 0; i < n_ops; i++) {
-		op[i].opcode = NPU_OP_CLIP;
-		op[i].in[0] = i & 1;
-		op[i].in[1] = op[i].in[2] = NPU_PROG_NONE;
-		op[i].out = !(i & 1);
-		op[i].act_min = act_min;
-		op[i].act_max = act_max;
-		op[i].rq = NPU_PROG_NONE;
-	}
+	op = calloc(n_ops ? n_ops : 1, sizeof(*op));
+	if (!op)
+		return 0;
+	for (i = 0; i < 2; i++)
+		npb_tensor(&t[i], NPU_DT_U8, NPU_LAYOUT_PLAIN, data_slot,
+			   i ? (elems + 63) & ~63u : 0, 1, dims, 0);
+	for (i = 0; i < n_ops; i++)
+		npb_op(&op[i], NPU_OP_CLIP, i & 1, NPU_PROG_NONE,
+		       NPU_PROG_NONE, !(i & 1), NPU_PROG_NONE, act_min,
+		       act_max);
+	size = (uint32_t)npb_write(dst, t, 2, op, n_ops);
+	free(op);
 	return size;
 }

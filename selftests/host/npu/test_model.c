@@ -16,6 +16,7 @@
 #include "modelgen.h"
 #include "npu_hw.h"
 #include "npu_model_file.h"
+#include "npuref.h"
 
 FIXTURE(model) {
 	uint8_t *file;
@@ -314,6 +315,39 @@ TEST_F(model, op_bad_activation_range)
 	EXPECT_REJECT(-EINVAL, "activation range");
 }
 
+TEST_F(model, pool_dilation_not_one)
+{
+	ASSERT_EQ(NPU_OP_MAXPOOL, self->ops[1].opcode);
+	self->ops[1].u.conv.dh = 2;
+	EXPECT_REJECT(-EINVAL, "dilation must be 1");
+}
+
+TEST_F(model, unused_input_not_none)
+{
+	ASSERT_EQ(NPU_OP_MAXPOOL, self->ops[1].opcode);
+	self->ops[1].in[1] = self->ops[1].in[0];
+	EXPECT_REJECT(-EINVAL, "does not use input 1");
+}
+
+TEST_F(model, op_u_reserved_set)
+{
+	ASSERT_EQ(NPU_OP_CONV2D, self->ops[0].opcode);
+	self->ops[0].u.conv.rsvd[29] = 1;
+	EXPECT_REJECT(-EINVAL, "op 0 reserved field set");
+}
+
+TEST_F(model, bias_not_1d)
+{
+	struct npu_prog_tensor *b = &self->t[self->ops[0].in[2]];
+
+	ASSERT_EQ(1, b->ndim);
+	/* the same elements as [1, C] */
+	b->dims[1] = b->dims[0];
+	b->dims[0] = 1;
+	b->ndim = 2;
+	EXPECT_REJECT(-EINVAL, "bias must be plain 1-D i32");
+}
+
 TEST_F(model, requant_pair_out_of_range)
 {
 	struct npu_prog_tensor *rq = &self->t[self->ops[0].rq];
@@ -346,6 +380,91 @@ TEST_F(model, input_in_wrong_slot)
 	/* claim the output tensor is the input */
 	self->io[0] = self->io[1];
 	EXPECT_REJECT(-EINVAL, "not an input slot");
+}
+
+/*
+ * "Nothing malformed ever reaches a device": change a few bytes of the
+ * program's tables at random (fixed seed), fix the checksum; every model
+ * the loader still accepts must pass all of the device's checks, i.e.
+ * npuref_run() must not fail with a BAD_* status.
+ */
+TEST_F(model, accepted_mutations_run)
+{
+	uint8_t *orig = malloc(self->size);
+	size_t tab_off = (uint8_t *)self->t - self->file;
+	size_t tab_len = self->ph->n_tensors * sizeof(struct npu_prog_tensor) +
+			 self->ph->n_ops * sizeof(struct npu_prog_op);
+	static const uint8_t vals[] = { 0, 1, 2, 3, 4, 15, 16, 64, 127, 128,
+					255 };
+	unsigned int iter, k, accepted = 0, iters = 4000;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+	/* NPU_MODEL_FUZZ_ITERS=<n>: more (or fewer) mutations, for triage */
+	if (getenv("NPU_MODEL_FUZZ_ITERS"))
+		iters = (unsigned int)strtoul(getenv("NPU_MODEL_FUZZ_ITERS"),
+					      NULL, 0);
+	if (getenv("NPU_MODEL_FUZZ_SEED"))
+		rng = strtoull(getenv("NPU_MODEL_FUZZ_SEED"), NULL, 0) | 1;
+	ASSERT_NE(NULL, orig);
+	/* the tables are contiguous in a generated model */
+	ASSERT_EQ((uint8_t *)self->ops - (uint8_t *)self->t,
+		  self->ph->n_tensors * sizeof(struct npu_prog_tensor));
+	memcpy(orig, self->file, self->size);
+	for (iter = 0; iter < iters; iter++) {
+		struct npuref_buf slots[NPU_MODEL_MAX_SLOTS] = { { 0 } };
+		struct npu_model *m = NULL;
+		const void *img;
+		uint32_t po, ps;
+		unsigned int n, nmut;
+		size_t isz;
+		uint16_t op;
+		int st;
+
+		memcpy(self->file, orig, self->size);
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		nmut = 1 + rng % 3;
+		for (k = 0; k < nmut; k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			self->file[tab_off + (rng >> 8) % tab_len] =
+				vals[(rng >> 40) % sizeof(vals)];
+		}
+		fix_crc(self->file, self->size);
+		if (npu_model_load_mem(self->file, self->size, &m, self->err,
+				       sizeof(self->err)))
+			continue;
+		accepted++;
+		n = npu_model_num_slots(m);
+		for (k = 0; k < n; k++) {
+			npu_model_slot(m, k, NULL, &slots[k].size);
+			slots[k].base = calloc(1, slots[k].size);
+			ASSERT_NE(NULL, slots[k].base);
+		}
+		img = npu_model_const_image(m, &isz, &po, &ps);
+		memcpy(slots[0].base, img, isz);
+		st = npuref_run((uint8_t *)slots[0].base + po, ps, slots, n, 0,
+				&op);
+		EXPECT_EQ(NPU_HW_STATUS_OK, st)
+			TH_LOG("mutation %u accepted by the loader fails on the device: status %d op %u",
+			       iter, st, op);
+		for (k = 0; k < n; k++)
+			free(slots[k].base);
+		npu_model_free(m);
+		if (st != NPU_HW_STATUS_OK) {
+			for (k = 0; k < tab_len; k++)
+				if (self->file[tab_off + k] != orig[tab_off + k])
+					TH_LOG("table byte %u: 0x%02x -> 0x%02x",
+					       k, orig[tab_off + k],
+					       self->file[tab_off + k]);
+			break;
+		}
+	}
+	/* the unchanged bytes (e.g. a value written over itself) load */
+	EXPECT_LT(0, accepted);
+	free(orig);
 }
 
 TEST(missing_file)

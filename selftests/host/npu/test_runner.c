@@ -537,6 +537,27 @@ TEST_F(runner, release_collects_pending_job)
 	npu_runner_free(r);
 }
 
+TEST_F(runner, release_forgets_outputs)
+{
+	struct npu_runner_opts o = { .contexts = 1 };
+	struct npu_inference *inf, *again;
+	struct npu_runner *r;
+
+	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &o, &r));
+	ASSERT_EQ(0, npu_runner_acquire(r, &inf));
+	ASSERT_EQ(0, npu_inference_set_input(inf, 0, self->x[0], self->in_count));
+	ASSERT_EQ(0, npu_inference_submit(inf));
+	ASSERT_EQ(0, npu_inference_wait(inf, -1, NULL));
+	EXPECT_EQ(0, check_output(inf, self->want[0], self->out_count));
+	npu_inference_release(inf);
+	/* one context: the next owner gets it, without the old outputs */
+	ASSERT_EQ(0, npu_runner_acquire(r, &again));
+	ASSERT_EQ(inf, again);
+	EXPECT_NE(0, check_output(again, self->want[0], self->out_count));
+	npu_inference_release(again);
+	npu_runner_free(r);
+}
+
 TEST_F(runner, job_error_reported)
 {
 	struct npu_job_result res;

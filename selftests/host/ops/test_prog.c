@@ -200,6 +200,19 @@ TEST(malformed_headers)
 	/* an empty program is valid */
 	b.nt = b.nop = 0;
 	EXPECT_RUN(&b, NPU_HW_STATUS_OK, 0xffff);
+	/* ... but not when size does not even cover the header */
+	for (v = 0; v < sizeof(struct npu_prog_hdr); v += 8) {
+		struct npu_prog_hdr *h = (struct npu_prog_hdr *)b.slots[0].base;
+
+		ob_finish(&b);
+		h->tensors_off = h->ops_off = 0;
+		h->size = v;
+		idx = 0;
+		EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,
+			  npu_prog_run(b.slots, b.nslots, 0, 0, b.prog_size,
+				       NULL, &idx));
+		EXPECT_EQ(0xffff, idx);
+	}
 	ob_free(&b);
 }
 
@@ -759,12 +772,7 @@ static uint16_t rand_prog(struct ob *b, uint64_t *s)
 		}
 		op = ob_conv_op(b, kind ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, x,
 				wt, bias, y, rq, 1, 0);
-		op->u.conv.sh = sh;
-		op->u.conv.sw = sw;
-		op->u.conv.pt = pt;
-		op->u.conv.pl = pl;
-		op->u.conv.pb = pb;
-		op->u.conv.pr = pr;
+		npb_conv(op, 0, 0, sh, sw, pt, pl, pb, pr);
 		op->act_min = rr(s, 0, 100);
 		op->act_max = rr(s, op->act_min, 255);
 		return y;

@@ -938,6 +938,15 @@ static void e_ooff(struct npu_prog_hdr *h) { h->ops_off = 36; }
 static void e_size_big(struct npu_prog_hdr *h) { h->size += 8; }
 static void e_size_small(struct npu_prog_hdr *h) { h->size -= 8; }
 static void e_ops_out(struct npu_prog_hdr *h) { h->ops_off = h->size - 56; }
+/* empty tables inside a size smaller than the header itself */
+static void e_size_hdr(struct npu_prog_hdr *h)
+{
+	h->n_tensors = 0;
+	h->n_ops = 0;
+	h->tensors_off = 0;
+	h->ops_off = 0;
+	h->size = sizeof(*h) - 8;
+}
 static void e_none(struct npu_prog_hdr *h) { (void)h; }
 
 TEST(err_bad_program_header)
@@ -945,6 +954,7 @@ TEST(err_bad_program_header)
 	static void (*const edits[])(struct npu_prog_hdr *) = {
 		e_magic, e_version, e_hdr_size, e_rsvd, e_ntens, e_nops,
 		e_toff, e_ooff, e_size_big, e_size_small, e_ops_out,
+		e_size_hdr,
 	};
 	struct pb p;
 	unsigned int i;

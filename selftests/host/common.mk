@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# common.mk - the part every host test Makefile (selftests/host/*/Makefile)
+# shares. A test Makefile sets TEST_OBJ (its object directory below
+# $(BUILD)/obj) and includes this file first; it then sets BINS (the test
+# binaries `check` runs, in order) and adds its own rules. It may add to
+# CPPFLAGS, CFLAGS and LDLIBS.
+#
+# Provides:
+#   TOP, BUILD, OBJDIR, TESTDIR, KSFT    directories
+#   CC, CPPFLAGS, CFLAGS, LDLIBS         flags of sanitized test code
+#   SAN, TEST_CFLAGS                     the sanitizer flags, the rest
+#   HARNESS                              order-only prerequisite of every
+#                                        object that includes the harness
+#   EMU_DIR, EMU_PROG_OBJS, EMU_LIB_OBJS tools/npu-emu compiled once with
+#                                        the sanitizers, shared by all
+#                                        test directories
+#   $(BUILD)/lib/libnpu.a, libnpuref.a   made by their own Makefiles
+#   all, check, clean
+#
+# Every component builds from an empty build directory: the libraries come
+# from their Makefiles, and the kselftest harness is extracted by
+# scripts/deps.sh --no-install, which fails with a clear message when a
+# package is missing.
+
+HOST_TESTS := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+TOP := $(abspath $(HOST_TESTS)/../..)
+BUILD ?= $(TOP)/build
+override BUILD := $(abspath $(BUILD))
+
+OBJDIR := $(BUILD)/obj/$(TEST_OBJ)
+TESTDIR := $(BUILD)/tests
+KSFT := $(BUILD)/linux-src/tools/testing/selftests
+HARNESS := $(KSFT)/kselftest_harness.h
+EMU_DIR := $(TOP)/tools/npu-emu
+
+CC ?= cc
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+TEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread
+# the harness's own macros trip these
+TEST_CFLAGS += -Wno-sign-compare -Wno-unused-parameter \
+	-Wno-misleading-indentation
+CFLAGS := $(TEST_CFLAGS) $(SAN)
+CPPFLAGS := -D_GNU_SOURCE -I$(TOP)/driver -I$(TOP)/tools/include -I$(KSFT)
+LDLIBS := -pthread -lm
+
+all:
+
+.PHONY: all check clean FORCE
+.SECONDARY:
+.DELETE_ON_ERROR:
+
+$(OBJDIR) $(TESTDIR):
+	mkdir -p $@
+
+$(HARNESS):
+	@echo "$@ is missing; extracting it with scripts/deps.sh --no-install" >&2
+	BUILD=$(BUILD) $(TOP)/scripts/deps.sh --no-install
+	@test -f $@ || { echo "$@: still missing after scripts/deps.sh" >&2; exit 1; }
+
+# tools/npu-emu with the sanitizers, once for every test directory: the
+# interpreter (program.c, ops*.c) and the rest of the device model
+NPU_EMU_DIR := $(EMU_DIR)
+include $(EMU_DIR)/sources.mk
+EMU_OBJDIR := $(BUILD)/obj/emu-san
+EMU_PROG_OBJS := $(addprefix $(EMU_OBJDIR)/,$(NPU_EMU_PROG_SRCS:.c=.o))
+EMU_LIB_OBJS := $(addprefix $(EMU_OBJDIR)/,$(NPU_EMU_LIB_SRCS:.c=.o))
+
+$(EMU_OBJDIR):
+	mkdir -p $@
+
+$(EMU_OBJDIR)/%.o: $(EMU_DIR)/%.c | $(EMU_OBJDIR)
+	$(CC) -D_GNU_SOURCE -I$(EMU_DIR) -I$(TOP)/driver -I$(TOP)/tools/include \
+		$(CFLAGS) -MMD -MP -c -o $@ $<
+
+# the libraries, from their own Makefiles (which know when to do nothing)
+$(BUILD)/lib/libnpu.a: FORCE
+	$(MAKE) -C $(TOP)/lib/npu BUILD=$(BUILD) all
+
+$(BUILD)/lib/libnpuref.a: FORCE
+	$(MAKE) -C $(TOP)/lib/npuref BUILD=$(BUILD) all
+
+FORCE:
+
+# every binary runs even when an earlier one failed
+check: all
+	@fail=0; for t in $(BINS); do \
+		echo "# running $$t"; \
+		$$t || fail=1; \
+	done; exit $$fail
+
+clean:
+	rm -rf $(OBJDIR) $(BINS) $(CLEAN)
+
+-include $(wildcard $(OBJDIR)/*.d $(EMU_OBJDIR)/*.d)
