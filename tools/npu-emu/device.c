@@ -95,8 +95,7 @@ void npu_dev_init_regs(struct npu_emu *e)
 	const struct npu_emu_opts *o = &e->opts;
 
 	npu_reg_write(e, NPU_REG_MAGIC, NPU_HW_MAGIC);
-	npu_reg_write(e, NPU_REG_VERSION,
-		      NPU_HW_VERSION(NPU_HW_VERSION_MAJOR, NPU_HW_VERSION_MINOR));
+	npu_reg_write(e, NPU_REG_VERSION, o->hw_version);
 	npu_reg_write(e, NPU_REG_CAPS, NPU_CAP_TRACE | NPU_CAP_CLOCK_LATCH |
 		      (o->pes > 1 ? NPU_CAP_MULTI_PE : 0));
 	npu_reg_write(e, NPU_REG_PE_COUNT, o->pes);

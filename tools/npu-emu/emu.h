@@ -75,6 +75,9 @@
  * @trace_size: bytes of the trace data area, a power of two
  * @stall_pe: PE that never completes a job (fault injection), or -1
  * @fail_after: fail every job after the first N with BAD_PROGRAM, 0: off
+ * @hw_version: value of NPU_REG_VERSION, major << 16 | minor (default
+ *	NPU_HW_VERSION(NPU_HW_VERSION_MAJOR, NPU_HW_VERSION_MINOR)); nothing
+ *	else depends on it
  * @verbose: log doorbells, mailbox requests, jobs and interrupts to stdout
  * @handle_signals: npu_emu_run() returns 0 on SIGTERM/SIGINT (it blocks them
  *	in the calling thread; npu_emu_main() sets this)
@@ -92,6 +95,7 @@ struct npu_emu_opts {
 	uint64_t trace_size;
 	int stall_pe;
 	uint64_t fail_after;
+	uint32_t hw_version;
 	bool verbose;
 	bool handle_signals;
 };

@@ -21,7 +21,7 @@ static const char usage_text[] =
 "    npu-emu -s PATH [-p N] [-m SIZE] [-f HZ] [--clock-offset TICKS]\n"
 "            [--clock-drift-ppm PPM] [--dma-bw MBPS] [--macs-per-cycle N]\n"
 "            [--sram-size SIZE] [--trace-size SIZE] [--stall-pe N]\n"
-"            [--fail-after N] [-v] [-h]\n"
+"            [--fail-after N] [--hw-version MAJOR.MINOR] [-v] [-h]\n"
 "\n"
 "DESCRIPTION\n"
 "    npu-emu is the NPU of Documentation/npu/hw.rst, implemented as a host\n"
@@ -69,6 +69,12 @@ static const char usage_text[] =
 "    --fail-after N\n"
 "        Fault injection: after N jobs, every job fails with\n"
 "        NPU_HW_STATUS_BAD_PROGRAM without running. Default 0 (off).\n"
+"    --hw-version MAJOR.MINOR\n"
+"        Hardware interface version reported in the VERSION register,\n"
+"        MAJOR and MINOR each 0 to 65535. Only the register changes: the\n"
+"        device still behaves as version 1.0. For testing how a driver\n"
+"        handles other versions (npu.ko refuses a major other than 1).\n"
+"        Default 1.0.\n"
 "    -v, --verbose\n"
 "        Log doorbells, mailbox requests, jobs and interrupts on stdout.\n"
 "    -h, --help\n"
@@ -99,6 +105,8 @@ void npu_emu_opts_init(struct npu_emu_opts *o)
 	o->sram_size = NPU_EMU_DEF_SRAM;
 	o->trace_size = NPU_EMU_DEF_TRACE;
 	o->stall_pe = -1;
+	o->hw_version = NPU_HW_VERSION(NPU_HW_VERSION_MAJOR,
+				       NPU_HW_VERSION_MINOR);
 }
 
 int npu_emu_parse_u64(const char *s, uint64_t *v)
@@ -152,6 +160,7 @@ enum {
 	OPT_TRACE,
 	OPT_STALL_PE,
 	OPT_FAIL_AFTER,
+	OPT_HW_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -167,6 +176,7 @@ static const struct option long_opts[] = {
 	{ "trace-size", required_argument, NULL, OPT_TRACE },
 	{ "stall-pe", required_argument, NULL, OPT_STALL_PE },
 	{ "fail-after", required_argument, NULL, OPT_FAIL_AFTER },
+	{ "hw-version", required_argument, NULL, OPT_HW_VERSION },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -208,6 +218,40 @@ static int get_num(FILE *err, int c, const char *arg, bool size,
 			 min, max);
 		return bad_value(err, c, arg, why);
 	}
+	return 0;
+}
+
+/* A decimal number 0..65535 of 1 to 5 digits ending at @stop; NULL if not */
+static const char *get_u16(const char *s, char stop, uint32_t *v)
+{
+	uint32_t x = 0;
+	int n = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (++n > 5)
+			return NULL;
+		x = x * 10 + (uint32_t)(*s - '0');
+	}
+	if (!n || *s != stop || x > UINT16_MAX)
+		return NULL;
+	*v = x;
+	return s;
+}
+
+/*
+ * "MAJOR.MINOR", each decimal 0..65535, into major << 16 | minor.
+ * Return: 0, or -EINVAL (reported on @err).
+ */
+static int get_version(FILE *err, int c, const char *arg, uint32_t *v)
+{
+	uint32_t major, minor;
+	const char *p;
+
+	p = get_u16(arg, '.', &major);
+	if (!p || !get_u16(p + 1, '\0', &minor))
+		return bad_value(err, c, arg,
+				 "expected MAJOR.MINOR, decimal numbers in 0..65535 (e.g. 1.0)");
+	*v = NPU_HW_VERSION(major, minor);
 	return 0;
 }
 
@@ -308,6 +352,10 @@ int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
 			if (get_num(err, c, optarg, false, 0, UINT64_MAX, &v))
 				goto usage;
 			o->fail_after = v;
+			break;
+		case OPT_HW_VERSION:
+			if (get_version(err, c, optarg, &o->hw_version))
+				goto usage;
 			break;
 		case 'v':
 			o->verbose = true;
