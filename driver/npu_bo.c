@@ -14,6 +14,8 @@
 #include <linux/genalloc.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -70,11 +72,23 @@ static void npu_bo_release(struct kref *ref)
 	npu_device_put(ndev);
 }
 
+/**
+ * npu_bo_get() - take a reference on a buffer
+ * @bo: the buffer; the caller holds a reference or the lock of a table
+ *	that holds one
+ */
 void npu_bo_get(struct npu_bo *bo)
 {
 	kref_get(&bo->ref);
 }
 
+/**
+ * npu_bo_put() - drop a reference on a buffer
+ * @bo: the buffer
+ *
+ * The last reference returns its memory to the device's allocator and
+ * drops the buffer's device reference. Any context that may sleep.
+ */
 void npu_bo_put(struct npu_bo *bo)
 {
 	kref_put(&bo->ref, npu_bo_release);
@@ -105,6 +119,7 @@ static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
 {
 	unsigned long addr;
 	struct npu_bo *bo;
+	u64 off, n;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
@@ -120,11 +135,25 @@ static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
 	bo->size = size;
 	bo->flags = flags;
 	npu_device_get(ndev);
-	/* Zeroed: no data of a previous owner leaks. */
-	memset_io(ndev->mem + bo->dev_addr, 0, size);
+	/*
+	 * Zeroed: no data of a previous owner leaks. A buffer may be as large
+	 * as device memory: give the scheduler a chance between chunks.
+	 */
+	for (off = 0; off < size; off += n) {
+		n = min_t(u64, size - off, SZ_1M);
+		memset_io(ndev->mem + bo->dev_addr + off, 0, n);
+		cond_resched();
+	}
 	return bo;
 }
 
+/**
+ * npu_bo_create_ioctl() - NPU_IOCTL_BO_CREATE
+ * @nf: the file, inside npu_dev_enter()
+ * @uarg: struct npu_bo_create in user memory
+ *
+ * Return: 0 or a negative errno (see struct npu_bo_create).
+ */
 int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_device *ndev = nf->ndev;
@@ -134,10 +163,10 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	u64 size;
 	int ret;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.flags & ~NPU_BO_PROGRAM ||
-	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+	ret = npu_copy_args(&args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags & ~NPU_BO_PROGRAM)
 		return -EINVAL;
 	if (!args.size || args.size > U32_MAX)
 		return -EINVAL;
@@ -162,15 +191,29 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	args.dev_addr = bo->dev_addr;
 	args.mmap_offset = bo->dev_addr;
 	if (copy_to_user(uarg, &args, sizeof(args))) {
+		/*
+		 * The handle was visible: another thread may have freed it
+		 * (dropping the table's reference) and even reused it. Only
+		 * the reference still in the table is ours to drop.
+		 */
 		mutex_lock(&nf->bo_lock);
-		xa_erase(&nf->bos, handle);
+		if (xa_cmpxchg(&nf->bos, handle, bo, NULL, 0) != bo)
+			bo = NULL;
 		mutex_unlock(&nf->bo_lock);
-		npu_bo_put(bo);
+		if (bo)
+			npu_bo_put(bo);
 		return -EFAULT;
 	}
 	return 0;
 }
 
+/**
+ * npu_bo_free_ioctl() - NPU_IOCTL_BO_FREE
+ * @nf: the file, inside npu_dev_enter()
+ * @uarg: struct npu_bo_free in user memory
+ *
+ * Return: 0, -EFAULT, -EINVAL (flags) or -ENOENT (not a handle of @nf).
+ */
 int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_bo_free args;
@@ -237,13 +280,17 @@ int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma)
 {
 	struct npu_device *ndev = nf->ndev;
 	unsigned long len = vma->vm_end - vma->vm_start;
-	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	struct npu_bo *bo = NULL, *it;
 	unsigned long handle;
+	u64 offset;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	/* Device addresses are 32-bit: no larger offset can match one. */
+	if (vma->vm_pgoff > (U32_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
 	mutex_lock(&nf->bo_lock);
 	xa_for_each(&nf->bos, handle, it) {

@@ -3,8 +3,6 @@
  * npu_clock.c - device clock sampling (NPU_IOCTL_CLOCK_SAMPLE and the CLOCK
  * records of the trace rings).
  *
- * OWNED BY THE TRACE ENGINEER.
- *
  * A sample brackets one NPU_MBOX_CLOCK_LATCH request between two reads of
  * CLOCK_MONOTONIC, like PTP_SYS_OFFSET_EXTENDED: the request is posted and
  * polled (NPU_MBOX_F_NOIRQ) through the driver's mailbox helper, which
@@ -79,6 +77,26 @@ static u64 npu_mono_to(clockid_t clockid, u64 t)
 	}
 }
 
+/**
+ * npu_clock_sample() - take bracketed samples of the device clock
+ * @ndev: the device; the caller is inside npu_dev_enter() and may sleep
+ * @clockid: host clock: CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW,
+ *	CLOCK_REALTIME or CLOCK_BOOTTIME
+ * @count: samples to take, 1..NPU_CLOCK_MAX_SAMPLES
+ * @samples: out: @count samples in the order taken
+ * @best: out: index of the narrowest sample
+ *
+ * Each sample is one NPU_MBOX_CLOCK_LATCH request with NPU_MBOX_F_NOIRQ,
+ * polled, between two CLOCK_MONOTONIC reads: the device latched
+ * @samples[i].device_tick inside [host_before_ns, host_after_ns]. For the
+ * other host clocks the bracket is converted with the kernel's offsets
+ * (REALTIME, BOOTTIME) or widened by the uncertainty of a MONOTONIC/RAW
+ * pair read (MONOTONIC_RAW), so the guarantee holds for them too.
+ *
+ * Return: 0; -EINVAL for a bad @clockid or @count; -EOPNOTSUPP when the
+ * device cannot latch its clock; -EIO when it refuses; -ETIMEDOUT or
+ * -ENODEV from the mailbox; -EINTR on a fatal signal.
+ */
 int npu_clock_sample(struct npu_device *ndev, clockid_t clockid, u32 count,
 		     struct npu_clock_pair *samples, u32 *best)
 {
@@ -145,12 +163,10 @@ long npu_clock_sample_ioctl(struct npu_device *ndev, void __user *uarg)
 	cs = kmalloc(sizeof(*cs), GFP_KERNEL);
 	if (!cs)
 		return -ENOMEM;
-	if (copy_from_user(cs, uarg, sizeof(*cs))) {
-		ret = -EFAULT;
+	ret = npu_copy_args(cs, uarg);
+	if (ret)
 		goto out;
-	}
-	if (cs->flags || memchr_inv(cs->reserved, 0, sizeof(cs->reserved)) ||
-	    !cs->count || cs->count > NPU_CLOCK_MAX_SAMPLES) {
+	if (cs->flags || !cs->count || cs->count > NPU_CLOCK_MAX_SAMPLES) {
 		ret = -EINVAL;
 		goto out;
 	}

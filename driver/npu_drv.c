@@ -49,11 +49,23 @@ static void npu_device_release(struct kref *ref)
 	kfree(ndev);
 }
 
+/**
+ * npu_device_get() - take a reference on a device
+ * @ndev: the device; the caller already holds a reference or is inside
+ *	npu_dev_enter() of a file holding one
+ */
 void npu_device_get(struct npu_device *ndev)
 {
 	kref_get(&ndev->ref);
 }
 
+/**
+ * npu_device_put() - drop a reference on a device
+ * @ndev: the device
+ *
+ * The last reference frees it, which may be long after remove(): the
+ * allocator and the SRCU state live until then. May sleep.
+ */
 void npu_device_put(struct npu_device *ndev)
 {
 	kref_put(&ndev->ref, npu_device_release);
@@ -68,10 +80,12 @@ static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
 	struct npu_device *ndev = nf->ndev;
 	struct npu_hw_desc *hw = &ndev->hw;
 	struct npu_info info;
+	int ret;
 
-	if (copy_from_user(&info, uarg, sizeof(info)))
-		return -EFAULT;
-	if (info.flags || memchr_inv(info.reserved, 0, sizeof(info.reserved)))
+	ret = npu_copy_args(&info, uarg);
+	if (ret)
+		return ret;
+	if (info.flags)
 		return -EINVAL;
 
 	memset(&info, 0, sizeof(info));
@@ -84,8 +98,7 @@ static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
 	info.dma_bw = hw->dma_bw;
 	info.macs_per_cycle = hw->macs_per_cycle;
 	info.trace_levels = hw->trace_levels;
-	info.caps = hw->caps & (NPU_INFO_CAP_TRACE | NPU_INFO_CAP_CLOCK_LATCH |
-				NPU_INFO_CAP_MULTI_PE);
+	info.caps = hw->caps & NPU_INFO_CAPS;
 	info.minor = ndev->id;
 
 	if (copy_to_user(uarg, &info, sizeof(info)))
@@ -102,10 +115,10 @@ static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
 	u32 i;
 	int ret;
 
-	if (copy_from_user(&ping, uarg, sizeof(ping)))
-		return -EFAULT;
-	if (ping.flags || !ping.count || ping.count > NPU_PING_MAX_COUNT ||
-	    memchr_inv(ping.reserved, 0, sizeof(ping.reserved)))
+	ret = npu_copy_args(&ping, uarg);
+	if (ret)
+		return ret;
+	if (ping.flags || !ping.count || ping.count > NPU_PING_MAX_COUNT)
 		return -EINVAL;
 
 	ping.min_ns = U64_MAX;
@@ -401,7 +414,13 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = npu_bo_pool_init(ndev);
 	if (ret)
 		return ret;
-	/* Before the interrupts: devres releases it after them. */
+	/*
+	 * Everything the interrupt handlers use exists before they are
+	 * requested: a device left running by a previous driver instance may
+	 * raise any vector at once. The trace state is also released by
+	 * devres after the interrupts are freed.
+	 */
+	npu_job_dev_init(ndev);
 	ret = npu_trace_init(ndev);
 	if (ret)
 		return ret;
@@ -420,9 +439,7 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npu_err(ndev, "device reset failed: %d\n", ret);
 		return ret;
 	}
-	ret = npu_job_dev_init(ndev);
-	if (ret)
-		return ret;
+	npu_job_dev_start(ndev);
 	ret = npu_hw_enable(ndev);
 	if (ret)
 		return ret;

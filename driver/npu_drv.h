@@ -5,6 +5,7 @@
 #ifndef _NPU_DRV_H
 #define _NPU_DRV_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
@@ -12,10 +13,14 @@
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
+#include <linux/string.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+
+#include <linux/npu.h>
 
 #include "npu_hw.h"
 #include "npu_job.h"
@@ -104,6 +109,8 @@ struct npu_hw_desc {
  * @space_wq: woken when queue space frees up and at unplug
  * @timeout_work: job timeout check
  * @trace: trace state (npu_trace.c), set by npu_trace_init()
+ * @trace_rings: enabled trace rings, maintained by npu_trace.c; the job
+ *	path's only test when tracing is off (npu_trace_on())
  */
 struct npu_device {
 	struct kref ref;
@@ -143,7 +150,8 @@ struct npu_device {
 	wait_queue_head_t space_wq;
 	struct delayed_work timeout_work;
 
-	struct npu_trace_dev *trace;	/* trace engineer: npu_trace.c */
+	struct npu_trace_dev *trace;
+	atomic_t trace_rings;
 };
 
 /**
@@ -208,9 +216,50 @@ static inline void npu_dev_exit(struct npu_device *ndev, int idx)
 	srcu_read_unlock(&ndev->srcu, idx);
 }
 
+/**
+ * npu_dev_unplugged() - has the device been removed?
+ * @ndev: the device
+ *
+ * For wait conditions; code that touches the hardware uses npu_dev_enter().
+ *
+ * Return: true once remove() has started.
+ */
 static inline bool npu_dev_unplugged(struct npu_device *ndev)
 {
 	return READ_ONCE(ndev->unplugged);
 }
+
+/* The NPU_INFO_CAP_* bits this driver reports (GET_INFO and sysfs). */
+#define NPU_INFO_CAPS	(NPU_INFO_CAP_TRACE | NPU_INFO_CAP_CLOCK_LATCH | \
+			 NPU_INFO_CAP_MULTI_PE)
+
+static inline int __npu_copy_args(void *karg, const void __user *uarg,
+				  size_t size, size_t rsvd_off, size_t rsvd_len)
+{
+	if (copy_from_user(karg, uarg, size))
+		return -EFAULT;
+	if (memchr_inv((u8 *)karg + rsvd_off, 0, rsvd_len))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * npu_copy_args() - copy an ioctl argument in and check its reserved field
+ * @karg: pointer to the kernel copy, a uapi struct with a member "reserved"
+ * @uarg: the user pointer
+ *
+ * Every ioctl structure of the uapi has a reserved array that must be zero
+ * on input; this is the one place that checks it. Flags are checked by
+ * each ioctl, as their valid bits differ.
+ *
+ * Return: 0, -EFAULT, or -EINVAL when a reserved byte is not zero.
+ */
+#define npu_copy_args(karg, uarg) ({					\
+	typeof(karg) __karg = (karg);					\
+									\
+	__npu_copy_args(__karg, (uarg), sizeof(*__karg),		\
+			offsetof(typeof(*__karg), reserved),		\
+			sizeof(__karg->reserved));			\
+})
 
 #endif /* _NPU_DRV_H */

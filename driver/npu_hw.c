@@ -32,6 +32,12 @@ static bool npu_hw_range_ok(struct npu_device *ndev, u64 off, u64 len)
 	return end <= ndev->mem_len;
 }
 
+/* Do [a, a + alen) and [b, b + blen) overlap? Both are inside BAR2. */
+static bool npu_hw_overlap(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
 static int npu_hw_wait_ready(struct npu_device *ndev)
 {
 	unsigned long timeout = jiffies + msecs_to_jiffies(ready_timeout_ms);
@@ -121,6 +127,22 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 	if (!hw->dram_size || !PAGE_ALIGNED(hw->dram_base) ||
 	    !npu_hw_range_ok(ndev, hw->dram_base, hw->dram_size)) {
 		npu_err(ndev, "register page: DRAM %#x+%#x outside BAR2 or not page aligned\n",
+			hw->dram_base, hw->dram_size);
+		return -EINVAL;
+	}
+	/*
+	 * Buffers are mapped into user space: DRAM must not share a byte with
+	 * the register page, the queues or the trace area.
+	 */
+	if (npu_hw_overlap(hw->dram_base, hw->dram_size, 0, NPU_REG_PAGE_SIZE) ||
+	    npu_hw_overlap(hw->dram_base, hw->dram_size, hw->cmdq_base,
+			   (u64)hw->cmdq_stride * hw->pe_count) ||
+	    npu_hw_overlap(hw->dram_base, hw->dram_size, hw->cplq_base,
+			   cplq_need) ||
+	    ((hw->caps & NPU_CAP_TRACE) &&
+	     npu_hw_overlap(hw->dram_base, hw->dram_size, hw->trace_base,
+			    NPU_HW_TRACE_DATA_OFFSET + (u64)hw->trace_size))) {
+		npu_err(ndev, "register page: DRAM %#x+%#x overlaps registers, queues or trace area\n",
 			hw->dram_base, hw->dram_size);
 		return -EINVAL;
 	}
@@ -226,6 +248,25 @@ void npu_hw_disable(struct npu_device *ndev)
 	npu_ring(ndev, NPU_DB_CONTROL);
 	npu_wr32(ndev, NPU_REG_INTR_MASK, NPU_INTR_CPL | NPU_INTR_MBOX |
 		 NPU_INTR_TRACE | NPU_INTR_ERROR);
+}
+
+/**
+ * npu_hw_set_trace_level() - set the device's trace level
+ * @ndev: the device, present
+ * @level: NPU_TRACE_OFF, NPU_TRACE_EXEC or NPU_TRACE_OPS
+ *
+ * Rewrites the trace field of NPU_REG_CONTROL, keeping the other bits, and
+ * rings NPU_DB_CONTROL. Callers serialize (npu_trace.c's ctl_lock); the
+ * only other writers of the register are probe and remove, when no trace
+ * ring can change the level.
+ */
+void npu_hw_set_trace_level(struct npu_device *ndev, u32 level)
+{
+	u32 ctrl = npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK;
+
+	npu_wr32(ndev, NPU_REG_CONTROL,
+		 ctrl | ((level << NPU_CTRL_TRACE_SHIFT) & NPU_CTRL_TRACE_MASK));
+	npu_ring(ndev, NPU_DB_CONTROL);
 }
 
 /**

@@ -12,14 +12,29 @@
 
 #include "npu_drv.h"
 
-static inline u32 npu_rd32(struct npu_device *ndev, u32 reg)
+/*
+ * Accessors of BAR2 (register page, queues, trace area), by device
+ * address. The 64-bit ones are for values the device stores atomically
+ * (the trace area's positions), which needs a 64-bit architecture.
+ */
+static inline u32 npu_rd32(struct npu_device *ndev, u32 off)
 {
-	return readl(ndev->mem + reg);
+	return readl(ndev->mem + off);
 }
 
-static inline void npu_wr32(struct npu_device *ndev, u32 reg, u32 val)
+static inline void npu_wr32(struct npu_device *ndev, u32 off, u32 val)
 {
-	writel(val, ndev->mem + reg);
+	writel(val, ndev->mem + off);
+}
+
+static inline u64 npu_rd64(struct npu_device *ndev, u32 off)
+{
+	return readq(ndev->mem + off);
+}
+
+static inline void npu_wr64(struct npu_device *ndev, u32 off, u64 val)
+{
+	writeq(val, ndev->mem + off);
 }
 
 /**
@@ -60,6 +75,7 @@ static inline void npu_hw_ack_intr(struct npu_device *ndev, u32 cause)
 int npu_hw_init(struct npu_device *ndev);
 int npu_hw_enable(struct npu_device *ndev);
 void npu_hw_disable(struct npu_device *ndev);
+void npu_hw_set_trace_level(struct npu_device *ndev, u32 level);
 
 irqreturn_t npu_hw_mbox_irq(int irq, void *arg);
 

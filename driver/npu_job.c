@@ -113,16 +113,23 @@ static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
 	struct npu_file *nf = job->nf;
 	u64 now = ktime_get_ns();
 	struct npu_job *next;
+	bool was_head;
 	u32 i;
 
 	/* A timed-out job keeps its status whatever the reset reports. */
 	if (job->expired)
 		status = NPU_JOB_TIMEOUT;
+	was_head = list_first_entry(&q->jobs, struct npu_job, pe_node) == job;
 	list_del(&job->pe_node);
 	q->outstanding--;
 	ndev->outstanding--;
+	/*
+	 * The timeout of the next job runs from now, but only if this job was
+	 * ahead of it: a job completing out of order must not restart the
+	 * clock of a head that may be stuck.
+	 */
 	next = list_first_entry_or_null(&q->jobs, struct npu_job, pe_node);
-	if (next)
+	if (next && was_head)
 		next->head_ns = now;
 
 	job->complete_ns = now;
@@ -143,7 +150,8 @@ static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
 	job->done = true;
 	list_add_tail(&job->done_node, &nf->done);
 	nf->outstanding--;
-	nf->done_seq++;
+	/* Read locklessly by npu_job_wait_ioctl()'s wait condition. */
+	WRITE_ONCE(nf->done_seq, nf->done_seq + 1);
 }
 
 static struct npu_job *npu_job_find(struct npu_device *ndev, u32 pe, u64 id)
@@ -367,12 +375,13 @@ void npu_job_device_error(struct npu_device *ndev)
  */
 
 /**
- * npu_job_dev_init() - set up the job state of a device after its reset
+ * npu_job_dev_init() - initialize the job state of a device
  * @ndev: the device
  *
- * Return: 0.
+ * Touches no hardware. Called before the interrupts are requested: the
+ * completion and error handlers take jobs_lock and walk the PE lists.
  */
-int npu_job_dev_init(struct npu_device *ndev)
+void npu_job_dev_init(struct npu_device *ndev)
 {
 	u32 pe;
 
@@ -382,8 +391,17 @@ int npu_job_dev_init(struct npu_device *ndev)
 	INIT_DELAYED_WORK(&ndev->timeout_work, npu_job_timeout_work);
 	for (pe = 0; pe < NPU_HW_MAX_PES; pe++)
 		INIT_LIST_HEAD(&ndev->pe[pe].jobs);
+}
+
+/**
+ * npu_job_dev_start() - start every queue empty at the device's position
+ * @ndev: the device, just reset, not yet enabled
+ */
+void npu_job_dev_start(struct npu_device *ndev)
+{
+	mutex_lock(&ndev->jobs_lock);
 	npu_job_resync(ndev);
-	return 0;
+	mutex_unlock(&ndev->jobs_lock);
 }
 
 /**
@@ -400,6 +418,10 @@ void npu_job_dev_unplug(struct npu_device *ndev)
 	npu_job_wake(ndev);
 }
 
+/**
+ * npu_job_file_init() - initialize the job state of a file being opened
+ * @nf: the file
+ */
 void npu_job_file_init(struct npu_file *nf)
 {
 	xa_init(&nf->jobs);
@@ -534,6 +556,13 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 	return 0;
 }
 
+/**
+ * npu_job_submit_ioctl() - NPU_IOCTL_SUBMIT
+ * @nf: the file, inside npu_dev_enter()
+ * @uarg: struct npu_submit in user memory
+ *
+ * Return: 0 or a negative errno (see struct npu_submit).
+ */
 int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_device *ndev = nf->ndev;
@@ -545,9 +574,10 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 	u64 id;
 	int ret;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.flags || memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+	ret = npu_copy_args(&args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
 		return -EINVAL;
 	if (!args.nbufs || args.nbufs > NPU_MAX_JOB_BUFS ||
 	    args.nbufs > NPU_HW_MAX_BUFS || args.prog_slot >= args.nbufs)
@@ -637,6 +667,13 @@ static struct npu_job *npu_job_take(struct npu_file *nf,
 	return job;
 }
 
+/**
+ * npu_job_wait_ioctl() - NPU_IOCTL_WAIT
+ * @nf: the file, inside npu_dev_enter()
+ * @uarg: struct npu_wait in user memory
+ *
+ * Return: 0 or a negative errno (see struct npu_wait).
+ */
 int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_device *ndev = nf->ndev;
@@ -646,10 +683,10 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 	u64 seq;
 	int ret;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.flags & ~NPU_WAIT_ANY ||
-	    memchr_inv(args.reserved, 0, sizeof(args.reserved)))
+	ret = npu_copy_args(&args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags & ~NPU_WAIT_ANY)
 		return -EINVAL;
 	if (args.timeout_ns < 0) {
 		left = MAX_SCHEDULE_TIMEOUT;

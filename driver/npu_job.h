@@ -75,7 +75,8 @@ struct npu_pe_queue {
 	struct list_head jobs;
 };
 
-int npu_job_dev_init(struct npu_device *ndev);
+void npu_job_dev_init(struct npu_device *ndev);
+void npu_job_dev_start(struct npu_device *ndev);
 void npu_job_dev_unplug(struct npu_device *ndev);
 
 void npu_job_file_init(struct npu_file *nf);

@@ -62,7 +62,8 @@ static DEVICE_ATTR_RO(trace_levels);
 static ssize_t caps_show(struct device *dev,
 			 struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%#x\n", npu_from_dev(dev)->hw.caps);
+	return sysfs_emit(buf, "%#x\n",
+			  npu_from_dev(dev)->hw.caps & NPU_INFO_CAPS);
 }
 static DEVICE_ATTR_RO(caps);
 

@@ -2,15 +2,18 @@
 /*
  * npu_trace.c - hardware trace: trace fds and their rings, the device's
  * trace area, the job hooks and periodic clock records.
- *
- * OWNED BY THE TRACE ENGINEER. Documentation/npu/ring.rst is the contract
- * with userspace.
+ * Documentation/npu/ring.rst is the contract with userspace.
  *
  * One spinlock per device (npu_trace_dev.lock) covers the list of rings,
  * every ring's producer side, the table of traced jobs and the device's
  * trace area, so records reach each ring in one order whatever context
- * produced them (interrupt handlers, ioctls, the clock work). ctl_lock
+ * produced them (interrupt threads, ioctls, the clock work). ctl_lock
  * serializes enable/disable and the device trace level; it may sleep.
+ *
+ * Lock order: npu_device.jobs_lock -> npu_trace_dev.lock (the job hooks
+ * and the drain run in the completion path with jobs_lock held);
+ * ctl_lock -> npu_device.mbox_lock (clock samples) and ctl_lock ->
+ * npu_trace_dev.lock. Nothing is taken under npu_trace_dev.lock.
  *
  * Lifetime: the device holds a reference on its npu_trace_dev (dropped by
  * devres after the interrupts are freed) and every trace fd holds one,
@@ -82,8 +85,8 @@ struct npu_trace_jobent {
  * @ndev: the device; valid while @ref is held by the device or a trace fd
  * @lock: rings, their producer side, @jobs, the trace area, @dead
  * @rings: every open ring of the device (struct npu_tring)
- * @nr_enabled: enabled rings
- * @enabled: mirror of @nr_enabled for lockless checks in the job path
+ * @nr_enabled: enabled rings; npu_device.trace_rings mirrors it for the
+ *	job path's lockless test
  * @dead: the device is gone: no more records, no hardware access
  * @ctl_lock: serializes enable/disable and @dev_level
  * @dev_level: trace level written to NPU_REG_CONTROL
@@ -98,7 +101,6 @@ struct npu_trace_dev {
 	spinlock_t lock;	/* see above */
 	struct list_head rings;
 	unsigned int nr_enabled;
-	atomic_t enabled;
 	bool dead;
 	struct mutex ctl_lock;	/* enable/disable, device level */
 	u32 dev_level;
@@ -158,6 +160,24 @@ struct npu_tring {
 	wait_queue_head_t wq;
 };
 
+/* The record sizes are ABI (Documentation/npu/ring.rst). */
+static_assert(sizeof(struct npu_trace_ring) == 256);
+static_assert(sizeof(struct npu_trace_rec_hdr) == 8);
+static_assert(sizeof(struct npu_trace_rec_exec) == 112);
+static_assert(sizeof(struct npu_trace_rec_op) == 80);
+static_assert(sizeof(struct npu_trace_rec_clock) == 56);
+static_assert(sizeof(struct npu_trace_rec_lost) == 24);
+
+/* Zero a record (no stack bytes reach the ring) and fill its header. */
+static void npu_trace_rec_init(void *rec, u16 type, u16 size)
+{
+	struct npu_trace_rec_hdr *h = rec;
+
+	memset(rec, 0, size);
+	h->type = type;
+	h->size = size;
+}
+
 static void npu_trace_dev_release(struct kref *ref)
 {
 	struct npu_trace_dev *tdev = container_of(ref, struct npu_trace_dev,
@@ -216,12 +236,35 @@ static bool tring_write(struct npu_tring *r, const void *rec, u32 size)
 	return true;
 }
 
-static void tring_wake(struct npu_tring *r)
+static bool tring_lost_pending(struct npu_tring *r)
+{
+	u32 reason;
+
+	for (reason = NPU_TRACE_LOST_RING_FULL; reason < NPU_TRACE_NR_REASONS;
+	     reason++)
+		if (r->pend[reason])
+			return true;
+	return false;
+}
+
+/*
+ * poll() readability: a record is unread and the watermark is reached, or
+ * records are being dropped. The second case matters when the watermark
+ * is above what the ring can hold before its next record does not fit:
+ * the reader would otherwise sleep while everything is lost.
+ */
+static bool tring_readable(struct npu_tring *r)
 {
 	u64 used = tring_used(r);
 
-	if (used && used != U64_MAX && used >= r->watermark &&
-	    wq_has_sleeper(&r->wq))
+	if (!used || used == U64_MAX)
+		return false;
+	return used >= r->watermark || tring_lost_pending(r);
+}
+
+static void tring_wake(struct npu_tring *r)
+{
+	if (wq_has_sleeper(&r->wq) && tring_readable(r))
 		wake_up_interruptible_poll(&r->wq, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -235,9 +278,7 @@ static bool tring_flush_lost(struct npu_tring *r)
 	     reason++) {
 		if (!r->pend[reason])
 			continue;
-		memset(&rec, 0, sizeof(rec));
-		rec.hdr.type = NPU_TRACE_REC_LOST;
-		rec.hdr.size = sizeof(rec);
+		npu_trace_rec_init(&rec, NPU_TRACE_REC_LOST, sizeof(rec));
 		rec.hdr.seq = r->seq;
 		rec.reason = reason;
 		rec.count = r->pend[reason];
@@ -274,6 +315,8 @@ static void tring_emit(struct npu_tring *r, void *rec, u32 size)
 	r->seq++;
 	r->pend[NPU_TRACE_LOST_RING_FULL]++;
 	r->n_lost++;
+	/* Records are being lost: a reader below its watermark must run. */
+	tring_wake(r);
 }
 
 /* Device or host losses: no sequence numbers, reported to every ring. */
@@ -290,8 +333,8 @@ static void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
 			r->n_dev_lost += count;
 		else
 			r->n_host_lost += count;
-		if (tring_flush_lost(r))
-			tring_wake(r);
+		tring_flush_lost(r);
+		tring_wake(r);
 	}
 }
 
@@ -337,39 +380,25 @@ static void npu_trace_jobs_flush(struct npu_trace_dev *tdev)
 	}
 }
 
-/*
- * The job path's only cost while no ring of the device is enabled: one
- * predictable branch on an atomic count. (A static key would save the load
- * but patches kernel text at every enable and disable.)
- */
-static bool npu_trace_on(struct npu_device *ndev)
-{
-	struct npu_trace_dev *tdev = ndev->trace;
-
-	return unlikely(tdev && atomic_read(&tdev->enabled));
-}
-
 /**
- * npu_trace_job_submitted() - a job is about to be handed to the device
+ * __npu_trace_job_submitted() - npu_trace_job_submitted() with a ring on
  * @ndev: the device
  * @job: the job (id, tgid, pid, pe and submit_ns set)
  *
- * Fires npu_job_submit. While a ring is enabled, remembers the submitter so
- * the device's records of the job can be attributed.
+ * Remembers the submitter so the device's records of the job can be
+ * attributed. jobs_lock is held: the entry is allocated without sleeping,
+ * and a failure is reported to the rings as an NPU_TRACE_LOST_HOST.
  */
-void npu_trace_job_submitted(struct npu_device *ndev,
-			     const struct npu_job *job)
+void __npu_trace_job_submitted(struct npu_device *ndev,
+			       const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_jobent *ent;
 	unsigned long flags;
 
-	trace_npu_job_submit(ndev->id, job->id, job->pe, job->tgid, job->pid,
-			     job->submit_ns);
-	if (!npu_trace_on(ndev))
+	if (!tdev)
 		return;
-
-	ent = kzalloc(sizeof(*ent), GFP_ATOMIC | __GFP_NOWARN);
+	ent = kzalloc(sizeof(*ent), GFP_NOWAIT | __GFP_NOWARN);
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (!tdev->nr_enabled || tdev->dead) {
 		spin_unlock_irqrestore(&tdev->lock, flags);
@@ -391,7 +420,7 @@ void npu_trace_job_submitted(struct npu_device *ndev,
 }
 
 /**
- * npu_trace_job_completed() - a job's completion was seen
+ * __npu_trace_job_completed() - npu_trace_job_completed() with a ring on
  * @ndev: the device
  * @job: the job, with its result (status, complete_ns, ticks)
  *
@@ -399,8 +428,8 @@ void npu_trace_job_submitted(struct npu_device *ndev,
  * npu_job_start (unless the trace area already showed the start) and
  * npu_job_complete.
  */
-void npu_trace_job_completed(struct npu_device *ndev,
-			     const struct npu_job *job)
+void __npu_trace_job_completed(struct npu_device *ndev,
+			       const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_jobent *ent = NULL;
@@ -408,15 +437,14 @@ void npu_trace_job_completed(struct npu_device *ndev,
 	unsigned long flags;
 	bool started = false;
 
-	if (npu_trace_on(ndev)) {
+	if (tdev) {
 		spin_lock_irqsave(&tdev->lock, flags);
 		ent = npu_trace_job_find(tdev, job->id);
 		if (ent) {
 			hash_del(&ent->node);
 			started = ent->started;
-			memset(&rec, 0, sizeof(rec));
-			rec.hdr.type = NPU_TRACE_REC_EXEC;
-			rec.hdr.size = sizeof(rec);
+			npu_trace_rec_init(&rec, NPU_TRACE_REC_EXEC,
+					   sizeof(rec));
 			rec.status = job->status;
 			rec.pid = job->tgid;
 			rec.tid = job->pid;
@@ -456,18 +484,9 @@ void npu_trace_job_completed(struct npu_device *ndev,
  * Device trace area
  */
 
-static void __iomem *npu_trace_area(struct npu_trace_dev *tdev)
-{
-	return tdev->ndev->mem + tdev->ndev->hw.trace_base;
-}
-
-#define NPU_TAREA(field) offsetof(struct npu_hw_trace_hdr, field)
-
-static u64 npu_trace_rd64(void __iomem *p)
-{
-	/* The device stores these 64-bit positions atomically. */
-	return readq(p);
-}
+/* Device address of a field of the trace area's header. */
+#define NPU_TAREA(ndev, field) \
+	((ndev)->hw.trace_base + offsetof(struct npu_hw_trace_hdr, field))
 
 static void npu_trace_area_op(struct npu_trace_dev *tdev,
 			      const struct npu_hw_trec_op *op)
@@ -477,9 +496,7 @@ static void npu_trace_area_op(struct npu_trace_dev *tdev,
 
 	if (!ent)
 		return;	/* a job submitted while no ring was enabled */
-	memset(&rec, 0, sizeof(rec));
-	rec.hdr.type = NPU_TRACE_REC_OP;
-	rec.hdr.size = sizeof(rec);
+	npu_trace_rec_init(&rec, NPU_TRACE_REC_OP, sizeof(rec));
 	rec.pid = ent->tgid;
 	rec.tid = ent->pid;
 	rec.job_id = op->job_id;
@@ -518,8 +535,9 @@ static void npu_trace_area_exec(struct npu_trace_dev *tdev,
  */
 static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 {
-	void __iomem *area = npu_trace_area(tdev);
-	void __iomem *data = area + NPU_HW_TRACE_DATA_OFFSET;
+	struct npu_device *ndev = tdev->ndev;
+	void __iomem *data = ndev->mem + ndev->hw.trace_base +
+			     NPU_HW_TRACE_DATA_OFFSET;
 	u64 size = tdev->area_size;
 	u64 prod, cons, lost, delta;
 	union {
@@ -535,14 +553,14 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 	 * device wrote the trace records of those jobs before it.
 	 */
 	rmb();
-	prod = npu_trace_rd64(area + NPU_TAREA(prod));
-	cons = npu_trace_rd64(area + NPU_TAREA(cons));
-	lost = npu_trace_rd64(area + NPU_TAREA(lost));
+	prod = npu_rd64(ndev, NPU_TAREA(ndev, prod));
+	cons = npu_rd64(ndev, NPU_TAREA(ndev, cons));
+	lost = npu_rd64(ndev, NPU_TAREA(ndev, lost));
 	/* Records are read after the position that covers them. */
 	rmb();
 
 	if (prod - cons > size || (prod | cons) & 7) {
-		dev_warn_ratelimited(&tdev->ndev->pdev->dev,
+		dev_warn_ratelimited(&ndev->pdev->dev,
 				     "trace area: bad positions prod %llu cons %llu, skipping\n",
 				     prod, cons);
 		cons = prod;
@@ -555,7 +573,7 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 		rsize = rec.hdr.size;
 		if (rsize < sizeof(rec.hdr) || rsize & 7 ||
 		    rsize > size - off || rsize > prod - cons) {
-			dev_warn_ratelimited(&tdev->ndev->pdev->dev,
+			dev_warn_ratelimited(&ndev->pdev->dev,
 					     "trace area: bad record size %u at %llu, skipping %llu bytes\n",
 					     rsize, cons, prod - cons);
 			cons = prod;
@@ -574,7 +592,7 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 	}
 	/* Our reads of the records complete before the device reuses them. */
 	mb();
-	writeq(cons, area + NPU_TAREA(cons));
+	npu_wr64(ndev, NPU_TAREA(ndev, cons), cons);
 
 	/* The device restarts its counter at a reset. */
 	delta = lost >= tdev->dev_lost_seen ? lost - tdev->dev_lost_seen : lost;
@@ -585,18 +603,17 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 }
 
 /**
- * npu_trace_drain() - move the device's trace records into the rings
- * @ndev: the device
+ * __npu_trace_drain() - npu_trace_drain() with a ring on
+ * @ndev: the device, present
  *
- * Called by the NPU_MSIX_TRACE handler and by the completion handler
- * before it drains the completion queue. Any context.
+ * Moves the device's trace records into the enabled rings.
  */
-void npu_trace_drain(struct npu_device *ndev)
+void __npu_trace_drain(struct npu_device *ndev)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	unsigned long flags;
 
-	if (!npu_trace_on(ndev))
+	if (!tdev)
 		return;
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (tdev->nr_enabled && !tdev->dead)
@@ -614,9 +631,13 @@ void npu_trace_drain(struct npu_device *ndev)
 irqreturn_t npu_trace_irq(int irq, void *arg)
 {
 	struct npu_device *ndev = arg;
+	int idx;
 
+	if (!npu_dev_enter(ndev, &idx))
+		return IRQ_HANDLED;
 	npu_hw_ack_intr(ndev, NPU_INTR_TRACE);
 	npu_trace_drain(ndev);
+	npu_dev_exit(ndev, idx);
 	return IRQ_HANDLED;
 }
 
@@ -636,9 +657,7 @@ static int npu_trace_clock_rec(struct npu_trace_dev *tdev,
 	ret = npu_clock_sample(tdev->ndev, CLOCK_MONOTONIC, n, s, &best);
 	if (ret)
 		return ret;
-	memset(rec, 0, sizeof(*rec));
-	rec->hdr.type = NPU_TRACE_REC_CLOCK;
-	rec->hdr.size = sizeof(*rec);
+	npu_trace_rec_init(rec, NPU_TRACE_REC_CLOCK, sizeof(*rec));
 	rec->samples = n;
 	rec->host_before_ns = s[best].host_before_ns;
 	rec->device_tick = s[best].device_tick;
@@ -696,14 +715,11 @@ static void npu_trace_update_level(struct npu_trace_dev *tdev)
 {
 	struct npu_device *ndev = tdev->ndev;
 	u32 level = npu_trace_max_level(tdev);
-	u32 ctrl;
 
 	lockdep_assert_held(&tdev->ctl_lock);
 	if (level == tdev->dev_level || !(ndev->hw.caps & NPU_CAP_TRACE))
 		return;
-	ctrl = npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK;
-	npu_wr32(ndev, NPU_REG_CONTROL, ctrl | level << NPU_CTRL_TRACE_SHIFT);
-	npu_ring(ndev, NPU_DB_CONTROL);
+	npu_hw_set_trace_level(ndev, level);
 	tdev->dev_level = level;
 }
 
@@ -711,7 +727,8 @@ static void npu_trace_update_level(struct npu_trace_dev *tdev)
  * Trace fd
  */
 
-static void tring_set_flags(struct npu_tring *r)
+/* NPU_TRACE_RING_F_* of a ring, from the kernel's state (tdev->lock). */
+static u32 tring_flags(struct npu_tring *r)
 {
 	u32 flags = 0;
 
@@ -719,7 +736,13 @@ static void tring_set_flags(struct npu_tring *r)
 		flags |= NPU_TRACE_RING_F_ENABLED;
 	if (r->dead)
 		flags |= NPU_TRACE_RING_F_DEAD;
-	WRITE_ONCE(r->hdr->flags, flags);
+	return flags;
+}
+
+/* Publish the flags in the header page; the kernel never reads them back. */
+static void tring_set_flags(struct npu_tring *r)
+{
+	WRITE_ONCE(r->hdr->flags, tring_flags(r));
 }
 
 static long tring_enable(struct npu_tring *r, void __user *uarg)
@@ -732,10 +755,10 @@ static long tring_enable(struct npu_tring *r, void __user *uarg)
 	unsigned long flags;
 	int ret;
 
-	if (copy_from_user(&en, uarg, sizeof(en)))
-		return -EFAULT;
-	if (en.flags || memchr_inv(en.reserved, 0, sizeof(en.reserved)) ||
-	    en.level > NPU_TRACE_OPS)
+	ret = npu_copy_args(&en, uarg);
+	if (ret)
+		return ret;
+	if (en.flags || en.level > NPU_TRACE_OPS)
 		return -EINVAL;
 	if (en.level && (!(ndev->hw.caps & NPU_CAP_TRACE) ||
 			 !(ndev->hw.trace_levels & BIT(en.level))))
@@ -763,7 +786,7 @@ static long tring_enable(struct npu_tring *r, void __user *uarg)
 		}
 		r->enabled = true;
 		tdev->nr_enabled++;
-		atomic_inc(&tdev->enabled);
+		atomic_inc(&ndev->trace_rings);
 	}
 	r->level = en.level;
 	tring_set_flags(r);
@@ -795,7 +818,7 @@ static bool tring_disable_locked(struct npu_tring *r)
 	if (was) {
 		r->enabled = false;
 		tdev->nr_enabled--;
-		atomic_dec(&tdev->enabled);
+		atomic_dec(&r->ndev->trace_rings);
 		if (!tdev->nr_enabled)
 			npu_trace_jobs_flush(tdev);
 		tring_flush_lost(r);
@@ -839,7 +862,8 @@ static long tring_status(struct npu_tring *r, void __user *uarg)
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (tring_flush_lost(r))
 		tring_wake(r);
-	st.flags = READ_ONCE(r->hdr->flags);
+	/* Not from the header page: the reader may write anything there. */
+	st.flags = tring_flags(r);
 	st.level = r->level;
 	st.records = r->n_records;
 	st.lost = r->n_lost;
@@ -889,14 +913,12 @@ static __poll_t tring_poll(struct file *filp, poll_table *wait)
 	struct npu_trace_dev *tdev = r->tdev;
 	unsigned long flags;
 	__poll_t mask = 0;
-	u64 used;
 
 	poll_wait(filp, &r->wq, wait);
 	spin_lock_irqsave(&tdev->lock, flags);
 	/* A reader that polls has consumed: make room for pending LOSTs. */
 	tring_flush_lost(r);
-	used = tring_used(r);
-	if (used && used != U64_MAX && used >= r->watermark)
+	if (tring_readable(r))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (r->dead)
 		mask |= EPOLLHUP | EPOLLERR;
@@ -998,13 +1020,13 @@ long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
 	struct npu_tring *r;
 	struct file *file;
 	unsigned long flags;
-	int fd;
+	int fd, ret;
 
-	if (copy_from_user(&op, uarg, sizeof(op)))
-		return -EFAULT;
+	ret = npu_copy_args(&op, uarg);
+	if (ret)
+		return ret;
 	if ((op.flags & ~NPU_TRACE_ALL_PROCESSES) || op.fd ||
-	    op.data_offset || op.data_size ||
-	    memchr_inv(op.reserved, 0, sizeof(op.reserved)))
+	    op.data_offset || op.data_size)
 		return -EINVAL;
 	if (op.data_pages < NPU_TRACE_MIN_DATA_PAGES ||
 	    op.data_pages > NPU_TRACE_MAX_DATA_PAGES ||
@@ -1103,18 +1125,9 @@ int npu_trace_init(struct npu_device *ndev)
 	mutex_init(&tdev->ctl_lock);
 	hash_init(tdev->jobs);
 	INIT_DELAYED_WORK(&tdev->clock_work, npu_trace_clock_work);
-	/*
-	 * Documentation/npu/hw.rst: TRACE_SIZE is the size of the data area,
-	 * a power of two, which follows the 4 KiB header page.
-	 */
-	if ((ndev->hw.caps & NPU_CAP_TRACE) &&
-	    is_power_of_2(ndev->hw.trace_size) &&
-	    (u64)ndev->hw.trace_base + NPU_HW_TRACE_DATA_OFFSET +
-	    ndev->hw.trace_size <= ndev->mem_len)
+	/* npu_hw_init() checked the trace area against BAR2. */
+	if (ndev->hw.caps & NPU_CAP_TRACE)
 		tdev->area_size = ndev->hw.trace_size;
-	else if (ndev->hw.caps & NPU_CAP_TRACE)
-		npu_err(ndev, "trace area %#x+%#x does not fit BAR2: no device trace\n",
-			ndev->hw.trace_base, ndev->hw.trace_size);
 	ndev->trace = tdev;
 	/* Released after the interrupts, which devres frees first. */
 	return devm_add_action_or_reset(&ndev->pdev->dev, npu_trace_devm_put,
@@ -1147,14 +1160,12 @@ void npu_trace_fini(struct npu_device *ndev)
 		wake_up_interruptible_poll(&r->wq, EPOLLHUP | EPOLLERR);
 	}
 	tdev->nr_enabled = 0;
-	atomic_set(&tdev->enabled, 0);
+	atomic_set(&ndev->trace_rings, 0);
 	npu_trace_jobs_flush(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
 	cancel_delayed_work_sync(&tdev->clock_work);
-	if (tdev->dev_level && (ndev->hw.caps & NPU_CAP_TRACE)) {
-		npu_wr32(ndev, NPU_REG_CONTROL,
-			 npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK);
-		npu_ring(ndev, NPU_DB_CONTROL);
+	if (tdev->dev_level) {
+		npu_hw_set_trace_level(ndev, NPU_TRACE_OFF);
 		tdev->dev_level = 0;
 	}
 	mutex_unlock(&tdev->ctl_lock);

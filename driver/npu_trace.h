@@ -1,29 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * npu_trace.h - hardware trace rings (trace fds) and clock correlation.
+ * npu_trace.h - hardware trace rings (trace fds) and clock correlation, as
+ * seen by the rest of the driver. npu_trace.c and npu_clock.c implement
+ * them; Documentation/npu/ring.rst describes the result.
  *
- * OWNED BY THE TRACE ENGINEER (issue "Hardware trace"). Driver engineer: do
- * not implement the trace path yourself; call these hooks from the driver at
- * the points named below. The trace engineer adds the calls with minimal
- * edits once your paths exist, and implements everything behind them in
- * npu_trace.c / npu_clock.c. Documentation/npu/ring.rst describes the
- * result.
+ * The job path calls the hooks below. While no trace ring of the device is
+ * enabled each costs one unlikely branch on npu_device.trace_rings (and
+ * the tracepoints, which are static keys); everything else is out of line.
  */
 #ifndef _NPU_TRACE_H
 #define _NPU_TRACE_H
 
+#include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/irqreturn.h>
 #include <linux/types.h>
 
-struct npu_device;
-struct npu_job;
-struct npu_trace_dev;
+#include "npu_drv.h"
+#include "npu_job.h"
+#include "npu_trace_points.h"
 
 /*
  * At probe, after npu_hw_init() and BEFORE the interrupts are requested
  * (the trace state is released by devres after the interrupts are freed);
- * at remove, after the device is marked unplugged, before the hardware
- * goes.
+ * at remove, after the jobs were failed, before the hardware goes.
  */
 int npu_trace_init(struct npu_device *ndev);
 void npu_trace_fini(struct npu_device *ndev);
@@ -32,24 +32,81 @@ void npu_trace_fini(struct npu_device *ndev);
 long npu_trace_open_ioctl(struct npu_device *ndev, void __user *arg);
 long npu_clock_sample_ioctl(struct npu_device *ndev, void __user *arg);
 
-/*
- * Drain the device's trace area into the rings: the NPU_MSIX_TRACE handler
- * (threaded), and the completion path after it read the completion
- * queue's producer and before it processes the entries. Any context.
- */
-void npu_trace_drain(struct npu_device *ndev);
 irqreturn_t npu_trace_irq(int irq, void *arg);
 
-/*
- * Job path (struct npu_job, npu_job.c), with npu_device.jobs_lock held.
- * npu_trace_job_submitted(): once id, tgid, pid, pe and submit_ns are set,
- * BEFORE the device can see the job (before the queue's producer moves).
- * npu_trace_job_completed(): once complete_ns, status and the ticks are
- * set, for every job, failed and aborted ones included.
+/* Slow paths of the hooks below, for enabled rings only. */
+void __npu_trace_drain(struct npu_device *ndev);
+void __npu_trace_job_submitted(struct npu_device *ndev,
+			       const struct npu_job *job);
+void __npu_trace_job_completed(struct npu_device *ndev,
+			       const struct npu_job *job);
+
+/**
+ * npu_trace_on() - is any trace ring of the device enabled?
+ * @ndev: the device
+ *
+ * A hint for the hooks: the slow paths check again under the trace lock.
+ *
+ * Return: true when at least one ring is enabled.
  */
-void npu_trace_job_submitted(struct npu_device *ndev,
-			     const struct npu_job *job);
-void npu_trace_job_completed(struct npu_device *ndev,
-			     const struct npu_job *job);
+static inline bool npu_trace_on(struct npu_device *ndev)
+{
+	return atomic_read(&ndev->trace_rings);
+}
+
+/**
+ * npu_trace_drain() - move the device's trace records into the rings
+ * @ndev: the device, present
+ *
+ * The completion path calls it after it read the completion queue's
+ * producer and before it processes the entries (the device writes a job's
+ * trace records before its completion). Process context.
+ */
+static inline void npu_trace_drain(struct npu_device *ndev)
+{
+	if (unlikely(npu_trace_on(ndev)))
+		__npu_trace_drain(ndev);
+}
+
+/**
+ * npu_trace_job_submitted() - a job is about to be handed to the device
+ * @ndev: the device
+ * @job: the job, with id, tgid, pid, pe and submit_ns set
+ *
+ * With npu_device.jobs_lock held, before the queue's producer moves.
+ * Fires npu_job_submit; while a ring is enabled, remembers the submitter
+ * so that the device's records of the job can be attributed.
+ */
+static inline void npu_trace_job_submitted(struct npu_device *ndev,
+					   const struct npu_job *job)
+{
+	trace_npu_job_submit(ndev->id, job->id, job->pe, job->tgid, job->pid,
+			     job->submit_ns);
+	if (unlikely(npu_trace_on(ndev)))
+		__npu_trace_job_submitted(ndev, job);
+}
+
+/**
+ * npu_trace_job_completed() - a job's completion was seen
+ * @ndev: the device
+ * @job: the job, with status, complete_ns and the ticks set
+ *
+ * With npu_device.jobs_lock held, for every job, failed and aborted ones
+ * included. While a ring is enabled, writes the job's EXEC record. Fires
+ * npu_job_start (unless the device's trace record already did) and
+ * npu_job_complete.
+ */
+static inline void npu_trace_job_completed(struct npu_device *ndev,
+					   const struct npu_job *job)
+{
+	if (unlikely(npu_trace_on(ndev))) {
+		__npu_trace_job_completed(ndev, job);
+		return;
+	}
+	trace_npu_job_start(ndev->id, job->id, job->pe, job->start_tick);
+	trace_npu_job_complete(ndev->id, job->id, job->pe, job->status,
+			       job->tgid, job->submit_ns, job->complete_ns,
+			       job->start_tick, job->end_tick);
+}
 
 #endif /* _NPU_TRACE_H */

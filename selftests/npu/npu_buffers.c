@@ -5,6 +5,7 @@
  * exhaustion of device memory.
  */
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -122,6 +123,91 @@ TEST_F(bo, create_bad_args)
 	c.flags = NPU_BO_PROGRAM;
 	ASSERT_EQ(0, npu_ioctl(self->fd, NPU_IOCTL_BO_CREATE, &c));
 	EXPECT_EQ(0, npu_bo_del(self->fd, c.handle));
+}
+
+/* A read-only page holding a valid npu_bo_create of @size bytes. */
+static struct npu_bo_create *ro_create_arg(long page, unsigned long long size)
+{
+	struct npu_bo_create *c;
+
+	c = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->size = size;
+	if (mprotect(c, page, PROT_READ)) {
+		munmap(c, page);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * The result cannot be written back: the call fails with -EFAULT and
+ * leaves neither a handle nor allocated device memory behind.
+ */
+TEST_F(bo, create_efault_leaves_nothing)
+{
+	struct npu_bo_create *ro, c;
+
+	ro = ro_create_arg(self->page, self->dram);
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-EFAULT, npu_ioctl(self->fd, NPU_IOCTL_BO_CREATE, ro));
+	/* Handles start at 1: the one handed out was taken back. */
+	EXPECT_EQ(-ENOENT, npu_bo_del(self->fd, 1));
+	ASSERT_EQ(0, npu_bo_new(self->fd, self->dram, &c));
+	EXPECT_EQ(0, npu_bo_del(self->fd, c.handle));
+	munmap(ro, self->page);
+}
+
+struct freer {
+	int fd;
+	volatile int stop;
+	unsigned long freed;
+};
+
+static void *free_handles(void *arg)
+{
+	struct freer *f = arg;
+	unsigned int h;
+
+	while (!f->stop)
+		for (h = 1; h <= 4; h++)
+			if (!npu_bo_del(f->fd, h))
+				f->freed++;
+	return NULL;
+}
+
+/*
+ * While BO_CREATE fails to write its result back, another thread frees the
+ * handle it briefly published. The buffer must be released exactly once:
+ * a double release shows as a refcount or allocator splat in the kernel
+ * log (zz_kernel_log, npu-vm) or as device memory that never comes back.
+ */
+TEST_F(bo, create_efault_races_free)
+{
+	struct npu_bo_create *ro, c;
+	struct freer f;
+	pthread_t th;
+	int i;
+
+	ro = ro_create_arg(self->page, self->page);
+	ASSERT_NE(NULL, ro);
+	memset(&f, 0, sizeof(f));
+	f.fd = self->fd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, free_handles, &f));
+	for (i = 0; i < 20000; i++)
+		if (npu_ioctl(self->fd, NPU_IOCTL_BO_CREATE, ro) != -EFAULT)
+			break;
+	f.stop = 1;
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(20000, i);
+	TH_LOG("the other thread freed %lu of the handles", f.freed);
+	/* Every buffer came back, whoever released it. */
+	ASSERT_EQ(0, npu_bo_new(self->fd, self->dram, &c));
+	EXPECT_EQ(0, npu_bo_del(self->fd, c.handle));
+	munmap(ro, self->page);
 }
 
 TEST_F(bo, free_bad_args)

@@ -182,6 +182,24 @@ static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
 	return n;
 }
 
+/* Thread body (pthread_create) that polls @fd once for POLLIN. */
+struct trace_poller {
+	int fd;
+	int timeout_ms;
+	int ret;		/* poll()'s result */
+	short revents;
+};
+
+static inline void *trace_poller_main(void *arg)
+{
+	struct trace_poller *p = arg;
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+	p->ret = poll(&pfd, 1, p->timeout_ms);
+	p->revents = pfd.revents;
+	return NULL;
+}
+
 static inline int trace_param_get(const char *name, unsigned long long *v)
 {
 	char path[128];

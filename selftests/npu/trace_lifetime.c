@@ -53,22 +53,6 @@ static int load_module(void)
 	return npu_wait_path(NPU_DEV, 1, 5000);
 }
 
-struct poller {
-	int fd;
-	int ret;
-	short revents;
-};
-
-static void *poller_main(void *arg)
-{
-	struct poller *p = arg;
-	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-
-	p->ret = poll(&pfd, 1, 20000);
-	p->revents = pfd.revents;
-	return NULL;
-}
-
 static void check_dead_ring(struct __test_metadata *_metadata,
 			    struct trace_ring *t)
 {
@@ -87,7 +71,7 @@ static void check_dead_ring(struct __test_metadata *_metadata,
 TEST(unbind_with_trace_open)
 {
 	struct trace_stats st = { 0 };
-	struct poller pl = { 0 };
+	struct trace_poller pl = { 0 };
 	struct trace_ring t, idle;
 	pthread_t th;
 	uint64_t prod;
@@ -107,7 +91,8 @@ TEST(unbind_with_trace_open)
 	ASSERT_EQ(0, close(fd));
 
 	pl.fd = idle.fd;
-	ASSERT_EQ(0, pthread_create(&th, NULL, poller_main, &pl));
+	pl.timeout_ms = 20000;
+	ASSERT_EQ(0, pthread_create(&th, NULL, trace_poller_main, &pl));
 	usleep(100000);
 
 	ASSERT_EQ(0, npu_unbind(bdf));

@@ -7,6 +7,7 @@
  */
 
 #include <grp.h>
+#include <pthread.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -481,6 +482,85 @@ TEST_F(trace, two_rings)
 	ASSERT_LE(1, trace_consume(&a, &s1, NULL, NULL));
 	EXPECT_EQ(0, s1.seq_errors);
 	trace_close(&a);
+}
+
+/*
+ * A watermark above what the ring holds when its next record no longer
+ * fits (here: one byte below the data size, with 56-byte records) is never
+ * reached. Once records are dropped the ring must still become readable
+ * and a sleeping reader must be woken, or it sleeps while all is lost.
+ */
+TEST_F(trace, watermark_above_last_record)
+{
+	struct trace_stats st = { 0 };
+	struct npu_trace_status ts;
+	struct pollfd pfd;
+	struct trace_ring t;
+	struct trace_poller p;
+	pthread_t th;
+	uint64_t fit, i;
+
+	ASSERT_EQ(0, trace_param_set("clock_period_ms", 0));
+	ASSERT_EQ(0, trace_param_set("clock_samples", 1));
+	ASSERT_EQ(0, trace_open(self->fd, 0, 1, getpagesize() - 1, &t));
+	fit = t.data_size / CLK_REC_SIZE;
+	/* Each ENABLE writes one CLOCK record: fill the ring exactly. */
+	for (i = 0; i < fit; i++)
+		ASSERT_EQ(0, trace_enable(&t, 0));
+	ASSERT_EQ(fit * CLK_REC_SIZE, trace_unread(&t));
+	ASSERT_GT(t.data_size - 1, trace_unread(&t));
+	pfd.fd = t.fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+
+	/* A reader sleeps in poll(); the next record is dropped. */
+	memset(&p, 0, sizeof(p));
+	p.fd = t.fd;
+	p.timeout_ms = 10000;
+	ASSERT_EQ(0, pthread_create(&th, NULL, trace_poller_main, &p));
+	usleep(100000);
+	ASSERT_EQ(0, trace_enable(&t, 0));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(1, p.ret);
+	EXPECT_EQ(POLLIN, p.revents);
+	ASSERT_EQ(0, trace_status(&t, &ts));
+	EXPECT_EQ(1, ts.lost);
+	pfd.revents = 0;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+
+	/* Reading makes room: LOST, then the closing CLOCK record. */
+	ASSERT_EQ((long)fit, trace_consume(&t, &st, NULL, NULL));
+	ASSERT_EQ(0, trace_disable(&t));
+	ASSERT_EQ(2, trace_consume(&t, &st, NULL, NULL));
+	EXPECT_EQ(0, st.seq_errors);
+	EXPECT_EQ(0, st.bad);
+	EXPECT_EQ(1, st.lost[NPU_TRACE_LOST_RING_FULL]);
+	EXPECT_EQ(fit + 1, st.by_type[NPU_TRACE_REC_CLOCK]);
+	trace_close(&t);
+}
+
+/* NPU_TRACE_IOCTL_STATUS reports the kernel's flags, not the page's. */
+TEST_F(trace, status_flags_from_kernel)
+{
+	struct npu_trace_status ts;
+	struct trace_ring t;
+
+	ASSERT_EQ(0, trace_param_set("clock_period_ms", 0));
+	ASSERT_EQ(0, trace_open(self->fd, 0, 1, 0, &t));
+	/* The header page is writable: a reader may scribble on it. */
+	t.hdr->flags = ~0u;
+	ASSERT_EQ(0, trace_status(&t, &ts));
+	EXPECT_EQ(0, ts.flags);
+	ASSERT_EQ(0, trace_enable(&t, 0));
+	EXPECT_EQ(NPU_TRACE_RING_F_ENABLED, t.hdr->flags);
+	t.hdr->flags = NPU_TRACE_RING_F_DEAD;
+	ASSERT_EQ(0, trace_status(&t, &ts));
+	EXPECT_EQ(NPU_TRACE_RING_F_ENABLED, ts.flags);
+	ASSERT_EQ(0, trace_disable(&t));
+	ASSERT_EQ(0, trace_status(&t, &ts));
+	EXPECT_EQ(0, ts.flags);
+	trace_close(&t);
 }
 
 TEST_F(trace, fdinfo)

@@ -204,9 +204,7 @@ struct npu_wait {
 };
 
 /*
- * ---- TRACE section: trace fd, ring layout, records, clock samples. ----
- * Owned by the trace engineer (see driver/npu_trace.h); keep edits here
- * local to this section.
+ * ---- Trace: trace fd, ring layout, records, clock samples. ----
  *
  * Documentation/npu/ring.rst describes the ring protocol. In short: a trace
  * fd from NPU_IOCTL_TRACE_OPEN is mmapped as one header page (struct
@@ -233,10 +231,13 @@ struct npu_wait {
  * @data_pages: in: pages of the data area, a power of two between
  *	NPU_TRACE_MIN_DATA_PAGES and NPU_TRACE_MAX_DATA_PAGES
  * @watermark: in: poll() reports the fd readable when at least this many
- *	bytes are unread; 0 means "any record". Must be below the data size.
- * @fd: out: the new trace fd, opened O_RDWR | O_CLOEXEC
- * @data_offset: out: mmap offset of the data area (the page size)
- * @data_size: out: bytes of the data area, @data_pages * page size
+ *	bytes are unread (0 means "any record"), and also while records are
+ *	being dropped because the ring is full. Must be below the data size.
+ * @fd: in: must be 0; out: the new trace fd, opened O_RDWR | O_CLOEXEC
+ * @data_offset: in: must be 0; out: mmap offset of the data area (the
+ *	page size)
+ * @data_size: in: must be 0; out: bytes of the data area,
+ *	@data_pages * page size
  * @reserved: in: must be 0; out: 0
  *
  * The ring starts disabled: it receives records after
@@ -479,7 +480,8 @@ struct npu_trace_enable {
 
 /**
  * struct npu_trace_status - counters of a ring, from NPU_TRACE_IOCTL_STATUS
- * @flags: out: NPU_TRACE_RING_F_*
+ * @flags: out: NPU_TRACE_RING_F_*, from the kernel's state (the copy in
+ *	the header page is written by the kernel but writable by the reader)
  * @level: out: level set by the last ENABLE (meaningful while enabled)
  * @records: out: records written (every type except PAD)
  * @lost: out: records dropped because the ring was full
@@ -533,7 +535,7 @@ struct npu_clock_pair {
  * @samples: out: @count samples, in the order taken
  *
  * Each sample posts NPU_MBOX_CLOCK_LATCH without an interrupt and polls
- * for its acknowledgement, between two reads of the host clock, as
+ * for its acknowledgment, between two reads of the host clock, as
  * PTP_SYS_OFFSET_EXTENDED does. Fails with -EOPNOTSUPP when the device
  * cannot latch its clock, -ETIMEDOUT when it does not answer.
  */
@@ -558,7 +560,8 @@ struct npu_clock_sample {
  * -EMFILE; -EFAULT.
  *
  * NPU_IOCTL_CLOCK_SAMPLE (struct npu_clock_sample): bracketed device clock
- * samples. -EINVAL, -EOPNOTSUPP, -EIO, -ETIMEDOUT, -EINTR, -EFAULT.
+ * samples. -EINVAL, -EOPNOTSUPP, -EIO, -ETIMEDOUT, -EINTR, -ENOMEM,
+ * -EFAULT.
  *
  * On a trace fd (every one fails with -ENODEV once the device is gone):
  *
@@ -581,7 +584,7 @@ struct npu_clock_sample {
 #define NPU_TRACE_IOCTL_DISABLE	_IO(NPU_IOCTL_BASE, 0x39)
 #define NPU_TRACE_IOCTL_STATUS	_IOR(NPU_IOCTL_BASE, 0x3a, struct npu_trace_status)
 
-/* ---- end of TRACE section ---- */
+/* ---- end of trace ---- */
 
 #define NPU_IOCTL_GET_INFO	_IOWR(NPU_IOCTL_BASE, 0x00, struct npu_info)
 #define NPU_IOCTL_PING		_IOWR(NPU_IOCTL_BASE, 0x01, struct npu_ping)
