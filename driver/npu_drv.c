@@ -458,7 +458,7 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	npu_info(ndev, "%s: NPU v%u.%u, %u PEs at %u Hz, %u MiB DRAM\n",
 		 ndev->name, NPU_HW_VERSION_GET_MAJOR(ndev->hw.version),
-		 ndev->hw.version & 0xffff, ndev->hw.pe_count,
+		 NPU_HW_VERSION_GET_MINOR(ndev->hw.version), ndev->hw.pe_count,
 		 ndev->hw.clock_hz, ndev->hw.dram_size >> 20);
 	return 0;
 }

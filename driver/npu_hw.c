@@ -195,7 +195,7 @@ int npu_hw_init(struct npu_device *ndev)
 	version = npu_rd32(ndev, NPU_REG_VERSION);
 	if (NPU_HW_VERSION_GET_MAJOR(version) != NPU_HW_VERSION_MAJOR) {
 		npu_err(ndev, "unsupported hardware interface version %u.%u (driver supports %u.x)\n",
-			NPU_HW_VERSION_GET_MAJOR(version), version & 0xffff,
+			NPU_HW_VERSION_GET_MAJOR(version), NPU_HW_VERSION_GET_MINOR(version),
 			NPU_HW_VERSION_MAJOR);
 		return -ENODEV;
 	}

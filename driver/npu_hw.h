@@ -64,6 +64,7 @@
 #define NPU_HW_VERSION_MINOR	0
 #define NPU_HW_VERSION(maj, min)	(((maj) << 16) | (min))
 #define NPU_HW_VERSION_GET_MAJOR(v)	((v) >> 16)
+#define NPU_HW_VERSION_GET_MINOR(v)	((v) & 0xffff)
 
 #define NPU_REG_MAGIC		0x000	/* RO NPU_HW_MAGIC */
 #define NPU_REG_VERSION		0x004	/* RO major << 16 | minor */
@@ -298,6 +299,7 @@ struct npu_hw_trec_hdr {
  * @status: NPU_HW_STATUS_* of the execution
  * @exec_index: npu_hw_cmd.exec_index
  * @n_ops: operators executed
+ * @rsvd: 0
  * @job_id: npu_hw_cmd.job_id
  * @start_tick: device clock at start
  * @end_tick: device clock at end
@@ -330,6 +332,7 @@ struct npu_hw_trec_exec {
  * @opcode: NPU_OP_*
  * @op_index: index of the operator in the program
  * @exec_index: npu_hw_cmd.exec_index
+ * @rsvd: 0
  * @job_id: npu_hw_cmd.job_id
  * @start_tick: device clock at start
  * @end_tick: device clock at end
@@ -374,7 +377,8 @@ struct npu_hw_trec_op {
  * @n_ops: entries in the operator table
  * @tensors_off: byte offset of the tensor table from the program start
  * @ops_off: byte offset of the operator table from the program start
- * @size: total bytes of the program, <= npu_hw_cmd.prog_size
+ * @size: total bytes of the program, hdr_size <= size <= npu_hw_cmd.prog_size
+ * @rsvd: 0
  */
 struct npu_prog_hdr {
 	__u32 magic;

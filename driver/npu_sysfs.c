@@ -48,7 +48,7 @@ static ssize_t hw_version_show(struct device *dev,
 	u32 v = npu_from_dev(dev)->hw.version;
 
 	return sysfs_emit(buf, "%u.%u\n", NPU_HW_VERSION_GET_MAJOR(v),
-			  v & 0xffff);
+			  NPU_HW_VERSION_GET_MINOR(v));
 }
 static DEVICE_ATTR_RO(hw_version);
 
