@@ -18,44 +18,6 @@
 #include "kselftest_harness.h"
 #include "npu_test.h"
 
-static int npu_unbind(const char *bdf)
-{
-	return npu_write_file(NPU_PCI_DRV "/unbind", bdf);
-}
-
-static int npu_rebind(const char *bdf)
-{
-	int ret;
-
-	/* driver_override is still "npu": probing binds it again. */
-	ret = npu_write_file("/sys/bus/pci/drivers_probe", bdf);
-	if (ret)
-		return ret;
-	return npu_wait_path(NPU_DEV, 1, 5000);
-}
-
-static int delete_module(const char *name)
-{
-	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int load_module(void)
-{
-	const char *ko = getenv("NPU_KO");
-	int fd, ret;
-
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	if (ret)
-		return ret;
-	return npu_wait_path(NPU_DEV, 1, 5000);
-}
-
 static void check_dead_fd(struct __test_metadata *_metadata, int fd)
 {
 	struct npu_info info;
@@ -346,11 +308,11 @@ TEST(rmmod_with_fd_open)
 	ASSERT_LE(0, fd);
 
 	/* The open file holds the module. */
-	ret = delete_module("npu");
+	ret = npu_delete_module("npu");
 	EXPECT_TRUE(ret == -EWOULDBLOCK || ret == -EBUSY)
 		TH_LOG("delete_module with an fd open returned %d", ret);
 	if (!ret) {
-		load_module();
+		npu_load_module();
 		close(fd);
 		return;
 	}
@@ -359,11 +321,11 @@ TEST(rmmod_with_fd_open)
 	EXPECT_EQ(0, npu_ioctl(fd, NPU_IOCTL_GET_INFO, &info));
 	ASSERT_EQ(0, close(fd));
 
-	ASSERT_EQ(0, delete_module("npu"));
+	ASSERT_EQ(0, npu_delete_module("npu"));
 	EXPECT_EQ(0, npu_wait_path(NPU_DEV, 0, 1000));
 	EXPECT_EQ(-ENOENT, npu_open());
 
-	ASSERT_EQ(0, load_module());
+	ASSERT_EQ(0, npu_load_module());
 	fd = npu_open();
 	ASSERT_LE(0, fd);
 	memset(&info, 0, sizeof(info));
@@ -385,13 +347,13 @@ TEST(unbind_then_rmmod)
 	ASSERT_EQ(0, npu_unbind(bdf));
 	check_dead_fd(_metadata, fd);
 	/* The dead fd still pins the module. */
-	ret = delete_module("npu");
+	ret = npu_delete_module("npu");
 	EXPECT_TRUE(ret == -EWOULDBLOCK || ret == -EBUSY);
 	ASSERT_EQ(0, close(fd));
 	if (ret) {
-		ASSERT_EQ(0, delete_module("npu"));
+		ASSERT_EQ(0, npu_delete_module("npu"));
 	}
-	ASSERT_EQ(0, load_module());
+	ASSERT_EQ(0, npu_load_module());
 }
 
 TEST_HARNESS_MAIN

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,46 @@ static inline int npu_wait_path(const char *path, int want, int ms)
 /* ---- buffers ---------------------------------------------------------- */
 
 /* Create a buffer; fills @bo. Returns 0 or -errno. */
+/* Unbind the NPU's PCI function from npu.ko. */
+static inline int npu_unbind(const char *bdf)
+{
+	return npu_write_file(NPU_PCI_DRV "/unbind", bdf);
+}
+
+/* Probe the function again (driver_override is still "npu"). */
+static inline int npu_rebind(const char *bdf)
+{
+	int ret;
+
+	ret = npu_write_file("/sys/bus/pci/drivers_probe", bdf);
+	if (ret)
+		return ret;
+	return npu_wait_path(NPU_DEV, 1, 5000);
+}
+
+static inline int npu_delete_module(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* insmod $NPU_KO (set by npu-vm) and wait for the device node. */
+static inline int npu_load_module(void)
+{
+	const char *ko = getenv("NPU_KO");
+	int fd, ret;
+
+	if (!ko)
+		return -ENOENT;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	return npu_wait_path(NPU_DEV, 1, 5000);
+}
+
 static inline int npu_bo_new(int fd, unsigned long long size,
 			     struct npu_bo_create *bo)
 {

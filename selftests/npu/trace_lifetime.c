@@ -16,43 +16,6 @@
 #include "npu_test.h"
 #include "trace_lib.h"
 
-static int npu_unbind(const char *bdf)
-{
-	return npu_write_file(NPU_PCI_DRV "/unbind", bdf);
-}
-
-static int npu_rebind(const char *bdf)
-{
-	int ret;
-
-	ret = npu_write_file("/sys/bus/pci/drivers_probe", bdf);
-	if (ret)
-		return ret;
-	return npu_wait_path(NPU_DEV, 1, 5000);
-}
-
-static int delete_module(const char *name)
-{
-	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int load_module(void)
-{
-	const char *ko = getenv("NPU_KO");
-	int fd, ret;
-
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	if (ret)
-		return ret;
-	return npu_wait_path(NPU_DEV, 1, 5000);
-}
-
 static void check_dead_ring(struct __test_metadata *_metadata,
 			    struct trace_ring *t)
 {
@@ -172,12 +135,12 @@ TEST(rmmod_with_trace_open)
 	ASSERT_EQ(0, close(fd));
 
 	/* The trace fd alone holds the module. */
-	ret = delete_module("npu");
+	ret = npu_delete_module("npu");
 	EXPECT_TRUE(ret == -EWOULDBLOCK || ret == -EBUSY)
 		TH_LOG("delete_module with a trace fd open returned %d", ret);
 	if (!ret) {
 		trace_close(&t);
-		load_module();
+		npu_load_module();
 		return;
 	}
 	/* Nothing changed for the ring. */
@@ -185,9 +148,9 @@ TEST(rmmod_with_trace_open)
 	EXPECT_EQ(NPU_TRACE_RING_F_ENABLED, ts.flags);
 	trace_close(&t);
 
-	ASSERT_EQ(0, delete_module("npu"));
+	ASSERT_EQ(0, npu_delete_module("npu"));
 	EXPECT_EQ(-ENOENT, npu_open());
-	ASSERT_EQ(0, load_module());
+	ASSERT_EQ(0, npu_load_module());
 	fd = npu_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, trace_open(fd, 0, 1, 0, &t));
@@ -213,13 +176,13 @@ TEST(unbind_then_rmmod_with_trace_open)
 	ASSERT_EQ(0, npu_unbind(bdf));
 	check_dead_ring(_metadata, &t);
 	/* The dead ring still pins the module. */
-	ret = delete_module("npu");
+	ret = npu_delete_module("npu");
 	EXPECT_TRUE(ret == -EWOULDBLOCK || ret == -EBUSY);
 	trace_close(&t);
 	if (ret) {
-		ASSERT_EQ(0, delete_module("npu"));
+		ASSERT_EQ(0, npu_delete_module("npu"));
 	}
-	ASSERT_EQ(0, load_module());
+	ASSERT_EQ(0, npu_load_module());
 }
 
 TEST_HARNESS_MAIN
