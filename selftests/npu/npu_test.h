@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -196,6 +197,55 @@ static inline int npu_load_module(void)
 	if (ret)
 		return ret;
 	return npu_wait_path(NPU_DEV, 1, 5000);
+}
+
+/*
+ * Count the kernel log lines, from the npu-vm marker line on (or from boot
+ * outside npu-vm), that report a warning, bug or oops; print each one.
+ * Return: the count, or a negative errno if the log cannot be read.
+ */
+static inline int npu_kernel_log_problems(void)
+{
+	static const char * const bad[] = {
+		"WARNING:", "BUG:", "BUG ", "Oops", "Call Trace", "KASAN",
+		"UBSAN", "refcount_t", "general protection fault",
+		"kernel BUG", "INFO: task", "possible circular locking",
+		"inconsistent lock state", "list_add corruption",
+		"list_del corruption", "use-after-free", "double free",
+	};
+	const char *marker = "npu-vm: kernel log checked from here";
+	char *buf, *start, *line, *save;
+	int size, n, found = 0;
+	size_t i;
+
+	size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	if (size <= 0)
+		return size < 0 ? -errno : -ENODATA;
+	buf = calloc(1, size + 1);
+	if (!buf)
+		return -ENOMEM;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (n < 0) {
+		n = -errno;
+		free(buf);
+		return n;
+	}
+	buf[n] = '\0';
+	start = strstr(buf, marker);
+	if (!start)
+		start = buf;
+	for (line = strtok_r(start, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			if (strstr(line, bad[i])) {
+				fprintf(stderr, "# kernel log: %s\n", line);
+				found++;
+				break;
+			}
+		}
+	}
+	free(buf);
+	return found;
 }
 
 static inline int npu_bo_new(int fd, unsigned long long size,
