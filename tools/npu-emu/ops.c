@@ -1262,6 +1262,18 @@ int npu_matmul_acc(const struct npu_tensor *x, const struct npu_tensor *w,
 	return 0;
 }
 
+/* The requantized output side of a CONV2D/DWCONV2D/FC/MATMUL job. */
+static void job_output(struct conv_job *cj, const struct npu_prog_op *op,
+		       const struct operands *o, const struct npu_tensor *y)
+{
+	cj->y = y;
+	cj->bias = o->in[2];
+	cj->rq = o->rq;
+	cj->zy = o->out->zp;
+	cj->amin = op->act_min;
+	cj->amax = op->act_max;
+}
+
 static void op_conv(const struct npu_prog_op *op, const struct operands *o)
 {
 	bool dw = op->opcode == NPU_OP_DWCONV2D;
@@ -1270,12 +1282,7 @@ static void op_conv(const struct npu_prog_op *op, const struct operands *o)
 	job_conv(&cj, o->in[0], o->in[1], op->u.conv.sh, op->u.conv.sw,
 		 op->u.conv.pt, op->u.conv.pl, o->out->dims[1],
 		 o->out->dims[2], dw);
-	cj.y = o->out;
-	cj.bias = o->in[2];
-	cj.rq = o->rq;
-	cj.zy = o->out->zp;
-	cj.amin = op->act_min;
-	cj.amax = op->act_max;
+	job_output(&cj, op, o, o->out);
 	conv_run(&cj);
 }
 
@@ -1292,12 +1299,7 @@ static void op_fc(const struct npu_prog_op *op, const struct operands *o)
 	yv = view4(o->out, 1, 1, m, nn);
 	job_conv(&cj, &xv, &wv, 1, 1, 0, 0, 1, m, false);
 	cj.w_kn = kn;
-	cj.y = &yv;
-	cj.bias = o->in[2];
-	cj.rq = o->rq;
-	cj.zy = o->out->zp;
-	cj.amin = op->act_min;
-	cj.amax = op->act_max;
+	job_output(&cj, op, o, &yv);
 	conv_run(&cj);
 }
 
