@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * npuprof.h - libnpuprof: capture NPU traces and host CPU spans into a
+ * .npuprof trace file, and read such files back.
+ *
+ * Documentation/npu/npuprof.rst is the user's guide, and
+ * Documentation/npu/trace-file.rst specifies the file format.
+ *
+ * Conventions (as in liburing and libbpf):
+ *  - handles are opaque, created by a _create or _open function and freed
+ *    by the matching _free or _close, which accept NULL;
+ *  - functions returning int return 0 (or a count) on success and a
+ *    negative errno value on failure; errno is left untouched;
+ *  - option and statistics structs start with their size (@sz), so that a
+ *    program built against an older header keeps working;
+ *  - there is no hidden global state except the one the span hot path
+ *    needs: which session, if any, receives host spans in this process;
+ *  - diagnostics go to the session's log callback, never to stderr unless
+ *    the callback is NULL and the message is an error.
+ *
+ * Host timestamps are CLOCK_MONOTONIC nanoseconds throughout.
+ */
+#ifndef NPUPROF_H
+#define NPUPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NPUPROF_VERSION_MAJOR	1
+#define NPUPROF_VERSION_MINOR	0
+
+struct npuprof_session;
+struct npuprof_trace;
+
+/* ------------------------------------------------------------------ */
+/* Sessions                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Log levels of npuprof_log_fn */
+enum npuprof_log_level {
+	NPUPROF_LOG_ERROR = 0,
+	NPUPROF_LOG_WARN = 1,
+	NPUPROF_LOG_INFO = 2,
+	NPUPROF_LOG_DEBUG = 3,
+};
+
+/**
+ * typedef npuprof_log_fn - receives a session's diagnostics
+ * @ctx: npuprof_opts.log_ctx
+ * @level: enum npuprof_log_level
+ * @msg: one line, without a trailing newline
+ *
+ * Called from the thread that hit the condition, the session's reader
+ * thread included; it must not call back into the session.
+ */
+typedef void (*npuprof_log_fn)(void *ctx, int level, const char *msg);
+
+/* npuprof_opts.flags */
+#define NPUPROF_F_ALL_PROCESSES	(1u << 0)	/* every process's jobs */
+#define NPUPROF_F_NO_HOST_SPANS	(1u << 1)	/* device records only */
+
+/* Defaults of npuprof_opts_init() */
+#define NPUPROF_DEFAULT_LEVEL		2
+#define NPUPROF_DEFAULT_RING_PAGES	256
+#define NPUPROF_DEFAULT_SPAN_BUF_KB	256
+
+/**
+ * struct npuprof_opts - what a session captures and where it goes
+ * @sz: sizeof(struct npuprof_opts); set by npuprof_opts_init()
+ * @output: path of the .npuprof file to write (created or truncated)
+ * @devices: NULL-terminated array of device nodes, or NULL for every
+ *	/dev/npu* present at npuprof_session_create()
+ * @level: trace level of the rings: 0 (EXEC records with host context),
+ *	1 (and the device's execution timestamps), 2 (and every operator)
+ * @ring_pages: data pages of each device ring, a power of two (the driver
+ *	accepts 1..4096)
+ * @flags: NPUPROF_F_*
+ * @span_buf_kb: per-thread host span buffer, KiB (spans that find it full
+ *	are dropped and counted exactly)
+ * @log: diagnostics callback, or NULL for errors on stderr
+ * @log_ctx: first argument of @log
+ * @log_level: highest enum npuprof_log_level passed to @log
+ */
+struct npuprof_opts {
+	size_t sz;
+	const char *output;
+	const char *const *devices;
+	int level;
+	unsigned int ring_pages;
+	unsigned int flags;
+	unsigned int span_buf_kb;
+	npuprof_log_fn log;
+	void *log_ctx;
+	int log_level;
+};
+
+/**
+ * npuprof_opts_init() - fill @opts with the defaults
+ * @opts: the options to initialize
+ *
+ * Sets @sz, level NPUPROF_DEFAULT_LEVEL, ring_pages
+ * NPUPROF_DEFAULT_RING_PAGES, span_buf_kb NPUPROF_DEFAULT_SPAN_BUF_KB,
+ * log_level NPUPROF_LOG_WARN, and everything else to 0 or NULL.
+ */
+void npuprof_opts_init(struct npuprof_opts *opts);
+
+/**
+ * npuprof_session_create() - open the devices and the output file
+ * @opts: options (npuprof_opts_init() first); @opts->output is required
+ * @sess: out: the session
+ *
+ * Opens a trace ring on every device, maps it, creates the output file and
+ * writes the file header and the metadata (devices, kernel, host, process,
+ * command line, a CLOCK_REALTIME/CLOCK_MONOTONIC pair). Nothing is
+ * captured until npuprof_session_start().
+ *
+ * Return: 0; -EINVAL for bad options; -ENOENT when no device was found;
+ * -EACCES without the privilege NPUPROF_F_ALL_PROCESSES needs; -errno of
+ * open(), mmap() or the driver.
+ */
+int npuprof_session_create(const struct npuprof_opts *opts,
+			   struct npuprof_session **sess);
+
+/**
+ * npuprof_session_start() - start capturing
+ * @sess: a created session
+ *
+ * Enables the rings at the session's level, starts the reader thread and,
+ * unless NPUPROF_F_NO_HOST_SPANS, makes this session the one that receives
+ * the process's host spans.
+ *
+ * Return: 0; -EALREADY if started; -EBUSY when another session of this
+ * process captures host spans; -errno of the driver.
+ */
+int npuprof_session_start(struct npuprof_session *sess);
+
+/**
+ * npuprof_session_pause() - stop capturing until npuprof_session_resume()
+ * @sess: a started session
+ *
+ * Disables the rings and the host spans. Nothing that happens while the
+ * session is paused is kept: spans ending then and jobs submitted then
+ * are not recorded. Records produced before the pause are still read.
+ *
+ * Return: 0; -EINVAL if not started; -EALREADY if paused.
+ */
+int npuprof_session_pause(struct npuprof_session *sess);
+
+/**
+ * npuprof_session_resume() - resume a paused session
+ * @sess: a paused session
+ *
+ * Return: 0; -EINVAL if not paused; -errno of the driver.
+ */
+int npuprof_session_resume(struct npuprof_session *sess);
+
+/**
+ * npuprof_session_stop() - stop capturing and complete the file
+ * @sess: a started session
+ *
+ * Disables the rings, reads what they hold, collects every host span
+ * ended before the call, and ends the file with the clock fit of each
+ * device, the causality check and the loss totals. The file is complete
+ * when this returns 0. A stopped session cannot be started again.
+ *
+ * Return: 0; -EINVAL if never started; -errno of writing the file.
+ */
+int npuprof_session_stop(struct npuprof_session *sess);
+
+/**
+ * npuprof_session_free() - stop the session if needed and free it
+ * @sess: the session, or NULL
+ */
+void npuprof_session_free(struct npuprof_session *sess);
+
+/**
+ * struct npuprof_stats - what a session captured and lost
+ * @sz: in: sizeof(struct npuprof_stats)
+ * @spans: host spans recorded
+ * @spans_lost: host spans dropped because a thread's buffer was full
+ * @records: ring records read (PAD excluded)
+ * @exec_records: of them, EXEC records
+ * @op_records: of them, OP records
+ * @clock_records: of them, CLOCK records
+ * @lost_ring: records the driver dropped because a ring was full
+ * @lost_device: records lost in the device's trace area
+ * @lost_host: records the driver could not track
+ * @bytes_written: bytes of the trace file so far
+ * @chunks: chunks written
+ * @ring_errors: rings stopped because they were found corrupt
+ * @clock_violations: executions outside their host interval (after stop)
+ */
+struct npuprof_stats {
+	size_t sz;
+	uint64_t spans;
+	uint64_t spans_lost;
+	uint64_t records;
+	uint64_t exec_records;
+	uint64_t op_records;
+	uint64_t clock_records;
+	uint64_t lost_ring;
+	uint64_t lost_device;
+	uint64_t lost_host;
+	uint64_t bytes_written;
+	uint64_t chunks;
+	uint64_t ring_errors;
+	uint64_t clock_violations;
+};
+
+/**
+ * npuprof_session_stats() - counters of a session
+ * @sess: the session
+ * @stats: out: set @stats->sz first
+ *
+ * Return: 0, or -EINVAL for a bad @sz.
+ */
+int npuprof_session_stats(const struct npuprof_session *sess,
+			  struct npuprof_stats *stats);
+
+/**
+ * npuprof_session_output() - the trace file's path
+ * @sess: the session
+ *
+ * Return: the path, valid while @sess lives.
+ */
+const char *npuprof_session_output(const struct npuprof_session *sess);
+
+/**
+ * npuprof_env_start() - start the session the environment asks for
+ *
+ * With NPUPROF_OUTPUT_PATH set (and optionally NPUPROF_LEVEL 0..2,
+ * NPUPROF_PAGES, NPUPROF_ALL=1), creates and starts a session once per
+ * process, stopped and completed at exit() and by a fatal signal
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS: the file is
+ * then readable up to its last flushed chunk). libnpu calls this when a
+ * device is opened; any program may. Safe to call from several threads.
+ *
+ * Return: 1 when a session is running, 0 when NPUPROF_OUTPUT_PATH is not
+ * set, -errno when creating or starting it failed (reported on stderr
+ * once).
+ */
+int npuprof_env_start(void);
+
+/* ------------------------------------------------------------------ */
+/* Host spans                                                           */
+/* ------------------------------------------------------------------ */
+
+/* npuprof_span_rec.kind */
+enum npuprof_span_kind {
+	NPUPROF_SPAN_LABEL = 1,		/* npuprof_record_begin()/_end() */
+	NPUPROF_SPAN_RUN = 2,		/* npu_runner_run() */
+	NPUPROF_SPAN_INFERENCE = 3,	/* acquire .. release of a context */
+	NPUPROF_SPAN_SET_INPUT = 4,
+	NPUPROF_SPAN_GET_OUTPUT = 5,
+	NPUPROF_SPAN_QUANTIZE = 6,	/* CPU operators */
+	NPUPROF_SPAN_LOWER = 7,
+	NPUPROF_SPAN_UNLOWER = 8,
+	NPUPROF_SPAN_DEQUANTIZE = 9,
+	NPUPROF_SPAN_SUBMIT = 10,	/* job_id and minor set on success */
+	NPUPROF_SPAN_WAIT = 11,
+	NPUPROF_SPAN_USER = 12,		/* npuprof_span_begin() by a program */
+	NPUPROF_SPAN_KIND_MAX = 12,
+};
+
+/* npuprof_span_rec.flags */
+#define NPUPROF_SPAN_F_JOB	(1u << 0)	/* job_id and minor are valid */
+#define NPUPROF_SPAN_F_OP	(1u << 1)	/* op_index is valid */
+#define NPUPROF_SPAN_F_ERROR	(1u << 2)	/* the call failed */
+
+/**
+ * struct npuprof_span_rec - one host span, as stored in the trace file
+ * @kind: enum npuprof_span_kind
+ * @flags: NPUPROF_SPAN_F_*
+ * @name_id: string id of the label (NPUPROF_SPAN_LABEL), else 0
+ * @pid: process (thread group id)
+ * @tid: thread
+ * @start_ns: CLOCK_MONOTONIC at the start
+ * @end_ns: CLOCK_MONOTONIC at the end, >= @start_ns
+ * @span_id: unique in the process, never 0
+ * @parent_id: the enclosing span's id, 0 for a root span
+ * @trace_id: 128-bit id of the trace (one per inference), high word first
+ * @job_id: with NPUPROF_SPAN_F_JOB: the job of NPU_IOCTL_SUBMIT
+ * @op_index: with NPUPROF_SPAN_F_OP: the CPU operator's operator_index
+ * @minor: with NPUPROF_SPAN_F_JOB: N of the job's /dev/npuN
+ */
+struct npuprof_span_rec {
+	uint16_t kind;
+	uint16_t flags;
+	uint32_t name_id;
+	int32_t pid;
+	int32_t tid;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t span_id;
+	uint64_t parent_id;
+	uint64_t trace_id[2];
+	uint64_t job_id;
+	uint32_t op_index;
+	uint32_t minor;
+};
+
+/**
+ * struct npuprof_span - a span being timed, in the caller's memory
+ * @rec: the record; the caller may set @rec.flags, @rec.job_id,
+ *	@rec.op_index and @rec.minor between begin and end
+ * @on: nonzero when npuprof_span_begin() found a session capturing
+ *
+ * May be ended on another thread than the one that began it.
+ */
+struct npuprof_span {
+	struct npuprof_span_rec rec;
+	int on;
+};
+
+/* Nonzero while a session captures host spans; read by the inline hooks. */
+extern int npuprof_spans_on;
+
+void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
+			     const struct npuprof_span *parent);
+void npuprof_span_end_slow(struct npuprof_span *s);
+
+/**
+ * npuprof_span_begin() - start timing a span
+ * @s: the span, in the caller's memory
+ * @kind: enum npuprof_span_kind
+ * @parent: the enclosing span, or NULL
+ *
+ * With @parent, the span joins its trace. Without, its parent is the
+ * calling thread's innermost open labelled record, if any, and it starts
+ * a new trace. Costs one predictable branch when no session captures host
+ * spans; otherwise a clock read and a few stores, no lock, no allocation.
+ */
+static inline void npuprof_span_begin(struct npuprof_span *s,
+				      unsigned int kind,
+				      const struct npuprof_span *parent)
+{
+	s->on = 0;
+	if (__builtin_expect(__atomic_load_n(&npuprof_spans_on,
+					     __ATOMIC_RELAXED), 0))
+		npuprof_span_begin_slow(s, kind, parent);
+}
+
+/**
+ * npuprof_span_end() - end a span and record it
+ * @s: a span passed to npuprof_span_begin()
+ *
+ * Writes the span to the calling thread's buffer: no lock, and no
+ * allocation after the thread's first span. A span that finds the buffer
+ * full is dropped and counted. Nothing is recorded when the session was
+ * stopped or paused in between.
+ */
+static inline void npuprof_span_end(struct npuprof_span *s)
+{
+	if (__builtin_expect(s->on, 0))
+		npuprof_span_end_slow(s);
+}
+
+/**
+ * npuprof_record_begin() - open a labelled record on the calling thread
+ * @label: a name, e.g. "warm up"; copied (at most 255 bytes kept)
+ *
+ * Records nest per thread, up to 32 deep. Spans begun on this thread
+ * without a parent become children of the innermost open record.
+ *
+ * Return: 0 (also when no session captures: then nothing is recorded);
+ * -EINVAL for a NULL label; -E2BIG when 32 records are open.
+ */
+int npuprof_record_begin(const char *label);
+
+/**
+ * npuprof_record_end() - close the innermost labelled record of the thread
+ *
+ * Return: 0, or -ENOENT when the thread has no open record.
+ */
+int npuprof_record_end(void);
+
+/* ------------------------------------------------------------------ */
+/* Reading trace files                                                  */
+/* ------------------------------------------------------------------ */
+
+/* npuprof_event.type */
+enum npuprof_event_type {
+	NPUPROF_EV_META = 1,		/* key = value metadata */
+	NPUPROF_EV_DEVICE = 2,		/* a traced device */
+	NPUPROF_EV_SPAN = 3,		/* a host span */
+	NPUPROF_EV_RECORD = 4,		/* a raw ring record of a device */
+	NPUPROF_EV_SESSION = 5,		/* start, pause, resume, stop */
+	NPUPROF_EV_HOST_LOST = 6,	/* host spans dropped by a thread */
+	NPUPROF_EV_CLOCK_FIT = 7,	/* the fit of a device, at the end */
+	NPUPROF_EV_SUMMARY = 8,		/* the totals, at the end */
+	NPUPROF_EV_STRING = 9,		/* a string table entry */
+	NPUPROF_EV_THREAD = 10,		/* a thread's name */
+};
+
+/* npuprof_event.session_op */
+#define NPUPROF_SESSION_START	1
+#define NPUPROF_SESSION_PAUSE	2
+#define NPUPROF_SESSION_RESUME	3
+#define NPUPROF_SESSION_STOP	4
+
+/**
+ * struct npuprof_clock_map - a device time mapped to host time
+ * @ns: CLOCK_MONOTONIC ns (signed: a tick before the fit's origin may
+ *	map before the epoch of CLOCK_MONOTONIC and is still exact)
+ * @err_ns: bound of the error of @ns
+ * @valid: 0 when the device has no usable clock fit
+ */
+struct npuprof_clock_map {
+	int64_t ns;
+	uint64_t err_ns;
+	int valid;
+};
+
+/**
+ * struct npuprof_event - one item of a trace file
+ * @type: enum npuprof_event_type
+ * @offset: file offset of the item
+ * @time_ns: the item's time (span start, record's mapped start or host
+ *	time, metadata 0), CLOCK_MONOTONIC ns; used to order a dump
+ * @dev: device index in the file (DEVICE, RECORD, CLOCK_FIT)
+ * @key: META: the key; DEVICE: the device node; STRING: the text;
+ *	THREAD: the name
+ * @value: META: the value
+ * @span: SPAN: the span
+ * @label: SPAN of kind NPUPROF_SPAN_LABEL: its text, else NULL
+ * @rec: RECORD: the ring record, verbatim (struct npu_trace_rec_hdr
+ *	first; its size field gives the length)
+ * @start: RECORD of an EXEC or OP with device times: mapped start
+ * @end: RECORD of an EXEC or OP with device times: mapped end
+ * @info: DEVICE: struct npu_info of linux/npu.h, @info_size bytes
+ * @info_size: bytes at @info
+ * @session_op: SESSION: NPUPROF_SESSION_*
+ * @count: HOST_LOST: spans dropped; SUMMARY: causality violations
+ * @id: STRING: the id; THREAD, HOST_LOST: the tid
+ * @fit: CLOCK_FIT: slope (ns per tick), offset, error bound, samples
+ *
+ * Pointers stay valid until the next npuprof_trace_next() call.
+ */
+struct npuprof_event {
+	uint32_t type;
+	uint32_t dev;
+	uint64_t offset;
+	int64_t time_ns;
+	const char *key;
+	const char *value;
+	const struct npuprof_span_rec *span;
+	const char *label;
+	const void *rec;
+	struct npuprof_clock_map start;
+	struct npuprof_clock_map end;
+	const void *info;
+	uint32_t info_size;
+	uint32_t session_op;
+	uint64_t count;
+	uint64_t id;
+	struct {
+		double ns_per_tick;
+		double offset_ns;
+		uint64_t err_ns;
+		uint32_t samples;
+		uint32_t segments;
+	} fit;
+};
+
+/**
+ * npuprof_trace_open() - open a trace file for reading
+ * @path: the .npuprof file
+ * @trace: out: the reader
+ * @err: buffer for a one-line message naming @path, the file offset and
+ *	what was wrong, or NULL
+ * @errlen: bytes of @err
+ *
+ * Checks the file header, then reads the clock samples of every device
+ * (a first pass that keeps only them) and fits the device clocks, so that
+ * events carry mapped host times. Memory stays bounded by the chunk size
+ * and the number of clock samples, whatever the length of the trace.
+ *
+ * Return: 0; -errno of open(); -ENOEXEC for a file that is not a trace
+ * file; -EPROTONOSUPPORT for an unknown version; -EBADMSG for a corrupt
+ * header; -ENOMEM.
+ */
+int npuprof_trace_open(const char *path, struct npuprof_trace **trace,
+		       char *err, size_t errlen);
+
+/**
+ * npuprof_trace_next() - the next event, in file order
+ * @trace: the reader
+ * @ev: out: the event
+ *
+ * A file cut short (a killed process) ends at its last complete chunk:
+ * the call then returns 0 and npuprof_trace_truncated() tells.
+ *
+ * Return: 1 with an event, 0 at the end, -EBADMSG on a corrupt chunk or
+ * item (the message, with its file offset, is in npuprof_trace_error()),
+ * -errno of read().
+ */
+int npuprof_trace_next(struct npuprof_trace *trace, struct npuprof_event *ev);
+
+/**
+ * npuprof_trace_error() - the last error message of a reader
+ * @trace: the reader
+ *
+ * Return: a message naming the file and offset, or "" when none.
+ */
+const char *npuprof_trace_error(const struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_truncated() - whether the file ended without its trailer
+ * @trace: a reader that reached the end
+ *
+ * Return: 1 when the file stops before its end marker (the writer was
+ * killed), else 0.
+ */
+int npuprof_trace_truncated(const struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_rewind() - start over from the first event
+ * @trace: the reader
+ *
+ * Return: 0 or -errno of lseek().
+ */
+int npuprof_trace_rewind(struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_map() - map a device tick to host time
+ * @trace: the reader
+ * @dev: device index in the file
+ * @tick: device clock ticks
+ * @out: out: the mapping
+ *
+ * Return: 0, or -ENOENT for an unknown device.
+ */
+int npuprof_trace_map(const struct npuprof_trace *trace, uint32_t dev,
+		      uint64_t tick, struct npuprof_clock_map *out);
+
+/**
+ * npuprof_trace_close() - close a reader
+ * @trace: the reader, or NULL
+ */
+void npuprof_trace_close(struct npuprof_trace *trace);
+
+/**
+ * npuprof_span_kind_name() - display name of a span kind
+ * @kind: enum npuprof_span_kind
+ *
+ * Return: "Quantize", "Lower", "submit", ... or "unknown".
+ */
+const char *npuprof_span_kind_name(unsigned int kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUPROF_H */
