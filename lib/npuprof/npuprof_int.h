@@ -389,6 +389,45 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 void npf_clock_fit_release(struct npf_clock_fit *fit);
 
 /* ------------------------------------------------------------------ */
+/* Host span buffers (span.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* Receives one drained item (a file item body of @type, @len bytes). */
+typedef int (*npf_item_fn)(void *ctx, uint16_t type, const void *body,
+			   size_t len);
+
+/*
+ * npf_spans_attach() - make @owner the session that receives host spans,
+ * with per-thread buffers of @buf_bytes (a power of two), and turn spans
+ * on. Return: 0, -EBUSY when another session is attached.
+ */
+int npf_spans_attach(const void *owner, uint32_t buf_bytes);
+
+/*
+ * npf_spans_pause() - turn spans off (@off) or back on. Turning off waits
+ * until no thread is writing a span any more (a grace period), so that a
+ * drain after it sees every span that will ever be written.
+ */
+void npf_spans_pause(const void *owner, bool off);
+
+/* npf_spans_detach() - spans off, grace period; @owner is detached. */
+void npf_spans_detach(const void *owner);
+
+/*
+ * npf_spans_drain() - pass every unread item of every thread buffer of
+ * @owner to @fn (THREAD, STRING, SPAN items, and HOST_LOST items for
+ * spans dropped since the last drain), in each thread's order. Adds the
+ * spans and the drops to *@spans and *@lost. Serialized against thread
+ * exit by the registry lock; never blocks a thread writing a span.
+ * Return: 0 or the first nonzero value of @fn (the rest stays unread).
+ */
+int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
+		    uint64_t *spans, uint64_t *lost);
+
+/* Forget an attached session in a child after fork(); spans off. */
+void npf_spans_atfork_child(void);
+
+/* ------------------------------------------------------------------ */
 /* Logging                                                              */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * span.c - host spans: per-thread buffers written without a lock, and the
+ * drain that moves them into the session's trace file.
+ *
+ * Hot path. npuprof_span_begin()/_end() in npuprof.h test one global flag
+ * (or the span's own @on) inline and call the slow paths here only while a
+ * session captures. A thread's first span allocates its struct npf_thread
+ * and, in each session, its buffer; after that a span costs two clock
+ * reads, an 88-byte copy into the thread's single-producer ring and a
+ * release store, with no lock and no allocation.
+ *
+ * Buffers. Each thread owns one struct npf_thread, found through a
+ * __thread pointer and kept in a registry list. Its buffer is a ring of
+ * trace-file items (struct npf_item + body, 8-byte aligned, a pad item of
+ * type 0 fills the tail), with free-running @head (written by the thread)
+ * and @tail (written by the drainer), compared with != only, like the
+ * kernel's trace ring. A span that finds the ring full is dropped and
+ * counted in @lost; the drain turns the count into a HOST_LOST item.
+ *
+ * Generations. npf_gen (odd, +2 on every attach, pause, resume and
+ * detach) stamps a span at its begin (@on) and a thread's registration.
+ * A span whose generation is no longer current when it ends, or that ends
+ * while spans are off, is not recorded: nothing of a paused interval is
+ * kept. Turning spans off is followed by a grace period, as in userspace
+ * RCU: membarrier() (or a full fence on the thread side where membarrier
+ * is not available) orders every writer's @in_write store before its
+ * check of the generation, then the drainer waits for each @in_write to
+ * clear. After it, no thread writes a span of the old generation, so the
+ * final drain loses nothing silently.
+ *
+ * Locking and lifetime. npf_reg_lock protects the registry, the attached
+ * owner and each thread's registration; the drainer holds it while it
+ * reads buffers, and a thread takes it only at its first span of a
+ * generation and at exit. A struct npf_thread lives until its thread exits
+ * (pthread key destructor) and its buffer has been drained; an exited
+ * thread's buffer is freed by the drain that empties it, or at once when
+ * no session is attached.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npuprof_int.h"
+
+#define NPF_MAX_LABELS		32
+#define NPF_LABEL_MAX		255
+#define NPF_GRACE_SPINS		1000
+#define NPF_GRACE_MAX_NS	(200 * 1000 * 1000ull)
+
+struct npf_label {
+	struct npuprof_span span;
+	uint32_t len;
+	char text[NPF_LABEL_MAX + 1];
+};
+
+struct npf_thread {
+	/* written by the owning thread */
+	uint64_t head;			/* bytes written; release */
+	uint64_t lost;			/* spans dropped; relaxed */
+	int in_write;			/* inside the span write */
+	uint32_t gen;			/* registered in this generation */
+	uint8_t *data;			/* the ring, @size bytes */
+	uint64_t next_id;		/* next span id */
+	unsigned int nlabels;
+	struct npf_label *labels;	/* NPF_MAX_LABELS, on first use */
+	char pad_[64];
+	/* written by the drainer, under npf_reg_lock */
+	uint64_t tail;			/* bytes consumed; release */
+	uint64_t lost_seen;
+	/* under npf_reg_lock */
+	uint64_t serial;		/* attach registered with */
+	uint32_t size;			/* a power of two */
+	bool dead;			/* the thread exited */
+	int32_t pid;
+	int32_t tid;
+	struct npf_thread *next;
+};
+
+/* Read inline by npuprof_span_begin(): spans are being captured. */
+NPUPROF_EXPORT int npuprof_spans_on;
+
+static uint32_t npf_gen = 1;
+static pthread_mutex_t npf_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct npf_thread *npf_threads;		/* under npf_reg_lock */
+static const void *npf_owner;			/* under npf_reg_lock */
+static uint64_t npf_serial;			/* under npf_reg_lock */
+static uint32_t npf_buf_bytes;			/* under npf_reg_lock */
+static uint64_t npf_trace_hi;
+static uint32_t npf_next_tindex;
+static uint32_t npf_next_string;
+static bool npf_membarrier;
+static pthread_key_t npf_key;
+static pthread_once_t npf_once = PTHREAD_ONCE_INIT;
+static __thread struct npf_thread *npf_self;
+
+static void npf_thread_exit(void *arg);
+
+static void npf_init_once(void)
+{
+	pthread_key_create(&npf_key, npf_thread_exit);
+	if (syscall(SYS_membarrier,
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		npf_membarrier = true;
+	pthread_atfork(NULL, NULL, npf_spans_atfork_child);
+}
+
+static struct npf_thread *npf_thread_get(void)
+{
+	struct npf_thread *t = npf_self;
+	uint32_t idx;
+
+	if (npf_likely(t))
+		return t;
+	pthread_once(&npf_once, npf_init_once);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	idx = __atomic_add_fetch(&npf_next_tindex, 1, __ATOMIC_RELAXED);
+	t->next_id = ((uint64_t)idx << 40) + 1;
+	t->pid = getpid();
+	t->tid = (int32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&npf_reg_lock);
+	t->next = npf_threads;
+	npf_threads = t;
+	pthread_mutex_unlock(&npf_reg_lock);
+	pthread_setspecific(npf_key, t);
+	npf_self = t;
+	return t;
+}
+
+static void npf_unlink(struct npf_thread *t)
+{
+	struct npf_thread **pp;
+
+	for (pp = &npf_threads; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	free(t->data);
+	free(t->labels);
+	free(t);
+}
+
+static void npf_thread_exit(void *arg)
+{
+	struct npf_thread *t = arg;
+
+	pthread_mutex_lock(&npf_reg_lock);
+	if (npf_owner && t->serial == npf_serial &&
+	    __atomic_load_n(&t->head, __ATOMIC_RELAXED) != t->tail)
+		t->dead = true;		/* the next drain frees it */
+	else
+		npf_unlink(t);
+	pthread_mutex_unlock(&npf_reg_lock);
+	npf_self = NULL;
+}
+
+/* Put one item in the thread's ring; false (and counted) when full. */
+static bool npf_put(struct npf_thread *t, uint16_t type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	uint32_t len = (uint32_t)NPF_ALIGN8(sizeof(struct npf_item) + alen + blen);
+	uint64_t head = t->head;
+	uint64_t tail = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
+	uint32_t off = (uint32_t)head & (t->size - 1);
+	uint32_t to_end = t->size - off;
+	uint64_t need = len > to_end ? (uint64_t)to_end + len : len;
+	struct npf_item *it;
+	uint8_t *p;
+
+	if (npf_unlikely(t->size - (head - tail) < need)) {
+		__atomic_store_n(&t->lost, t->lost + 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	if (len > to_end) {
+		it = (struct npf_item *)(t->data + off);
+		it->type = 0;
+		it->flags = 0;
+		it->size = to_end;
+		head += to_end;
+		off = 0;
+	}
+	it = (struct npf_item *)(t->data + off);
+	it->type = type;
+	it->flags = 0;
+	it->size = len;
+	p = (uint8_t *)(it + 1);
+	memcpy(p, a, alen);
+	if (blen)
+		memcpy(p + alen, b, blen);
+	memset(p + alen + blen, 0, len - sizeof(*it) - alen - blen);
+	__atomic_store_n(&t->head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * Register @t with the attached session in generation @gen: the thread's
+ * first span of a generation. Allocates the ring on first use or when the
+ * session's buffer size differs. Returns false when no session is
+ * attached, the generation moved on, or memory is short.
+ */
+static bool npf_register(struct npf_thread *t, uint32_t gen)
+{
+	struct npf_item_thread ti;
+	bool ok = false;
+
+	pthread_mutex_lock(&npf_reg_lock);
+	if (!npf_owner || __atomic_load_n(&npf_gen, __ATOMIC_RELAXED) != gen)
+		goto out;
+	if (t->size != npf_buf_bytes || !t->data) {
+		uint8_t *d = malloc(npf_buf_bytes);
+
+		if (!d)
+			goto out;
+		free(t->data);
+		t->data = d;
+		t->size = npf_buf_bytes;
+		t->head = 0;
+		t->tail = 0;
+		t->lost = 0;
+		t->lost_seen = 0;
+	}
+	if (t->serial != npf_serial) {
+		/* a new session: it gets the thread's name first */
+		t->serial = npf_serial;
+		t->tail = t->head;
+		t->lost_seen = t->lost;
+		memset(&ti, 0, sizeof(ti));
+		ti.pid = t->pid;
+		ti.tid = t->tid;
+		prctl(PR_GET_NAME, ti.name, 0, 0, 0);
+		ti.name[sizeof(ti.name) - 1] = 0;
+		npf_put(t, NPF_ITEM_THREAD, &ti, sizeof(ti), NULL, 0);
+	}
+	t->gen = gen;
+	ok = true;
+out:
+	pthread_mutex_unlock(&npf_reg_lock);
+	return ok;
+}
+
+/*
+ * Write span @s (and its label @text, @len bytes, when not NULL) to the
+ * calling thread's ring, if its generation is still current.
+ */
+static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
+{
+	struct npf_thread *t = npf_thread_get();
+	uint32_t gen;
+
+	s->rec.end_ns = npf_now_ns();
+	if (npf_unlikely(!t))
+		return;
+	gen = (uint32_t)s->on;
+	if (npf_unlikely(t->gen != gen) && !npf_register(t, gen))
+		return;
+	__atomic_store_n(&t->in_write, 1, __ATOMIC_RELAXED);
+	if (npf_membarrier)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (npf_likely(__atomic_load_n(&npf_gen, __ATOMIC_RELAXED) == gen &&
+		       __atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))) {
+		s->rec.pid = t->pid;
+		s->rec.tid = t->tid;
+		if (text) {
+			struct npf_item_string st = {
+				.id = __atomic_add_fetch(&npf_next_string, 1,
+							 __ATOMIC_RELAXED),
+				.len = len,
+			};
+
+			s->rec.name_id = st.id;
+			/* the string goes in only with its span */
+			if (npf_put(t, NPF_ITEM_STRING, &st, sizeof(st), text,
+				    len + 1) &&
+			    !npf_put(t, NPF_ITEM_SPAN, &s->rec,
+				     sizeof(s->rec), NULL, 0))
+				s->rec.name_id = 0;
+		} else {
+			npf_put(t, NPF_ITEM_SPAN, &s->rec, sizeof(s->rec),
+				NULL, 0);
+		}
+	}
+	__atomic_store_n(&t->in_write, 0, __ATOMIC_RELEASE);
+}
+
+NPUPROF_EXPORT
+void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
+			     const struct npuprof_span *parent)
+{
+	struct npf_thread *t = npf_thread_get();
+	uint32_t gen = __atomic_load_n(&npf_gen, __ATOMIC_RELAXED);
+
+	s->on = 0;
+	if (npf_unlikely(!t))
+		return;
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.kind = (uint16_t)kind;
+	s->rec.span_id = t->next_id++;
+	if (parent && parent->on) {
+		s->rec.parent_id = parent->rec.span_id;
+		s->rec.trace_id[0] = parent->rec.trace_id[0];
+		s->rec.trace_id[1] = parent->rec.trace_id[1];
+	} else {
+		if (t->nlabels && t->labels[t->nlabels - 1].span.on)
+			s->rec.parent_id =
+				t->labels[t->nlabels - 1].span.rec.span_id;
+		s->rec.trace_id[0] = npf_trace_hi;
+		s->rec.trace_id[1] = s->rec.span_id;
+	}
+	s->rec.start_ns = npf_now_ns();
+	s->on = (int)gen;
+}
+
+NPUPROF_EXPORT
+void npuprof_span_end_slow(struct npuprof_span *s)
+{
+	npf_commit(s, NULL, 0);
+	s->on = 0;
+}
+
+NPUPROF_EXPORT
+int npuprof_record_begin(const char *label)
+{
+	struct npf_thread *t;
+	struct npf_label *l;
+	size_t len;
+
+	if (!label)
+		return -EINVAL;
+	t = npf_thread_get();
+	if (!t)
+		return -ENOMEM;
+	if (!t->labels) {
+		t->labels = calloc(NPF_MAX_LABELS, sizeof(*t->labels));
+		if (!t->labels)
+			return -ENOMEM;
+	}
+	if (t->nlabels == NPF_MAX_LABELS)
+		return -E2BIG;
+	l = &t->labels[t->nlabels];
+	len = strnlen(label, NPF_LABEL_MAX);
+	memcpy(l->text, label, len);
+	l->text[len] = 0;
+	l->len = (uint32_t)len;
+	/* the parent is the enclosing record, found before the push */
+	npuprof_span_begin(&l->span, NPUPROF_SPAN_LABEL, NULL);
+	t->nlabels++;
+	return 0;
+}
+
+NPUPROF_EXPORT
+int npuprof_record_end(void)
+{
+	struct npf_thread *t = npf_self;
+	struct npf_label *l;
+
+	if (!t || !t->nlabels)
+		return -ENOENT;
+	l = &t->labels[--t->nlabels];
+	if (l->span.on)
+		npf_commit(&l->span, l->text, l->len);
+	l->span.on = 0;
+	return 0;
+}
+
+/* Wait until no thread is inside a span write (see the file header). */
+static void npf_grace(void)
+{
+	struct npf_thread *t;
+
+	if (npf_membarrier)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&npf_reg_lock);
+	for (t = npf_threads; t; t = t->next) {
+		uint64_t t0 = 0;
+		unsigned int spins = 0;
+
+		while (__atomic_load_n(&t->in_write, __ATOMIC_ACQUIRE)) {
+			/*
+			 * A writer interrupted by a fatal signal never
+			 * finishes: give up on it after a bounded wait.
+			 */
+			if (++spins < NPF_GRACE_SPINS) {
+				sched_yield();
+				continue;
+			}
+			if (!t0)
+				t0 = npf_now_ns();
+			else if (npf_now_ns() - t0 > NPF_GRACE_MAX_NS)
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 100000 },
+				  NULL);
+		}
+	}
+	pthread_mutex_unlock(&npf_reg_lock);
+}
+
+static void npf_bump_gen(void)
+{
+	__atomic_add_fetch(&npf_gen, 2, __ATOMIC_RELAXED);
+}
+
+int npf_spans_attach(const void *owner, uint32_t buf_bytes)
+{
+	uint64_t r = 0;
+
+	pthread_once(&npf_once, npf_init_once);
+	if (buf_bytes < 4096 || (buf_bytes & (buf_bytes - 1)))
+		return -EINVAL;
+	pthread_mutex_lock(&npf_reg_lock);
+	if (npf_owner) {
+		pthread_mutex_unlock(&npf_reg_lock);
+		return -EBUSY;
+	}
+	npf_owner = owner;
+	npf_serial++;
+	npf_buf_bytes = buf_bytes;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = npf_now_ns() ^ ((uint64_t)getpid() << 32);
+	npf_trace_hi = r;
+	npf_bump_gen();
+	__atomic_store_n(&npuprof_spans_on, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&npf_reg_lock);
+	return 0;
+}
+
+void npf_spans_pause(const void *owner, bool off)
+{
+	pthread_mutex_lock(&npf_reg_lock);
+	if (npf_owner != owner) {
+		pthread_mutex_unlock(&npf_reg_lock);
+		return;
+	}
+	npf_bump_gen();
+	__atomic_store_n(&npuprof_spans_on, off ? 0 : 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&npf_reg_lock);
+	if (off)
+		npf_grace();
+}
+
+void npf_spans_detach(const void *owner)
+{
+	struct npf_thread *t, *next;
+
+	pthread_mutex_lock(&npf_reg_lock);
+	if (npf_owner != owner) {
+		pthread_mutex_unlock(&npf_reg_lock);
+		return;
+	}
+	npf_bump_gen();
+	__atomic_store_n(&npuprof_spans_on, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&npf_reg_lock);
+	npf_grace();
+	pthread_mutex_lock(&npf_reg_lock);
+	npf_owner = NULL;
+	/* exited threads kept for the drain are not needed any more */
+	for (t = npf_threads; t; t = next) {
+		next = t->next;
+		if (t->dead)
+			npf_unlink(t);
+	}
+	pthread_mutex_unlock(&npf_reg_lock);
+}
+
+/* Drain one thread's ring; under npf_reg_lock. */
+static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
+			 uint64_t *spans, uint64_t *lost)
+{
+	uint64_t head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->tail;
+	uint64_t l;
+	int ret = 0;
+
+	while (tail != head) {
+		const struct npf_item *it =
+			(const void *)(t->data + ((uint32_t)tail & (t->size - 1)));
+
+		if (it->type) {
+			ret = fn(ctx, it->type, it + 1, it->size - sizeof(*it));
+			if (ret)
+				break;
+			if (it->type == NPF_ITEM_SPAN)
+				(*spans)++;
+		}
+		tail += it->size;
+	}
+	__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
+	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+	if (!ret && l != t->lost_seen) {
+		struct npf_item_host_lost hl = {
+			.pid = t->pid, .tid = t->tid, .count = l - t->lost_seen,
+		};
+
+		ret = fn(ctx, NPF_ITEM_HOST_LOST, &hl, sizeof(hl));
+		if (!ret) {
+			*lost += hl.count;
+			t->lost_seen = l;
+		}
+	}
+	return ret;
+}
+
+int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
+		    uint64_t *spans, uint64_t *lost)
+{
+	struct npf_thread *t, *next;
+	int ret = 0;
+
+	pthread_mutex_lock(&npf_reg_lock);
+	for (t = npf_threads; t && !ret; t = next) {
+		next = t->next;
+		if (npf_owner != owner || t->serial != npf_serial || !t->data)
+			continue;
+		ret = npf_drain_one(t, fn, ctx, spans, lost);
+		if (!ret && t->dead)
+			npf_unlink(t);
+	}
+	pthread_mutex_unlock(&npf_reg_lock);
+	return ret;
+}
+
+void npf_spans_atfork_child(void)
+{
+	/* only the forking thread exists here; the registry is the parent's */
+	pthread_mutex_init(&npf_reg_lock, NULL);
+	npf_threads = NULL;
+	npf_owner = NULL;
+	npf_bump_gen();
+	__atomic_store_n(&npuprof_spans_on, 0, __ATOMIC_RELEASE);
+	npf_self = NULL;
+	pthread_setspecific(npf_key, NULL);
+}
