@@ -1,0 +1,1207 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * session.c - capture sessions: the trace ring of every device, the reader
+ * thread that moves ring records and host spans into the trace file, the
+ * end of the file (clock fits, causality check, totals), and the session
+ * the environment asks for (NPUPROF_OUTPUT_PATH).
+ *
+ * Threads and locking. Control calls (create, start, pause, resume, stop,
+ * free) come from the application, one at a time per session (the caller
+ * serializes them, as for any handle). The reader thread polls the trace
+ * fds with a watermark and, at least every NPF_POLL_MS, drains every ring
+ * and every thread's span buffer into the writer. s->lock serializes the
+ * writer, the devices' consumer positions and the counters between the
+ * reader thread and control calls. Ring memory is the driver's; a record
+ * is read in place and copied into the chunk before the consumer position
+ * moves past it.
+ *
+ * Lifetime. A session owns its device fds, trace fds and mappings, the
+ * writer and the reader thread; npuprof_session_free() releases all of
+ * them. The environment's session lives until exit() or a fatal signal.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npuprof_int.h"
+
+#define NPF_POLL_MS		100
+#define NPF_FLUSH_NS		(250 * 1000 * 1000ull)
+#define NPF_MAX_DEVS		16
+#define NPF_MAX_RING_PAGES	4096
+
+enum npf_state {
+	NPF_CREATED,
+	NPF_RUNNING,
+	NPF_PAUSED,
+	NPF_STOPPED,
+};
+
+struct npf_dev {
+	char path[64];
+	uint32_t index;
+	int fd;				/* /dev/npuN */
+	int tfd;			/* trace fd */
+	struct npu_info info;
+	struct npu_trace_ring *hdr;	/* header page, read-write */
+	const uint8_t *data;		/* data area, read-only */
+	uint64_t data_size;
+	size_t page;
+	uint64_t cons;
+	bool enabled;
+	bool stopped;			/* corrupt or removed: not read */
+	struct npf_ring_stats st;
+	struct npf_clock_sample *clk;	/* CLOCK records, for the fit */
+	size_t nclk, capclk;
+};
+
+struct npuprof_session {
+	struct npf_log log;
+	char *output;
+	int level;
+	uint32_t ring_pages;
+	uint32_t flags;
+	uint32_t span_buf;
+	struct npf_dev devs[NPF_MAX_DEVS];
+	unsigned int ndev;
+	struct npf_writer *w;
+	pthread_mutex_t lock;
+	pthread_t thr;
+	bool thr_started;
+	int efd;			/* wakes the reader thread */
+	int quit;			/* reader thread: 1 exit, 2 finish */
+	int finished;			/* the file was completed */
+	enum npf_state state;
+	bool spans;			/* attached for host spans */
+	pid_t pid;
+	uint64_t start_ns;
+	uint64_t last_flush_ns;
+	struct npuprof_stats st;	/* under @lock */
+	int werr;			/* first writer error, under @lock */
+};
+
+/* ---- options and devices ---- */
+
+static int npf_copy_opts(const struct npuprof_opts *in, struct npuprof_opts *o)
+{
+	size_t n;
+
+	npuprof_opts_init(o);
+	if (!in)
+		return -EINVAL;
+	if (in->sz < offsetof(struct npuprof_opts, devices))
+		return -EINVAL;
+	n = in->sz < sizeof(*o) ? in->sz : sizeof(*o);
+	/* bytes of a newer caller's struct that we do not know must be 0 */
+	for (size_t i = sizeof(*o); i < in->sz; i++)
+		if (((const uint8_t *)in)[i])
+			return -EINVAL;
+	memcpy(o, in, n);
+	o->sz = sizeof(*o);
+	return 0;
+}
+
+static int npf_is_npu_node(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, "npu", 3) || !name[3])
+		return 0;
+	for (p = name + 3; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+/* Copy a device path; -ENAMETOOLONG when it does not fit. */
+static int npf_copy_path(char *dst, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= 64)
+		return -ENAMETOOLONG;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+static int npf_cmp_node(const struct dirent **a, const struct dirent **b)
+{
+	return atoi((*a)->d_name + 3) - atoi((*b)->d_name + 3);
+}
+
+static int npf_filter_node(const struct dirent *d)
+{
+	return npf_is_npu_node(d->d_name);
+}
+
+/* Fill @paths with every /dev/npuN, in minor order. */
+static int npf_find_devices(char paths[][64], unsigned int max)
+{
+	struct dirent **list;
+	int n, i, k = 0;
+
+	n = scandir("/dev", &list, npf_filter_node, npf_cmp_node);
+	if (n < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		if ((unsigned int)k < max && strlen(list[i]->d_name) < 32) {
+			memcpy(paths[k], "/dev/", 5);
+			npf_copy_path(paths[k++] + 5, list[i]->d_name);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return k;
+}
+
+static int npf_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+static void npf_dev_close(struct npf_dev *d)
+{
+	if (d->data)
+		munmap((void *)d->data, d->data_size);
+	if (d->hdr)
+		munmap(d->hdr, d->page);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->clk);
+	d->data = NULL;
+	d->hdr = NULL;
+	d->tfd = -1;
+	d->fd = -1;
+	d->clk = NULL;
+}
+
+static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
+			const char *path)
+{
+	struct npu_trace_open op;
+	char err[256];
+	void *p;
+	int ret;
+
+	d->fd = -1;
+	d->tfd = -1;
+	ret = npf_copy_path(d->path, path);
+	if (ret)
+		return ret;
+	d->page = (size_t)sysconf(_SC_PAGESIZE);
+	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		ret = -errno;
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", path,
+			strerror(-ret));
+		return ret;
+	}
+	memset(&d->info, 0, sizeof(d->info));
+	ret = npf_ioctl(d->fd, NPU_IOCTL_GET_INFO, &d->info);
+	if (ret) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: NPU_IOCTL_GET_INFO: %s",
+			path, strerror(-ret));
+		return ret;
+	}
+	memset(&op, 0, sizeof(op));
+	op.flags = s->flags & NPUPROF_F_ALL_PROCESSES ?
+		NPU_TRACE_ALL_PROCESSES : 0;
+	op.data_pages = s->ring_pages;
+	op.watermark = (uint32_t)(s->ring_pages * d->page / 4);
+	ret = npf_ioctl(d->fd, NPU_IOCTL_TRACE_OPEN, &op);
+	if (ret) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR,
+			"%s: cannot open a trace ring of %u pages%s: %s%s", path,
+			s->ring_pages, op.flags ? " for all processes" : "",
+			strerror(-ret),
+			ret == -EACCES ? " (all processes need CAP_PERFMON or CAP_SYS_ADMIN, or the npu module parameter trace_paranoid=0)" : "");
+		return ret;
+	}
+	d->tfd = op.fd;
+	d->data_size = op.data_size;
+	p = mmap(NULL, d->page, PROT_READ | PROT_WRITE, MAP_SHARED, d->tfd, 0);
+	if (p == MAP_FAILED)
+		goto fail_map;
+	d->hdr = p;
+	p = mmap(NULL, d->data_size, PROT_READ, MAP_SHARED, d->tfd,
+		 (off_t)op.data_offset);
+	if (p == MAP_FAILED)
+		goto fail_map;
+	d->data = p;
+	ret = npf_ring_check_hdr(d->hdr, d->data_size, err, sizeof(err));
+	if (ret) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", path, err);
+		return ret;
+	}
+	d->cons = d->hdr->consumer;
+	return 0;
+fail_map:
+	ret = -errno;
+	npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: mmap of the trace ring: %s",
+		path, strerror(-ret));
+	return ret;
+}
+
+/* ---- writing ---- */
+
+/* Append an item; the first error sticks. Under s->lock. */
+static int npf_add(struct npuprof_session *s, uint16_t type, const void *a,
+		   size_t alen, const void *b, size_t blen)
+{
+	int ret;
+
+	if (s->werr)
+		return s->werr;
+	ret = npf_writer_add(s->w, type, a, alen, b, blen);
+	if (ret) {
+		s->werr = ret;
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: write failed: %s",
+			s->output, strerror(-ret));
+	}
+	return ret;
+}
+
+static int npf_meta(struct npuprof_session *s, const char *key,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int npf_meta(struct npuprof_session *s, const char *key,
+		    const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return npf_add(s, NPF_ITEM_META, key, strlen(key) + 1, val,
+		       strlen(val) + 1);
+}
+
+static void npf_cmdline(char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = 0;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+}
+
+static int npf_write_header(struct npuprof_session *s)
+{
+	struct utsname u;
+	char cmd[900];
+	struct timespec rt, mono;
+	unsigned int i;
+	int ret = 0;
+
+	uname(&u);
+	npf_cmdline(cmd, sizeof(cmd));
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	ret |= npf_meta(s, "npuprof.version", "%d.%d", NPUPROF_VERSION_MAJOR,
+			NPUPROF_VERSION_MINOR);
+	ret |= npf_meta(s, "host", "%s", u.nodename);
+	ret |= npf_meta(s, "kernel", "%s %s", u.sysname, u.release);
+	ret |= npf_meta(s, "machine", "%s", u.machine);
+	ret |= npf_meta(s, "pid", "%d", (int)getpid());
+	ret |= npf_meta(s, "cmdline", "%s", cmd);
+	ret |= npf_meta(s, "level", "%d", s->level);
+	ret |= npf_meta(s, "ring_pages", "%u", s->ring_pages);
+	ret |= npf_meta(s, "scope", "%s", s->flags & NPUPROF_F_ALL_PROCESSES ?
+			"all processes" : "this process");
+	ret |= npf_meta(s, "host_spans", "%s",
+			s->flags & NPUPROF_F_NO_HOST_SPANS ? "no" : "yes");
+	ret |= npf_meta(s, "clock.realtime_ns", "%" PRIu64,
+			(uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec);
+	ret |= npf_meta(s, "clock.monotonic_ns", "%" PRIu64,
+			(uint64_t)mono.tv_sec * 1000000000u +
+			(uint64_t)mono.tv_nsec);
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_item_device d;
+
+		memset(&d, 0, sizeof(d));
+		d.dev = i;
+		d.info_size = sizeof(struct npu_info);
+		memcpy(d.path, s->devs[i].path, sizeof(d.path));
+		ret |= npf_add(s, NPF_ITEM_DEVICE, &d, sizeof(d),
+			       &s->devs[i].info, sizeof(struct npu_info));
+	}
+	return ret ? s->werr : 0;
+}
+
+static int npf_session_item(struct npuprof_session *s, uint32_t op)
+{
+	struct npf_item_session it = { .op = op, .time_ns = npf_now_ns() };
+
+	return npf_add(s, NPF_ITEM_SESSION, &it, sizeof(it), NULL, 0);
+}
+
+/* ---- reading the rings and the span buffers ---- */
+
+struct npf_ring_ctx {
+	struct npuprof_session *s;
+	struct npf_dev *d;
+};
+
+static int npf_keep_clock(struct npf_dev *d,
+			  const struct npu_trace_rec_clock *c)
+{
+	if (d->nclk == d->capclk) {
+		size_t cap = d->capclk ? d->capclk * 2 : 64;
+		void *p = realloc(d->clk, cap * sizeof(*d->clk));
+
+		if (!p)
+			return -ENOMEM;
+		d->clk = p;
+		d->capclk = cap;
+	}
+	d->clk[d->nclk].before_ns = c->host_before_ns;
+	d->clk[d->nclk].tick = c->device_tick;
+	d->clk[d->nclk].after_ns = c->host_after_ns;
+	d->nclk++;
+	return 0;
+}
+
+static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
+{
+	struct npf_ring_ctx *rc = ctx;
+	struct npuprof_session *s = rc->s;
+	struct npf_item_record ir = { .dev = rc->d->index };
+	int ret;
+
+	ret = npf_add(s, NPF_ITEM_RECORD, &ir, sizeof(ir), h, h->size);
+	if (ret)
+		return ret;
+	s->st.records++;
+	switch (h->type) {
+	case NPU_TRACE_REC_EXEC:
+		s->st.exec_records++;
+		break;
+	case NPU_TRACE_REC_OP:
+		s->st.op_records++;
+		break;
+	case NPU_TRACE_REC_CLOCK:
+		s->st.clock_records++;
+		if (npf_keep_clock(rc->d, (const void *)h))
+			npf_log(&s->log, NPUPROF_LOG_WARN,
+				"%s: out of memory for clock samples",
+				rc->d->path);
+		break;
+	case NPU_TRACE_REC_LOST: {
+		const struct npu_trace_rec_lost *l = (const void *)h;
+
+		if (l->reason == NPU_TRACE_LOST_RING_FULL)
+			s->st.lost_ring += l->count;
+		else if (l->reason == NPU_TRACE_LOST_DEVICE)
+			s->st.lost_device += l->count;
+		else if (l->reason == NPU_TRACE_LOST_HOST)
+			s->st.lost_host += l->count;
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Read one ring up to its producer; under s->lock. */
+static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
+{
+	struct npf_ring_ctx rc = { .s = s, .d = d };
+	char err[256];
+	uint64_t prod;
+	int ret;
+
+	if (d->stopped)
+		return;
+	prod = __atomic_load_n(&d->hdr->producer, __ATOMIC_ACQUIRE);
+	if (prod == d->cons)
+		return;
+	ret = npf_ring_parse(d->data, d->data_size, &d->cons, prod,
+			     npf_on_record, &rc, &d->st, err, sizeof(err));
+	__atomic_store_n(&d->hdr->consumer, d->cons, __ATOMIC_RELEASE);
+	if (ret == -EBADMSG) {
+		d->stopped = true;
+		s->st.ring_errors++;
+		npf_log(&s->log, NPUPROF_LOG_ERROR,
+			"%s: corrupt trace ring, no longer read: %s", d->path,
+			err);
+	}
+}
+
+static int npf_on_span_item(void *ctx, uint16_t type, const void *body,
+			    size_t len)
+{
+	return npf_add(ctx, type, body, len, NULL, 0);
+}
+
+/* Move everything available into the file; under s->lock. */
+static void npf_collect(struct npuprof_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ndev; i++)
+		npf_read_ring(s, &s->devs[i]);
+	if (s->spans)
+		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
+				&s->st.spans_lost);
+}
+
+static void npf_flush(struct npuprof_session *s)
+{
+	int ret;
+
+	if (s->werr)
+		return;
+	ret = npf_writer_flush(s->w);
+	if (ret) {
+		s->werr = ret;
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: write failed: %s",
+			s->output, strerror(-ret));
+	}
+	s->last_flush_ns = npf_now_ns();
+}
+
+/* ---- enabling and disabling the rings ---- */
+
+static int npf_enable(struct npuprof_session *s)
+{
+	struct npu_trace_enable en;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_dev *d = &s->devs[i];
+
+		if (d->stopped)
+			continue;
+		memset(&en, 0, sizeof(en));
+		en.level = (uint32_t)s->level;
+		ret = npf_ioctl(d->tfd, NPU_TRACE_IOCTL_ENABLE, &en);
+		if (ret) {
+			npf_log(&s->log, NPUPROF_LOG_ERROR,
+				"%s: cannot enable tracing at level %d: %s",
+				d->path, s->level, strerror(-ret));
+			while (i--)
+				if (s->devs[i].enabled) {
+					npf_ioctl(s->devs[i].tfd,
+						  NPU_TRACE_IOCTL_DISABLE, NULL);
+					s->devs[i].enabled = false;
+				}
+			return ret;
+		}
+		d->enabled = true;
+	}
+	return 0;
+}
+
+static void npf_disable(struct npuprof_session *s)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_dev *d = &s->devs[i];
+
+		if (!d->enabled)
+			continue;
+		ret = npf_ioctl(d->tfd, NPU_TRACE_IOCTL_DISABLE, NULL);
+		if (ret && ret != -ENODEV)
+			npf_log(&s->log, NPUPROF_LOG_WARN,
+				"%s: disabling tracing: %s", d->path,
+				strerror(-ret));
+		d->enabled = false;
+	}
+}
+
+/* ---- the end of the file ---- */
+
+struct npf_check {
+	struct npf_clock_fit fit[NPF_MAX_DEVS];
+	uint64_t violations[NPF_MAX_DEVS];
+	uint64_t checked[NPF_MAX_DEVS];
+};
+
+/*
+ * Causality check: read the file written so far and count the executions
+ * whose mapped device interval lies outside their host submit..complete
+ * interval by more than the fit's bound. Streams the file; bounded memory.
+ */
+static int npf_check_causality(struct npuprof_session *s, struct npf_check *c)
+{
+	const struct npf_item *it;
+	struct npf_reader *r;
+	char err[256];
+	uint64_t off;
+	int ret;
+
+	ret = npf_reader_open(s->output, &r, err, sizeof(err));
+	if (ret) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s", err);
+		return ret;
+	}
+	while ((ret = npf_reader_next(r, &it, &off)) == 1) {
+		const struct npf_item_record *ir = (const void *)(it + 1);
+		const struct npu_trace_rec_exec *e = (const void *)(ir + 1);
+		struct npuprof_clock_map a, b;
+
+		if (it->type != NPF_ITEM_RECORD || ir->dev >= s->ndev ||
+		    e->hdr.type != NPU_TRACE_REC_EXEC ||
+		    !(e->flags & NPU_TRACE_EXEC_F_DEVICE))
+			continue;
+		npf_clock_map(&c->fit[ir->dev], e->start_tick, &a);
+		npf_clock_map(&c->fit[ir->dev], e->end_tick, &b);
+		if (!a.valid || !b.valid)
+			continue;
+		c->checked[ir->dev]++;
+		if (a.ns + (int64_t)a.err_ns < (int64_t)e->submit_ns ||
+		    b.ns - (int64_t)b.err_ns > (int64_t)e->complete_ns ||
+		    b.ns < a.ns)
+			c->violations[ir->dev]++;
+	}
+	if (ret < 0)
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s",
+			npf_reader_error(r));
+	npf_reader_close(r);
+	return ret < 0 ? ret : 0;
+}
+
+/* Fits, causality, totals and END; under s->lock, reader thread gone. */
+static int npf_finish_file(struct npuprof_session *s)
+{
+	struct npf_check *c;
+	struct npf_item_summary sum;
+	unsigned int i;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_dev *d = &s->devs[i];
+
+		ret = npf_clock_fit_build(d->clk, d->nclk,
+					  d->info.clock_hz ? d->info.clock_hz : 1,
+					  &c->fit[i]);
+		if (ret)
+			npf_log(&s->log, NPUPROF_LOG_WARN,
+				"%s: clock fit failed: %s", d->path,
+				strerror(-ret));
+	}
+	npf_flush(s);
+	if (!s->werr)
+		npf_check_causality(s, c);
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_item_clock_fit f;
+		const struct npf_clock_fit *fit = &c->fit[i];
+
+		memset(&f, 0, sizeof(f));
+		f.dev = i;
+		f.samples = fit->samples;
+		f.used = fit->used;
+		f.segments = fit->nseg;
+		if (fit->nseg) {
+			f.ns_per_tick = fit->seg[0].ns_per_tick;
+			f.offset_ns = (double)fit->seg[0].ref_ns -
+				(double)fit->seg[0].ref_tick *
+				fit->seg[0].ns_per_tick;
+		}
+		f.err_ns = fit->err_ns;
+		f.violations = c->violations[i];
+		f.checked = c->checked[i];
+		s->st.clock_violations += c->violations[i];
+		npf_add(s, NPF_ITEM_CLOCK_FIT, &f, sizeof(f), NULL, 0);
+		if (c->violations[i])
+			npf_log(&s->log, NPUPROF_LOG_WARN,
+				"%s: %" PRIu64 " of %" PRIu64 " executions lie outside their host interval (clock fit +-%" PRIu64 " ns)",
+				s->devs[i].path, c->violations[i],
+				c->checked[i], fit->err_ns);
+		npf_clock_fit_release(&c->fit[i]);
+	}
+	free(c);
+	memset(&sum, 0, sizeof(sum));
+	sum.spans = s->st.spans;
+	sum.spans_lost = s->st.spans_lost;
+	sum.records = s->st.records;
+	sum.lost_ring = s->st.lost_ring;
+	sum.lost_device = s->st.lost_device;
+	sum.lost_host = s->st.lost_host;
+	sum.ring_errors = s->st.ring_errors;
+	sum.violations = s->st.clock_violations;
+	sum.start_ns = s->start_ns;
+	sum.stop_ns = npf_now_ns();
+	npf_add(s, NPF_ITEM_SUMMARY, &sum, sizeof(sum), NULL, 0);
+	s->st.bytes_written = npf_writer_bytes(s->w);
+	s->st.chunks = npf_writer_chunks(s->w);
+	ret = npf_writer_close(s->w);
+	s->w = NULL;
+	if (ret && !s->werr) {
+		s->werr = ret;
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", s->output,
+			strerror(-ret));
+	}
+	return s->werr;
+}
+
+/*
+ * Stop capturing and complete the file. Called by npuprof_session_stop()
+ * after the reader thread is gone, or by the reader thread itself when a
+ * fatal signal asks for the file to be completed.
+ */
+static int npf_finish(struct npuprof_session *s)
+{
+	unsigned int i;
+	int ret;
+
+	if (s->spans)
+		npf_spans_pause(s, true);
+	npf_disable(s);
+	pthread_mutex_lock(&s->lock);
+	npf_collect(s);
+	npf_session_item(s, NPUPROF_SESSION_STOP);
+	for (i = 0; i < s->ndev; i++) {
+		struct npf_dev *d = &s->devs[i];
+
+		if (d->st.seq_gaps)
+			npf_log(&s->log, NPUPROF_LOG_WARN,
+				"%s: %" PRIu64 " records missing without a LOST record",
+				d->path, d->st.seq_gaps);
+	}
+	if (s->spans) {
+		npf_spans_detach(s);
+		s->spans = false;
+	}
+	ret = npf_finish_file(s);
+	s->state = NPF_STOPPED;
+	__atomic_store_n(&s->finished, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+static void *npf_reader_thread(void *arg)
+{
+	struct npuprof_session *s = arg;
+	struct pollfd pfd[NPF_MAX_DEVS + 1];
+	sigset_t all;
+	unsigned int i;
+	int quit;
+
+	/* signals are for the application's threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		pfd[0].fd = s->efd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < s->ndev; i++) {
+			pfd[i + 1].fd = s->devs[i].stopped ? -1 : s->devs[i].tfd;
+			pfd[i + 1].events = POLLIN;
+		}
+		poll(pfd, s->ndev + 1, NPF_POLL_MS);
+		if (pfd[0].revents & POLLIN) {
+			uint64_t v;
+
+			if (read(s->efd, &v, sizeof(v)) < 0)
+				v = 0;
+		}
+		quit = __atomic_load_n(&s->quit, __ATOMIC_ACQUIRE);
+		if (quit == 2) {
+			npf_finish(s);
+			break;
+		}
+		pthread_mutex_lock(&s->lock);
+		npf_collect(s);
+		for (i = 0; i < s->ndev; i++) {
+			struct npf_dev *d = &s->devs[i];
+
+			if (!d->stopped && (pfd[i + 1].revents & POLLHUP)) {
+				d->stopped = true;
+				npf_log(&s->log, NPUPROF_LOG_WARN,
+					"%s: device removed; its trace ends here",
+					d->path);
+			}
+		}
+		if (npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS)
+			npf_flush(s);
+		pthread_mutex_unlock(&s->lock);
+		if (quit)
+			break;
+	}
+	return NULL;
+}
+
+static void npf_wake(struct npuprof_session *s, int quit)
+{
+	uint64_t one = 1;
+
+	if (quit)
+		__atomic_store_n(&s->quit, quit, __ATOMIC_RELEASE);
+	if (write(s->efd, &one, sizeof(one)) < 0)
+		(void)0;
+}
+
+static void npf_join(struct npuprof_session *s)
+{
+	if (!s->thr_started)
+		return;
+	if (!__atomic_load_n(&s->quit, __ATOMIC_ACQUIRE))
+		npf_wake(s, 1);
+	pthread_join(s->thr, NULL);
+	s->thr_started = false;
+}
+
+/* ---- the API ---- */
+
+NPUPROF_EXPORT
+int npuprof_session_create(const struct npuprof_opts *opts,
+			   struct npuprof_session **sessp)
+{
+	char paths[NPF_MAX_DEVS][64];
+	struct npuprof_opts o;
+	struct npuprof_session *s;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (!sessp)
+		return -EINVAL;
+	*sessp = NULL;
+	ret = npf_copy_opts(opts, &o);
+	if (ret)
+		return ret;
+	if (!o.output || !*o.output || o.level < 0 || o.level > 2 ||
+	    !o.ring_pages || o.ring_pages > NPF_MAX_RING_PAGES ||
+	    (o.ring_pages & (o.ring_pages - 1)) ||
+	    o.span_buf_kb < 4 || o.span_buf_kb > 65536 ||
+	    (o.span_buf_kb & (o.span_buf_kb - 1)) ||
+	    (o.flags & ~(NPUPROF_F_ALL_PROCESSES | NPUPROF_F_NO_HOST_SPANS)))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->log.fn = o.log;
+	s->log.ctx = o.log_ctx;
+	s->log.level = o.log_level;
+	s->level = o.level;
+	s->ring_pages = o.ring_pages;
+	s->flags = o.flags;
+	s->span_buf = o.span_buf_kb * 1024;
+	s->efd = -1;
+	s->pid = getpid();
+	s->st.sz = sizeof(s->st);
+	pthread_mutex_init(&s->lock, NULL);
+	for (i = 0; i < NPF_MAX_DEVS; i++) {
+		s->devs[i].fd = -1;
+		s->devs[i].tfd = -1;
+	}
+	s->output = strdup(o.output);
+	if (!s->output) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (o.devices) {
+		while (o.devices[n]) {
+			if (n == NPF_MAX_DEVS) {
+				ret = -E2BIG;
+				goto fail;
+			}
+			ret = npf_copy_path(paths[n], o.devices[n]);
+			if (ret)
+				goto fail;
+			n++;
+		}
+	} else {
+		ret = npf_find_devices(paths, NPF_MAX_DEVS);
+		if (ret < 0)
+			goto fail;
+		n = (unsigned int)ret;
+	}
+	if (!n) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR,
+			"no NPU device (/dev/npu*) found: is npu.ko loaded?");
+		ret = -ENOENT;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		s->devs[i].index = i;
+		s->ndev = i + 1;
+		ret = npf_dev_open(s, &s->devs[i], paths[i]);
+		if (ret)
+			goto fail;
+	}
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = npf_writer_open(s->output, 0, &s->w);
+	if (ret) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", s->output,
+			strerror(-ret));
+		goto fail;
+	}
+	ret = npf_write_header(s);
+	if (ret)
+		goto fail;
+	s->state = NPF_CREATED;
+	*sessp = s;
+	return 0;
+fail:
+	npuprof_session_free(s);
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_session_start(struct npuprof_session *s)
+{
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != NPF_CREATED)
+		return -EALREADY;
+	if (!(s->flags & NPUPROF_F_NO_HOST_SPANS)) {
+		ret = npf_spans_attach(s, s->span_buf);
+		if (ret) {
+			npf_log(&s->log, NPUPROF_LOG_ERROR,
+				"another session of this process captures host spans");
+			return ret;
+		}
+		s->spans = true;
+	}
+	ret = npf_enable(s);
+	if (ret)
+		goto fail;
+	s->start_ns = npf_now_ns();
+	s->last_flush_ns = s->start_ns;
+	pthread_mutex_lock(&s->lock);
+	ret = npf_session_item(s, NPUPROF_SESSION_START);
+	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		goto fail_disable;
+	ret = -pthread_create(&s->thr, NULL, npf_reader_thread, s);
+	if (ret)
+		goto fail_disable;
+	s->thr_started = true;
+	s->state = NPF_RUNNING;
+	return 0;
+fail_disable:
+	npf_disable(s);
+fail:
+	if (s->spans) {
+		npf_spans_detach(s);
+		s->spans = false;
+	}
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_session_pause(struct npuprof_session *s)
+{
+	if (!s || s->state == NPF_CREATED || s->state == NPF_STOPPED)
+		return -EINVAL;
+	if (s->state == NPF_PAUSED)
+		return -EALREADY;
+	if (s->spans)
+		npf_spans_pause(s, true);
+	npf_disable(s);
+	pthread_mutex_lock(&s->lock);
+	npf_collect(s);
+	npf_session_item(s, NPUPROF_SESSION_PAUSE);
+	s->state = NPF_PAUSED;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+NPUPROF_EXPORT
+int npuprof_session_resume(struct npuprof_session *s)
+{
+	int ret;
+
+	if (!s || s->state != NPF_PAUSED)
+		return -EINVAL;
+	ret = npf_enable(s);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&s->lock);
+	npf_session_item(s, NPUPROF_SESSION_RESUME);
+	s->state = NPF_RUNNING;
+	pthread_mutex_unlock(&s->lock);
+	if (s->spans)
+		npf_spans_pause(s, false);
+	return 0;
+}
+
+NPUPROF_EXPORT
+int npuprof_session_stop(struct npuprof_session *s)
+{
+	if (!s || s->state == NPF_CREATED)
+		return -EINVAL;
+	if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) {
+		npf_join(s);
+		return s->werr;
+	}
+	npf_join(s);
+	return npf_finish(s);
+}
+
+NPUPROF_EXPORT
+void npuprof_session_free(struct npuprof_session *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (s->state == NPF_RUNNING || s->state == NPF_PAUSED)
+		npuprof_session_stop(s);
+	npf_join(s);
+	if (s->spans)
+		npf_spans_detach(s);
+	if (s->w)
+		npf_writer_abort(s->w);
+	for (i = 0; i < s->ndev; i++)
+		npf_dev_close(&s->devs[i]);
+	if (s->efd >= 0)
+		close(s->efd);
+	pthread_mutex_destroy(&s->lock);
+	free(s->output);
+	free(s);
+}
+
+NPUPROF_EXPORT
+int npuprof_session_stats(const struct npuprof_session *s,
+			  struct npuprof_stats *stats)
+{
+	struct npuprof_session *ms = (struct npuprof_session *)s;
+	size_t n;
+
+	if (!s || !stats || stats->sz < sizeof(size_t) + sizeof(uint64_t))
+		return -EINVAL;
+	n = stats->sz < sizeof(*stats) ? stats->sz : sizeof(*stats);
+	pthread_mutex_lock(&ms->lock);
+	if (ms->w) {
+		ms->st.bytes_written = npf_writer_bytes(ms->w);
+		ms->st.chunks = npf_writer_chunks(ms->w);
+	}
+	memcpy((char *)stats + sizeof(size_t), (const char *)&ms->st +
+	       sizeof(size_t), n - sizeof(size_t));
+	pthread_mutex_unlock(&ms->lock);
+	return 0;
+}
+
+NPUPROF_EXPORT
+const char *npuprof_session_output(const struct npuprof_session *s)
+{
+	return s->output;
+}
+
+/* ---- the session of the environment ---- */
+
+static pthread_mutex_t npf_env_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct npuprof_session *npf_env_sess;
+static int npf_env_state;		/* 1 running, 0 not asked, <0 failed */
+static pid_t npf_env_pid;		/* process that looked at the environment */
+
+static void npf_env_exit(void)
+{
+	struct npuprof_session *s = npf_env_sess;
+	struct npuprof_stats st = { .sz = sizeof(st) };
+
+	if (!s || s->pid != getpid())
+		return;
+	npf_env_sess = NULL;
+	npuprof_session_stop(s);
+	npuprof_session_stats(s, &st);
+	if (st.lost_ring || st.lost_device || st.lost_host || st.spans_lost)
+		npf_log(&s->log, NPUPROF_LOG_WARN,
+			"%s: lost %" PRIu64 " ring records, %" PRIu64 " device records, %" PRIu64 " untracked jobs, %" PRIu64 " host spans",
+			s->output, st.lost_ring, st.lost_device, st.lost_host,
+			st.spans_lost);
+	npuprof_session_free(s);
+}
+
+static const int npf_fatal_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS,
+};
+
+/*
+ * A fatal signal: ask the reader thread to complete the file, wait for it
+ * a bounded time, then die of the signal as the program would have.
+ * Only async-signal-safe calls here.
+ */
+static void npf_env_signal(int sig)
+{
+	struct npuprof_session *s = npf_env_sess;
+	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+	int i;
+
+	if (s && s->pid == getpid() && s->thr_started &&
+	    !pthread_equal(pthread_self(), s->thr)) {
+		npf_wake(s, 2);
+		for (i = 0; i < 300 &&
+		     !__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE); i++)
+			nanosleep(&ts, NULL);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void npf_env_signals(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	for (i = 0; i < sizeof(npf_fatal_signals) / sizeof(int); i++) {
+		/* never take a signal the program handles or ignores */
+		if (sigaction(npf_fatal_signals[i], NULL, &old) ||
+		    old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = npf_env_signal;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(npf_fatal_signals[i], &sa, NULL);
+	}
+}
+
+static int npf_env_uint(const char *name, unsigned long max,
+			unsigned long *out)
+{
+	const char *v = getenv(name);
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	*out = strtoul(v, &end, 10);
+	if (errno || *end || *out > max) {
+		fprintf(stderr, "npuprof: %s=%s: not a number in 0..%lu\n",
+			name, v, max);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* Expand %p (pid) and %% in @pat, as LLVM_PROFILE_FILE does. */
+static int npf_expand_path(const char *pat, char *out, size_t len)
+{
+	size_t o = 0;
+	int n;
+
+	for (; *pat; pat++) {
+		if (pat[0] == '%' && pat[1] == 'p') {
+			n = snprintf(out + o, len - o, "%d", (int)getpid());
+			pat++;
+		} else if (pat[0] == '%' && pat[1] == '%') {
+			n = snprintf(out + o, len - o, "%%");
+			pat++;
+		} else {
+			n = snprintf(out + o, len - o, "%c", *pat);
+		}
+		if (n < 0 || (size_t)n >= len - o)
+			return -ENAMETOOLONG;
+		o += (size_t)n;
+	}
+	return 0;
+}
+
+static int npf_env_create(void)
+{
+	const char *out = getenv("NPUPROF_OUTPUT_PATH");
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+	char path[PATH_MAX];
+	unsigned long v;
+	int ret;
+
+	if (!out || !*out)
+		return 0;
+	npuprof_opts_init(&o);
+	ret = npf_expand_path(out, path, sizeof(path));
+	if (ret)
+		goto fail;
+	o.output = path;
+	ret = npf_env_uint("NPUPROF_LEVEL", 2, &v);
+	if (ret < 0)
+		goto fail;
+	if (ret)
+		o.level = (int)v;
+	ret = npf_env_uint("NPUPROF_PAGES", NPF_MAX_RING_PAGES, &v);
+	if (ret < 0)
+		goto fail;
+	if (ret)
+		o.ring_pages = (unsigned int)v;
+	ret = npf_env_uint("NPUPROF_ALL", 1, &v);
+	if (ret < 0)
+		goto fail;
+	if (ret && v)
+		o.flags |= NPUPROF_F_ALL_PROCESSES;
+	ret = npuprof_session_create(&o, &s);
+	if (ret)
+		goto fail;
+	ret = npuprof_session_start(s);
+	if (ret) {
+		npuprof_session_free(s);
+		goto fail;
+	}
+	npf_env_sess = s;
+	atexit(npf_env_exit);
+	npf_env_signals();
+	return 1;
+fail:
+	fprintf(stderr, "npuprof: NPUPROF_OUTPUT_PATH=%s: profiling not started: %s\n",
+		out, strerror(-ret));
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_env_start(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&npf_env_lock);
+	if (!npf_env_pid) {
+		npf_env_pid = getpid();
+		npf_env_state = npf_env_create();
+	} else if (npf_env_pid != getpid()) {
+		/*
+		 * A child forked by a profiled process: it must not truncate
+		 * the parent's file. A program it executes starts afresh.
+		 */
+		npf_env_pid = getpid();
+		npf_env_sess = NULL;
+		npf_env_state = 0;
+	}
+	ret = npf_env_state;
+	pthread_mutex_unlock(&npf_env_lock);
+	return ret;
+}
