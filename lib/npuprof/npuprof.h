@@ -417,6 +417,32 @@ struct npuprof_clock_map {
 };
 
 /**
+ * struct npuprof_summary - totals of a session, at the end of its file
+ * @spans: host spans recorded
+ * @spans_lost: host spans dropped (thread buffers full)
+ * @records: ring records read
+ * @lost_ring: records the driver dropped, ring full
+ * @lost_device: records lost in the device's trace area
+ * @lost_host: jobs the driver could not track
+ * @ring_errors: rings stopped because they were found corrupt
+ * @violations: executions outside their host interval
+ * @start_ns: CLOCK_MONOTONIC at start
+ * @stop_ns: CLOCK_MONOTONIC at stop
+ */
+struct npuprof_summary {
+	uint64_t spans;
+	uint64_t spans_lost;
+	uint64_t records;
+	uint64_t lost_ring;
+	uint64_t lost_device;
+	uint64_t lost_host;
+	uint64_t ring_errors;
+	uint64_t violations;
+	uint64_t start_ns;
+	uint64_t stop_ns;
+};
+
+/**
  * struct npuprof_event - one item of a trace file
  * @type: enum npuprof_event_type
  * @offset: file offset of the item
@@ -435,9 +461,14 @@ struct npuprof_clock_map {
  * @info: DEVICE: struct npu_info of linux/npu.h, @info_size bytes
  * @info_size: bytes at @info
  * @session_op: SESSION: NPUPROF_SESSION_*
- * @count: HOST_LOST: spans dropped; SUMMARY: causality violations
+ * @count: HOST_LOST: spans dropped; CLOCK_FIT, SUMMARY: causality
+ *	violations
  * @id: STRING: the id; THREAD, HOST_LOST: the tid
- * @fit: CLOCK_FIT: slope (ns per tick), offset, error bound, samples
+ * @pid: THREAD, HOST_LOST: the process
+ * @fit: CLOCK_FIT: the fit the writer made at stop: slope (ns per tick),
+ *	host ns at tick 0, error bound, samples seen and kept, pieces,
+ *	executions checked and found outside their host interval
+ * @summary: SUMMARY: the session's totals
  *
  * Pointers stay valid until the next npuprof_trace_next() call.
  */
@@ -458,13 +489,18 @@ struct npuprof_event {
 	uint32_t session_op;
 	uint64_t count;
 	uint64_t id;
+	int32_t pid;
 	struct {
 		double ns_per_tick;
 		double offset_ns;
 		uint64_t err_ns;
 		uint32_t samples;
+		uint32_t used;
 		uint32_t segments;
+		uint64_t checked;
+		uint64_t violations;
 	} fit;
+	struct npuprof_summary summary;
 };
 
 /**

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * trace.c - the public reader of trace files: npuprof_trace_*.
+ *
+ * Opening a file makes a first pass that keeps only the devices and their
+ * CLOCK records and fits each device's clock (clock.c); the events then
+ * come in file order with device times mapped to host time. Memory is the
+ * reader's chunk buffer, the clock samples, and the last few label strings
+ * (a label's STRING item is written just before its SPAN item by the same
+ * thread, so a small cache resolves every label of a well-formed file).
+ *
+ * A reader is used by one thread at a time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npuprof_int.h"
+
+#define NPF_TRACE_MAX_DEVS	64
+#define NPF_STR_CACHE		64
+
+_Static_assert(sizeof(struct npf_item_summary) ==
+	       sizeof(struct npuprof_summary), "summary layouts differ");
+
+struct npf_str {
+	uint32_t id;
+	char *text;
+};
+
+struct npuprof_trace {
+	struct npf_reader *r;
+	char err[512];
+	uint32_t ndev;
+	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
+	struct npf_str str[NPF_STR_CACHE];
+	unsigned int nstr_next;
+	int64_t last_time;
+};
+
+struct npf_samples {
+	struct npf_clock_sample *s;
+	size_t n, cap;
+	uint64_t clock_hz;
+};
+
+static int npf_push_sample(struct npf_samples *v,
+			   const struct npu_trace_rec_clock *c)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		void *p = realloc(v->s, cap * sizeof(*v->s));
+
+		if (!p)
+			return -ENOMEM;
+		v->s = p;
+		v->cap = cap;
+	}
+	v->s[v->n].before_ns = c->host_before_ns;
+	v->s[v->n].tick = c->device_tick;
+	v->s[v->n].after_ns = c->host_after_ns;
+	v->n++;
+	return 0;
+}
+
+/* Pass 1: the devices and their clock samples, then the fits. */
+static int npf_trace_fit(struct npuprof_trace *t)
+{
+	struct npf_samples *v;
+	const struct npf_item *it;
+	uint64_t off;
+	uint32_t i;
+	int ret;
+
+	v = calloc(NPF_TRACE_MAX_DEVS, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	while ((ret = npf_reader_next(t->r, &it, &off)) == 1) {
+		const void *body = it + 1;
+
+		if (it->type == NPF_ITEM_DEVICE) {
+			const struct npf_item_device *d = body;
+			const struct npu_info *info = (const void *)(d + 1);
+
+			if (d->dev >= NPF_TRACE_MAX_DEVS)
+				continue;
+			if (d->info_size >= offsetof(struct npu_info, dram_size))
+				v[d->dev].clock_hz = info->clock_hz;
+			if (d->dev >= t->ndev)
+				t->ndev = d->dev + 1;
+		} else if (it->type == NPF_ITEM_RECORD) {
+			const struct npf_item_record *ir = body;
+			const struct npu_trace_rec_hdr *h = (const void *)(ir + 1);
+
+			if (ir->dev < NPF_TRACE_MAX_DEVS &&
+			    h->type == NPU_TRACE_REC_CLOCK &&
+			    h->size >= sizeof(struct npu_trace_rec_clock)) {
+				ret = npf_push_sample(&v[ir->dev], (const void *)h);
+				if (ret)
+					break;
+			}
+		}
+	}
+	/* a corrupt item is reported again, with its offset, by _next() */
+	if (ret != -ENOMEM)
+		ret = 0;
+	for (i = 0; !ret && i < t->ndev; i++)
+		ret = npf_clock_fit_build(v[i].s, v[i].n,
+					  v[i].clock_hz ? v[i].clock_hz : 1,
+					  &t->fit[i]);
+	for (i = 0; i < NPF_TRACE_MAX_DEVS; i++)
+		free(v[i].s);
+	free(v);
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
+		       char *err, size_t errlen)
+{
+	struct npuprof_trace *t;
+	int ret;
+
+	if (!path || !tracep)
+		return -EINVAL;
+	*tracep = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
+	if (!ret)
+		ret = npf_trace_fit(t);
+	if (!ret)
+		ret = npf_reader_rewind(t->r);
+	if (ret) {
+		if (err && errlen) {
+			if (t->err[0])
+				snprintf(err, errlen, "%s", t->err);
+			else
+				snprintf(err, errlen, "%s: %s", path,
+					 strerror(-ret));
+		}
+		npuprof_trace_close(t);
+		return ret;
+	}
+	*tracep = t;
+	return 0;
+}
+
+static void npf_str_put(struct npuprof_trace *t,
+			const struct npf_item_string *s)
+{
+	struct npf_str *e = &t->str[t->nstr_next++ % NPF_STR_CACHE];
+	char *text = strdup((const char *)(s + 1));
+
+	if (!text)
+		return;
+	free(e->text);
+	e->id = s->id;
+	e->text = text;
+}
+
+static const char *npf_str_get(const struct npuprof_trace *t, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < NPF_STR_CACHE; i++)
+		if (t->str[i].text && t->str[i].id == id)
+			return t->str[i].text;
+	return NULL;
+}
+
+static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
+			   const struct npu_trace_rec_hdr *h)
+{
+	uint64_t a = 0, b = 0;
+	bool dev_times = false;
+
+	if (h->type == NPU_TRACE_REC_EXEC) {
+		const struct npu_trace_rec_exec *e = (const void *)h;
+
+		ev->time_ns = (int64_t)e->submit_ns;
+		if (e->flags & NPU_TRACE_EXEC_F_DEVICE) {
+			a = e->start_tick;
+			b = e->end_tick;
+			dev_times = true;
+		}
+	} else if (h->type == NPU_TRACE_REC_OP) {
+		const struct npu_trace_rec_op *o = (const void *)h;
+
+		a = o->start_tick;
+		b = o->end_tick;
+		dev_times = true;
+	} else if (h->type == NPU_TRACE_REC_CLOCK) {
+		const struct npu_trace_rec_clock *c = (const void *)h;
+
+		ev->time_ns = (int64_t)c->host_before_ns;
+	} else {
+		ev->time_ns = t->last_time;
+	}
+	if (dev_times && ev->dev < t->ndev) {
+		npf_clock_map(&t->fit[ev->dev], a, &ev->start);
+		npf_clock_map(&t->fit[ev->dev], b, &ev->end);
+		if (ev->start.valid)
+			ev->time_ns = ev->start.ns;
+	}
+	if (ev->time_ns == 0 && !dev_times)
+		ev->time_ns = t->last_time;
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
+{
+	const struct npf_item *it;
+	const void *body;
+	uint64_t off;
+	int ret;
+
+	if (!t || !ev)
+		return -EINVAL;
+	for (;;) {
+		ret = npf_reader_next(t->r, &it, &off);
+		if (ret <= 0)
+			return ret;
+		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
+			break;
+		/* END and unknown types are not events */
+	}
+	body = it + 1;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = it->type;
+	ev->offset = off;
+	switch (it->type) {
+	case NPF_ITEM_META:
+		ev->key = body;
+		ev->value = ev->key + strlen(ev->key) + 1;
+		break;
+	case NPF_ITEM_DEVICE: {
+		const struct npf_item_device *d = body;
+
+		ev->dev = d->dev;
+		ev->key = d->path;
+		ev->info = d + 1;
+		ev->info_size = d->info_size;
+		break;
+	}
+	case NPF_ITEM_SPAN:
+		ev->span = body;
+		ev->time_ns = (int64_t)ev->span->start_ns;
+		if (ev->span->kind == NPUPROF_SPAN_LABEL)
+			ev->label = npf_str_get(t, ev->span->name_id);
+		break;
+	case NPF_ITEM_RECORD: {
+		const struct npf_item_record *ir = body;
+
+		ev->dev = ir->dev;
+		ev->rec = ir + 1;
+		npf_map_record(t, ev, ev->rec);
+		break;
+	}
+	case NPF_ITEM_SESSION: {
+		const struct npf_item_session *s = body;
+
+		ev->session_op = s->op;
+		ev->time_ns = (int64_t)s->time_ns;
+		break;
+	}
+	case NPF_ITEM_HOST_LOST: {
+		const struct npf_item_host_lost *l = body;
+
+		ev->pid = l->pid;
+		ev->id = (uint64_t)(int64_t)l->tid;
+		ev->count = l->count;
+		ev->time_ns = t->last_time;
+		break;
+	}
+	case NPF_ITEM_CLOCK_FIT: {
+		const struct npf_item_clock_fit *f = body;
+
+		ev->dev = f->dev;
+		ev->fit.ns_per_tick = f->ns_per_tick;
+		ev->fit.offset_ns = f->offset_ns;
+		ev->fit.err_ns = f->err_ns;
+		ev->fit.samples = f->samples;
+		ev->fit.used = f->used;
+		ev->fit.segments = f->segments;
+		ev->fit.checked = f->checked;
+		ev->fit.violations = f->violations;
+		ev->count = f->violations;
+		break;
+	}
+	case NPF_ITEM_SUMMARY:
+		memcpy(&ev->summary, body, sizeof(ev->summary));
+		ev->count = ev->summary.violations;
+		ev->time_ns = (int64_t)ev->summary.stop_ns;
+		break;
+	case NPF_ITEM_STRING: {
+		const struct npf_item_string *s = body;
+
+		npf_str_put(t, s);
+		ev->id = s->id;
+		ev->key = (const char *)(s + 1);
+		break;
+	}
+	case NPF_ITEM_THREAD: {
+		const struct npf_item_thread *th = body;
+
+		ev->pid = th->pid;
+		ev->id = (uint64_t)(int64_t)th->tid;
+		ev->key = th->name;
+		break;
+	}
+	}
+	if (ev->time_ns)
+		t->last_time = ev->time_ns;
+	return 1;
+}
+
+NPUPROF_EXPORT
+const char *npuprof_trace_error(const struct npuprof_trace *t)
+{
+	return t && t->r ? npf_reader_error(t->r) : "";
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_truncated(const struct npuprof_trace *t)
+{
+	return t && t->r ? npf_reader_truncated(t->r) : 0;
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_rewind(struct npuprof_trace *t)
+{
+	if (!t)
+		return -EINVAL;
+	t->last_time = 0;
+	return npf_reader_rewind(t->r);
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_map(const struct npuprof_trace *t, uint32_t dev,
+		      uint64_t tick, struct npuprof_clock_map *out)
+{
+	if (!t || !out)
+		return -EINVAL;
+	if (dev >= t->ndev)
+		return -ENOENT;
+	npf_clock_map(&t->fit[dev], tick, out);
+	return 0;
+}
+
+NPUPROF_EXPORT
+void npuprof_trace_close(struct npuprof_trace *t)
+{
+	unsigned int i;
+
+	if (!t)
+		return;
+	npf_reader_close(t->r);
+	for (i = 0; i < NPF_TRACE_MAX_DEVS; i++)
+		npf_clock_fit_release(&t->fit[i]);
+	for (i = 0; i < NPF_STR_CACHE; i++)
+		free(t->str[i].text);
+	free(t);
+}
