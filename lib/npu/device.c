@@ -19,6 +19,8 @@ int npu_device_open(const char *path, struct npu_device **devp)
 
 	if (!path || !devp)
 		return -EINVAL;
+	/* zero-code profiling: a session when NPUPROF_OUTPUT_PATH is set */
+	npuprof_env_start();
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;

@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 
 #include "libnpu.h"
+#include "npuprof.h"
 #include "npu_hw.h"
 #include "npu_model_file.h"
 
@@ -55,6 +56,7 @@ struct npu_inference {
 	bool done;		/* the last job completed with NPU_JOB_OK */
 	bool busy;		/* acquired; under runner->lock */
 	uint64_t job_id;
+	struct npuprof_span span;	/* acquire .. release */
 };
 
 struct npu_runner {

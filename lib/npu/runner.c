@@ -128,8 +128,10 @@ void npu_runner_free(struct npu_runner *r)
 	free(r);
 }
 
-NPU_EXPORT
-int npu_runner_acquire(struct npu_runner *r, struct npu_inference **inf)
+/* acquire, with the inference span a child of @parent (or a root) */
+static int npu_runner_acquire_in(struct npu_runner *r,
+				 struct npu_inference **inf,
+				 const struct npuprof_span *parent)
 {
 	unsigned int i;
 
@@ -143,7 +145,14 @@ int npu_runner_acquire(struct npu_runner *r, struct npu_inference **inf)
 	r->n_free--;
 	pthread_mutex_unlock(&r->lock);
 	*inf = &r->ctx[i];
+	npuprof_span_begin(&r->ctx[i].span, NPUPROF_SPAN_INFERENCE, parent);
 	return 0;
+}
+
+NPU_EXPORT
+int npu_runner_acquire(struct npu_runner *r, struct npu_inference **inf)
+{
+	return npu_runner_acquire_in(r, inf, NULL);
 }
 
 NPU_EXPORT
@@ -163,11 +172,62 @@ void npu_inference_release(struct npu_inference *c)
 	c->submitted = false;
 	/* the next owner must not read this inference's outputs */
 	c->done = false;
+	npuprof_span_end(&c->span);
 	pthread_mutex_lock(&r->lock);
 	c->busy = false;
 	r->n_free++;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+}
+
+/* A CPU operator's span: operator_index is the input or output index. */
+static void npu_span_op_begin(struct npuprof_span *op, unsigned int kind,
+			      const struct npuprof_span *parent,
+			      unsigned int idx)
+{
+	npuprof_span_begin(op, kind, parent);
+	if (op->on) {
+		op->rec.flags |= NPUPROF_SPAN_F_OP;
+		op->rec.op_index = idx;
+	}
+}
+
+/* End a span, marking it failed when @ret is an error. */
+static void npu_span_done(struct npuprof_span *s, int ret)
+{
+	if (s->on && ret < 0)
+		s->rec.flags |= NPUPROF_SPAN_F_ERROR;
+	npuprof_span_end(s);
+}
+
+/* Lower quantized input @q into its slot, timed as a Lower span. */
+static int npu_span_lower(struct npu_inference *c,
+			  const struct npu_tensor_desc *d, unsigned int idx,
+			  const uint8_t *q, const struct npuprof_span *parent)
+{
+	struct npuprof_span op;
+	int ret;
+
+	npu_span_op_begin(&op, NPUPROF_SPAN_LOWER, parent, idx);
+	ret = npu_lower(q, c->maps[d->slot] + d->offset, d->dev_size,
+			d->dims, d->layout, (uint8_t)d->zero_point);
+	npu_span_done(&op, ret);
+	return ret;
+}
+
+/* Unlower output @d into @q, timed as an Unlower span. */
+static int npu_span_unlower(struct npu_inference *c,
+			    const struct npu_tensor_desc *d, unsigned int idx,
+			    uint8_t *q, const struct npuprof_span *parent)
+{
+	struct npuprof_span op;
+	int ret;
+
+	npu_span_op_begin(&op, NPUPROF_SPAN_UNLOWER, parent, idx);
+	ret = npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, q,
+			  d->dims, d->layout);
+	npu_span_done(&op, ret);
+	return ret;
 }
 
 NPU_EXPORT
@@ -176,11 +236,15 @@ int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
 {
 	const struct npu_model *m = c->runner->model;
 	const struct npu_tensor_desc *d = npu_model_input(m, idx);
+	struct npuprof_span in;
+	int ret;
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
-	return npu_lower(data, c->maps[d->slot] + d->offset, d->dev_size,
-			 d->dims, d->layout, (uint8_t)d->zero_point);
+	npuprof_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
+	ret = npu_span_lower(c, d, idx, data, &in);
+	npu_span_done(&in, ret);
+	return ret;
 }
 
 NPU_EXPORT
@@ -189,15 +253,19 @@ int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
 {
 	const struct npu_model *m = c->runner->model;
 	const struct npu_tensor_desc *d = npu_model_input(m, idx);
+	struct npuprof_span in, op;
 	int ret;
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
+	npuprof_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
+	npu_span_op_begin(&op, NPUPROF_SPAN_QUANTIZE, &in, idx);
 	ret = npu_quantize(data, c->stage, count, d->scale, d->zero_point);
-	if (ret)
-		return ret;
-	return npu_lower(c->stage, c->maps[d->slot] + d->offset, d->dev_size,
-			 d->dims, d->layout, (uint8_t)d->zero_point);
+	npu_span_done(&op, ret);
+	if (!ret)
+		ret = npu_span_lower(c, d, idx, c->stage, &in);
+	npu_span_done(&in, ret);
+	return ret;
 }
 
 NPU_EXPORT
@@ -208,10 +276,12 @@ int npu_inference_submit(struct npu_inference *c)
 	uint32_t handles[NPU_MODEL_MAX_SLOTS];
 	struct npu_submit req;
 	unsigned int s;
+	struct npuprof_span sp;
 	int ret;
 
 	if (c->submitted)
 		return -EBUSY;
+	npuprof_span_begin(&sp, NPUPROF_SPAN_SUBMIT, &c->span);
 	for (s = 0; s < m->n_slots; s++)
 		handles[s] = c->bufs[s]->handle;
 	memset(&req, 0, sizeof(req));
@@ -227,6 +297,12 @@ int npu_inference_submit(struct npu_inference *c)
 	req.prog_size = m->prog_size;
 	req.bufs = (uintptr_t)handles;
 	ret = npu_xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
+	if (sp.on && ret >= 0) {
+		sp.rec.flags |= NPUPROF_SPAN_F_JOB;
+		sp.rec.job_id = req.job_id;
+		sp.rec.minor = r->dev->info.minor;
+	}
+	npu_span_done(&sp, ret);
 	if (ret < 0)
 		return ret;
 	c->job_id = req.job_id;
@@ -240,6 +316,7 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		       struct npu_job_result *res)
 {
 	struct npu_wait req;
+	struct npuprof_span sp;
 	int ret;
 
 	if (!c->submitted)
@@ -247,7 +324,14 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 	memset(&req, 0, sizeof(req));
 	req.job_id = c->job_id;
 	req.timeout_ns = timeout_ns;
+	npuprof_span_begin(&sp, NPUPROF_SPAN_WAIT, &c->span);
 	ret = npu_xioctl(c->runner->dev->fd, NPU_IOCTL_WAIT, &req);
+	if (sp.on) {
+		sp.rec.flags |= NPUPROF_SPAN_F_JOB;
+		sp.rec.job_id = c->job_id;
+		sp.rec.minor = c->runner->dev->info.minor;
+	}
+	npu_span_done(&sp, ret < 0 ? ret : (req.status ? -EIO : 0));
 	if (ret == -ETIMEDOUT)
 		return ret;
 	/* any other answer means the driver no longer holds the job */
@@ -272,11 +356,15 @@ int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
 				uint8_t *data, size_t count)
 {
 	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
+	struct npuprof_span out;
+	int ret;
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
-	return npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, data,
-			   d->dims, d->layout);
+	npuprof_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
+	ret = npu_span_unlower(c, d, idx, data, &out);
+	npu_span_done(&out, ret);
+	return ret;
 }
 
 NPU_EXPORT
@@ -284,15 +372,21 @@ int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
 			     float *data, size_t count)
 {
 	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
+	struct npuprof_span out, op;
 	int ret;
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
-	ret = npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, c->stage,
-			  d->dims, d->layout);
-	if (ret)
-		return ret;
-	return npu_dequantize(c->stage, data, count, d->scale, d->zero_point);
+	npuprof_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
+	ret = npu_span_unlower(c, d, idx, c->stage, &out);
+	if (!ret) {
+		npu_span_op_begin(&op, NPUPROF_SPAN_DEQUANTIZE, &out, idx);
+		ret = npu_dequantize(c->stage, data, count, d->scale,
+				     d->zero_point);
+		npu_span_done(&op, ret);
+	}
+	npu_span_done(&out, ret);
+	return ret;
 }
 
 NPU_EXPORT
@@ -313,13 +407,17 @@ int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
 		   float *output, size_t out_count, struct npu_job_result *res)
 {
 	struct npu_inference *c;
+	struct npuprof_span run;
 	int ret;
 
 	if (r->model->n_inputs != 1 || r->model->n_outputs != 1)
 		return -EINVAL;
-	ret = npu_runner_acquire(r, &c);
-	if (ret)
+	npuprof_span_begin(&run, NPUPROF_SPAN_RUN, NULL);
+	ret = npu_runner_acquire_in(r, &c, &run);
+	if (ret) {
+		npu_span_done(&run, ret);
 		return ret;
+	}
 	ret = npu_inference_set_input(c, 0, input, in_count);
 	if (!ret)
 		ret = npu_inference_submit(c);
@@ -328,5 +426,6 @@ int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
 	if (!ret)
 		ret = npu_inference_get_output(c, 0, output, out_count);
 	npu_inference_release(c);
+	npu_span_done(&run, ret);
 	return ret;
 }

@@ -74,7 +74,8 @@ typedef void (*npuprof_log_fn)(void *ctx, int level, const char *msg);
  * @sz: sizeof(struct npuprof_opts); set by npuprof_opts_init()
  * @output: path of the .npuprof file to write (created or truncated)
  * @devices: NULL-terminated array of device nodes, or NULL for every
- *	/dev/npu* present at npuprof_session_create()
+ *	/dev/npu* present at npuprof_session_create(); an empty array
+ *	captures host spans only
  * @level: trace level of the rings: 0 (EXEC records with host context),
  *	1 (and the device's execution timestamps), 2 (and every operator)
  * @ring_pages: data pages of each device ring, a power of two (the driver

@@ -845,7 +845,7 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 			goto fail;
 		n = (unsigned int)ret;
 	}
-	if (!n) {
+	if (!n && !o.devices) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR,
 			"no NPU device (/dev/npu*) found: is npu.ko loaded?");
 		ret = -ENOENT;
