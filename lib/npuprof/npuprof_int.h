@@ -276,12 +276,16 @@ void npf_reader_close(struct npf_reader *r);
  * struct npf_ring_stats - what a parser saw on one ring
  * @records: non-PAD records handed to the callback
  * @pads: PAD records skipped
- * @by_type: records by type (index < 8), known or not
+ * @by_type: records by type (index < 8), known or not, PAD included
  * @unknown: records of unknown types (handed to the callback too)
- * @lost: LOST counts by reason (index NPU_TRACE_LOST_*, < 4)
+ * @lost: LOST counts by reason (index NPU_TRACE_LOST_*, < 4); index 0
+ *	sums the counts of LOST records with a reason this library does not
+ *	know
  * @seq_gaps: records missing by seq and not explained by a RING_FULL
- *	LOST record (0 on a sound ring)
- * @have_seq: @last_seq is set
+ *	LOST record (0 on a sound ring); a seq going back adds its distance
+ * @have_seq: @last_seq is set. The first record is checked too when the
+ *	caller sets @have_seq and @last_seq = UINT32_MAX before reading a
+ *	ring from its start (seqs start at 0)
  * @last_seq: seq of the last non-PAD record
  */
 struct npf_ring_stats {
@@ -317,7 +321,8 @@ int npf_ring_check_hdr(const struct npu_trace_ring *hdr, uint64_t data_size,
  * a known type shorter than its struct. Unknown types are counted and
  * handed to @cb. Never reads outside [@data, @data + @data_size).
  * Return: 0, -EBADMSG, or the nonzero value @cb returned (*@cons then at
- * that record, which was not consumed).
+ * that record, which was not consumed); -EINVAL when @data_size is not a
+ * power of two >= 8 or @data is not 8-byte aligned. @cb may be NULL.
  */
 int npf_ring_parse(const uint8_t *data, uint64_t data_size, uint64_t *cons,
 		   uint64_t prod, npf_ring_cb cb, void *ctx,
@@ -343,8 +348,16 @@ struct npf_clock_sample {
  * @ref_tick: reference tick of the piece
  * @ref_ns: host ns at @ref_tick (integer part)
  * @ns_per_tick: slope
- * @err_ns: error bound of a time mapped by this piece
+ * @err_ns: error bound of a time mapped by this piece between its first
+ *	and last samples (npf_clock_map() gives the bound of each tick)
  * @n: samples kept in this piece
+ * @last_tick: tick of the last sample of the piece (@ref_tick is the first)
+ * @err_first: error bound at @ref_tick, ns
+ * @err_last: error bound at @last_tick, ns (linear in between)
+ * @err_slope: growth of the bound per tick before @ref_tick and after
+ *	@last_tick (extrapolation)
+ *
+ * See Documentation/npu/clock-fit.rst.
  */
 struct npf_clock_seg {
 	uint64_t tick0;
@@ -353,6 +366,10 @@ struct npf_clock_seg {
 	double ns_per_tick;
 	uint64_t err_ns;
 	uint32_t n;
+	uint64_t last_tick;
+	double err_first;
+	double err_last;
+	double err_slope;
 };
 
 /**
@@ -399,9 +416,10 @@ typedef int (*npf_item_fn)(void *ctx, uint16_t type, const void *body,
 /*
  * npf_spans_attach() - make @owner the session that receives host spans,
  * with per-thread buffers of @buf_bytes (a power of two), and turn spans
- * on. Return: 0, -EBUSY when another session is attached.
+ * on. A buffer filling past half writes 1 to the eventfd @wake_fd (-1:
+ * none). Return: 0, -EBUSY when another session is attached.
  */
-int npf_spans_attach(const void *owner, uint32_t buf_bytes);
+int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd);
 
 /*
  * npf_spans_pause() - turn spans off (@off) or back on. Turning off waits

@@ -890,7 +890,7 @@ int npuprof_session_start(struct npuprof_session *s)
 	if (s->state != NPF_CREATED)
 		return -EALREADY;
 	if (!(s->flags & NPUPROF_F_NO_HOST_SPANS)) {
-		ret = npf_spans_attach(s, s->span_buf);
+		ret = npf_spans_attach(s, s->span_buf, s->efd);
 		if (ret) {
 			npf_log(&s->log, NPUPROF_LOG_ERROR,
 				"another session of this process captures host spans");
