@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * format.c - how npuprof writes times, durations, sizes and names, and its
+ * error and warning lines. Stateless: every function formats into the
+ * caller's buffer or returns a constant string.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "npu_cli.h"
+#include "npu_hw.h"
+
+const char *npc_lost_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case NPU_TRACE_LOST_RING_FULL:
+		return "ring-full";
+	case NPU_TRACE_LOST_DEVICE:
+		return "device";
+	case NPU_TRACE_LOST_HOST:
+		return "host";
+	default:
+		return "unknown";
+	}
+}
+
+const char *npc_opcode_name(uint32_t opcode)
+{
+	static const char *const names[NPU_OP_MAX + 1] = {
+		[NPU_OP_CONV2D] = "CONV2D",
+		[NPU_OP_DWCONV2D] = "DWCONV2D",
+		[NPU_OP_PAD] = "PAD",
+		[NPU_OP_AVGPOOL] = "AVGPOOL",
+		[NPU_OP_MAXPOOL] = "MAXPOOL",
+		[NPU_OP_FC] = "FC",
+		[NPU_OP_MATMUL] = "MATMUL",
+		[NPU_OP_ADD] = "ADD",
+		[NPU_OP_CLIP] = "CLIP",
+		[NPU_OP_RESHAPE] = "RESHAPE",
+		[NPU_OP_TRANSPOSE] = "TRANSPOSE",
+		[NPU_OP_SLICE] = "SLICE",
+		[NPU_OP_CONCAT] = "CONCAT",
+	};
+
+	return opcode <= NPU_OP_MAX ? names[opcode] : NULL;
+}
+
+const char *npc_session_op_name(uint32_t op)
+{
+	switch (op) {
+	case NPUPROF_SESSION_START:
+		return "START";
+	case NPUPROF_SESSION_PAUSE:
+		return "PAUSE";
+	case NPUPROF_SESSION_RESUME:
+		return "RESUME";
+	case NPUPROF_SESSION_STOP:
+		return "STOP";
+	default:
+		return "UNKNOWN";
+	}
+}
+
+const char *npc_job_status_name(uint32_t status)
+{
+	static const char *const names[] = {
+		[NPU_JOB_OK] = "OK",
+		[NPU_JOB_BAD_OPCODE] = "BAD_OPCODE",
+		[NPU_JOB_BAD_ADDRESS] = "BAD_ADDRESS",
+		[NPU_JOB_MISALIGNED] = "MISALIGNED",
+		[NPU_JOB_BAD_SHAPE] = "BAD_SHAPE",
+		[NPU_JOB_BAD_PROGRAM] = "BAD_PROGRAM",
+		[NPU_JOB_ABORTED] = "ABORTED",
+		[NPU_JOB_BAD_CMD] = "BAD_CMD",
+		[NPU_JOB_TIMEOUT] = "TIMEOUT",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : NULL;
+}
+
+/* |@ns| as an unsigned number, without overflow at INT64_MIN */
+static uint64_t mag(int64_t ns)
+{
+	return ns < 0 ? (uint64_t)-(ns + 1) + 1 : (uint64_t)ns;
+}
+
+const char *npc_fmt_time(char *buf, int64_t ns)
+{
+	uint64_t m = mag(ns);
+
+	snprintf(buf, NPC_FMT_LEN, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
+		 m / 1000000000u, m % 1000000000u);
+	return buf;
+}
+
+const char *npc_fmt_dur(char *buf, int64_t ns)
+{
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} u[] = { { 1000000000u, "s" }, { 1000000u, "ms" }, { 1000u, "us" } };
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t m = mag(ns);
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (m >= u[i].div) {
+			/* three decimals, exact: integer part and thousandths */
+			uint64_t milli = u[i].div / 1000;
+
+			snprintf(buf, NPC_FMT_LEN, "%s%" PRIu64 ".%03" PRIu64 " %s",
+				 sign, m / u[i].div, (m % u[i].div) / milli,
+				 u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, NPC_FMT_LEN, "%s%" PRIu64 " ns", sign, m);
+	return buf;
+}
+
+const char *npc_fmt_bytes(char *buf, uint64_t bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int i = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, NPC_FMT_LEN, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024 && i < 3) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, NPC_FMT_LEN, "%.1f %s", v, unit[i]);
+	return buf;
+}
+
+static void vmsg(const char *what, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", NPC_PROG, what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void npc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void npc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int npc_bad_option(const char *prog, int c, char **argv)
+{
+	if (c == ':')
+		return npu_cli_usage_error(prog, "option '%s' needs a value",
+					   argv[optind - 1]);
+	return npu_cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+}
+
+int npc_help(const struct npc_cmd *cmd)
+{
+	fputs(cmd->help, stdout);
+	return 0;
+}
