@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-host.c - host benchmarks of libnpuprof's hot paths: a host span
+ * with profiling off and on (one and several threads), the ring parser
+ * alone and into the trace file (the reader thread's work per record),
+ * and trace-file write and read rates. Prints figures; never fails on a
+ * number. Wall-clock and thread CPU time are both shown where they differ.
+ *
+ * Usage: npuprof-bench-host [--quick] [--dir DIR]
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npuprof_int.h"
+
+static const char *dir = "/tmp";
+static int quick;
+
+static double now_s(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/npuprof-bench-%d-%s", dir, (int)getpid(), name);
+}
+
+/* ---- host spans ---- */
+
+static double spans_loop(long n)
+{
+	double t0 = now_s(CLOCK_MONOTONIC);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		struct npuprof_span s;
+
+		npuprof_span_begin(&s, NPUPROF_SPAN_USER, NULL);
+		npuprof_span_end(&s);
+	}
+	return (now_s(CLOCK_MONOTONIC) - t0) * 1e9 / (double)n;
+}
+
+struct thr_arg {
+	long n;
+	double ns;
+};
+
+static void *spans_thread(void *p)
+{
+	struct thr_arg *a = p;
+
+	a->ns = spans_loop(a->n);
+	return NULL;
+}
+
+static void bench_spans(void)
+{
+	static const char *const nodev[] = { NULL };
+	struct npuprof_stats st = { .sz = sizeof(st) };
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+	struct thr_arg a[4];
+	pthread_t th[4];
+	char path[256];
+	long n_off = quick ? 20000000 : 200000000;
+	long n_on = quick ? 2000000 : 10000000;
+	double clk, t0;
+	int i, nt;
+
+	t0 = now_s(CLOCK_MONOTONIC);
+	for (i = 0; i < 1000000; i++)
+		(void)npf_now_ns();
+	clk = (now_s(CLOCK_MONOTONIC) - t0) * 1e9 / 1e6;
+	printf("clock_gettime(CLOCK_MONOTONIC): %.1f ns per call\n", clk);
+	printf("host span, profiling off:       %.2f ns per span (%ld spans)\n",
+	       spans_loop(n_off), n_off);
+
+	path_in(path, sizeof(path), "spans.npuprof");
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = nodev;
+	o.span_buf_kb = 1024;
+	if (npuprof_session_create(&o, &s) || npuprof_session_start(s)) {
+		printf("host span, profiling on: cannot start a session\n");
+		return;
+	}
+	(void)spans_loop(1000);		/* first span: registration */
+	t0 = spans_loop(n_on);
+	printf("host span, profiling on:        %.2f ns per span (1 thread, %ld spans); %.2f ns without its two clock reads\n",
+	       t0, n_on, t0 - 2 * clk);
+	for (nt = 2; nt <= 4; nt *= 2) {
+		double sum = 0;
+
+		for (i = 0; i < nt; i++) {
+			a[i].n = n_on / nt;
+			pthread_create(&th[i], NULL, spans_thread, &a[i]);
+		}
+		for (i = 0; i < nt; i++) {
+			pthread_join(th[i], NULL);
+			sum += a[i].ns;
+		}
+		printf("host span, profiling on:        %.2f ns per span per thread (%d threads)\n",
+		       sum / nt, nt);
+	}
+	npuprof_session_stop(s);
+	npuprof_session_stats(s, &st);
+	npuprof_session_free(s);
+	printf("  session: %llu spans kept, %llu dropped (buffers full: the drain thread shares 2 cores), file %.1f MiB\n",
+	       (unsigned long long)st.spans,
+	       (unsigned long long)st.spans_lost,
+	       (double)st.bytes_written / 1048576.0);
+	unlink(path);
+}
+
+/* ---- the ring parser ---- */
+
+struct ring_sink {
+	struct npf_writer *w;
+	uint64_t n;
+};
+
+static int count_cb(void *ctx, const struct npu_trace_rec_hdr *h)
+{
+	struct ring_sink *k = ctx;
+
+	(void)h;
+	k->n++;
+	return 0;
+}
+
+static int write_cb(void *ctx, const struct npu_trace_rec_hdr *h)
+{
+	struct ring_sink *k = ctx;
+	struct npf_item_record ir = { .dev = 0 };
+
+	k->n++;
+	return npf_writer_add(k->w, NPF_ITEM_RECORD, &ir, sizeof(ir), h,
+			      h->size);
+}
+
+/* A data area of MobileNet-like executions: 30 OP records then an EXEC. */
+static uint64_t fill_ring(uint8_t *data, uint64_t size, uint64_t *nrec)
+{
+	uint64_t off = 0;
+	uint32_t seq = 0, k = 0;
+
+	*nrec = 0;
+	for (;;) {
+		uint16_t type = (k % 31 == 30) ? NPU_TRACE_REC_EXEC :
+			NPU_TRACE_REC_OP;
+		uint16_t sz = type == NPU_TRACE_REC_EXEC ?
+			sizeof(struct npu_trace_rec_exec) :
+			sizeof(struct npu_trace_rec_op);
+		struct npu_trace_rec_hdr *h = (void *)(data + off);
+
+		if (off + sz > size)
+			break;
+		memset(h, 0, sz);
+		h->type = type;
+		h->size = sz;
+		h->seq = seq++;
+		off += sz;
+		k++;
+		(*nrec)++;
+	}
+	if (off < size) {
+		struct npu_trace_rec_hdr *h = (void *)(data + off);
+
+		h->type = NPU_TRACE_REC_PAD;
+		h->size = (uint16_t)(size - off);
+		h->seq = 0;
+	}
+	return size;
+}
+
+static void bench_ring(void)
+{
+	const uint64_t size = 1 << 20;
+	uint8_t *data = aligned_alloc(4096, size);
+	struct npf_ring_stats st;
+	struct ring_sink k = { 0 };
+	char err[256], path[256];
+	uint64_t nrec, pos = 0, total = 0, bytes = 0;
+	int rounds = quick ? 200 : 2000, i;
+	double t0, t;
+
+	fill_ring(data, size, &nrec);
+	t0 = now_s(CLOCK_MONOTONIC);
+	for (i = 0; i < rounds; i++) {
+		uint64_t cons = pos;
+
+		memset(&st, 0, sizeof(st));
+		npf_ring_parse(data, size, &cons, pos + size, count_cb, &k,
+			       &st, err, sizeof(err));
+		total += st.records;
+		bytes += size;
+		pos += size;
+	}
+	t = now_s(CLOCK_MONOTONIC) - t0;
+	printf("ring parser alone:              %.1f M records/s, %.0f MB/s (31-record executions, 1 MiB area)\n",
+	       (double)total / t / 1e6, (double)bytes / t / 1e6);
+
+	path_in(path, sizeof(path), "ring.npuprof");
+	if (npf_writer_open(path, 0, &k.w)) {
+		printf("ring into file: cannot create %s\n", path);
+		free(data);
+		return;
+	}
+	total = 0;
+	bytes = 0;
+	rounds = quick ? 50 : 300;
+	t0 = now_s(CLOCK_MONOTONIC);
+	for (i = 0; i < rounds; i++) {
+		uint64_t cons = pos;
+
+		memset(&st, 0, sizeof(st));
+		npf_ring_parse(data, size, &cons, pos + size, write_cb, &k,
+			       &st, err, sizeof(err));
+		total += st.records;
+		bytes += size;
+		pos += size;
+	}
+	npf_writer_close(k.w);
+	t = now_s(CLOCK_MONOTONIC) - t0;
+	printf("ring into the trace file:       %.2f M records/s, %.0f MB/s (parse + copy + write(2) to %s)\n",
+	       (double)total / t / 1e6, (double)bytes / t / 1e6, dir);
+	unlink(path);
+	free(data);
+}
+
+/* ---- the trace file ---- */
+
+static void bench_file(void)
+{
+	struct npuprof_span_rec rec;
+	struct npf_writer *w;
+	struct npuprof_trace *tr;
+	struct npuprof_event ev;
+	struct stat stt;
+	char path[256], err[256];
+	long n = quick ? 1000000 : 5000000, i, got = 0;
+	double t0, t;
+
+	path_in(path, sizeof(path), "file.npuprof");
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = NPUPROF_SPAN_USER;
+	if (npf_writer_open(path, 0, &w)) {
+		printf("trace file: cannot create %s\n", path);
+		return;
+	}
+	t0 = now_s(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++) {
+		rec.span_id = (uint64_t)i + 1;
+		rec.start_ns = (uint64_t)i * 1000;
+		rec.end_ns = rec.start_ns + 500;
+		npf_writer_add(w, NPF_ITEM_SPAN, &rec, sizeof(rec), NULL, 0);
+	}
+	npf_writer_close(w);
+	t = now_s(CLOCK_MONOTONIC) - t0;
+	stat(path, &stt);
+	printf("trace file write:               %.0f MB/s, %.1f M items/s (%ld 88-byte span items, %.0f MiB, page cache)\n",
+	       (double)stt.st_size / t / 1e6, (double)n / t / 1e6, n,
+	       (double)stt.st_size / 1048576.0);
+	t0 = now_s(CLOCK_MONOTONIC);
+	if (npuprof_trace_open(path, &tr, err, sizeof(err))) {
+		printf("trace file read: %s\n", err);
+		unlink(path);
+		return;
+	}
+	while (npuprof_trace_next(tr, &ev) == 1)
+		got++;
+	npuprof_trace_close(tr);
+	t = now_s(CLOCK_MONOTONIC) - t0;
+	printf("trace file read (public API):   %.0f MB/s, %.1f M events/s (two passes: clock samples, then events)\n",
+	       (double)stt.st_size / t / 1e6, (double)got / t / 1e6);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			dir = argv[++i];
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	printf("libnpuprof host benchmarks (%s)\n", quick ? "quick" : "full");
+	bench_spans();
+	bench_ring();
+	bench_file();
+	return 0;
+}
