@@ -40,6 +40,7 @@ PACKAGES=(
 	protobuf-c-compiler libprotobuf-c-dev
 	libonnx-testdata libonnx-dev
 	dwarves clang llvm libelf-dev zlib1g-dev
+	libclang-rt-14-dev
 )
 
 log() { printf 'deps.sh: %s\n' "$*" >&2; }

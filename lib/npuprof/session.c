@@ -255,6 +255,9 @@ static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
 		return ret;
 	}
 	d->cons = d->hdr->consumer;
+	/* a new ring's first record has seq 0: check it too */
+	d->st.have_seq = true;
+	d->st.last_seq = UINT32_MAX;
 	return 0;
 fail_map:
 	ret = -errno;
