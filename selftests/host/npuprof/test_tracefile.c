@@ -1,0 +1,1059 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of the .npuprof trace file (lib/npuprof/tracefile.c,
+ * Documentation/npu/trace-file.rst): CRC-32, round trips of every item
+ * type over many chunks, bounded memory over 10^6 items, a cut at every
+ * byte, every byte flipped, hostile field values with the exact offset of
+ * the message, foreign files, and write errors. Each test works in its own
+ * directory from mkdtemp() under /tmp, removed at teardown.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "npuprof_int.h"
+#include "tracefile_gen.h"
+
+/* libasan's; declared here because gcc ships no allocator_interface.h */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+/* What a reader returned for a whole file */
+struct rd {
+	int open_ret;		/* npf_reader_open() */
+	int ret;		/* last npf_reader_next() */
+	int truncated;
+	size_t n;		/* items returned */
+	size_t ncap;		/* entries of @off and @pos */
+	uint64_t *off;
+	size_t *pos;		/* item i: data[pos[i] .. pos[i + 1]) */
+	uint8_t *data;
+	size_t cap;
+	char msg[1024];
+};
+
+static void rd_free(struct rd *r)
+{
+	free(r->off);
+	free(r->pos);
+	free(r->data);
+	free(r);
+}
+
+/* Room for one more item of @size bytes */
+static int rd_grow(struct rd *r, size_t size)
+{
+	size_t cap = r->cap ? r->cap : 16384;
+	size_t need = (r->n ? r->pos[r->n] : 0) + size;
+	void *p;
+
+	if (r->n + 1 >= r->ncap) {
+		size_t ncap = r->ncap ? 2 * r->ncap : 256;
+
+		p = realloc(r->off, ncap * sizeof(*r->off));
+		if (!p)
+			return -ENOMEM;
+		r->off = p;
+		p = realloc(r->pos, ncap * sizeof(*r->pos));
+		if (!p)
+			return -ENOMEM;
+		r->pos = p;
+		r->ncap = ncap;
+		if (!r->n)
+			r->pos[0] = 0;
+	}
+	if (need <= r->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(r->data, cap);
+	if (!p)
+		return -ENOMEM;
+	r->data = p;
+	r->cap = cap;
+	return 0;
+}
+
+/* Read @path to the end or the first error; NULL only without memory */
+static struct rd *rd_read(const char *path)
+{
+	struct rd *r = calloc(1, sizeof(*r));
+	const struct npf_item *it;
+	struct npf_reader *rdr;
+	uint64_t off;
+
+	if (!r)
+		return NULL;
+	r->open_ret = npf_reader_open(path, &rdr, r->msg, sizeof(r->msg));
+	if (r->open_ret)
+		return r;
+	while ((r->ret = npf_reader_next(rdr, &it, &off)) == 1) {
+		if (rd_grow(r, it->size)) {
+			r->ret = -ENOMEM;
+			break;
+		}
+		r->off[r->n] = off;
+		memcpy(r->data + r->pos[r->n], it, it->size);
+		r->pos[r->n + 1] = r->pos[r->n] + it->size;
+		r->n++;
+	}
+	r->truncated = npf_reader_truncated(rdr);
+	snprintf(r->msg, sizeof(r->msg), "%s", npf_reader_error(rdr));
+	npf_reader_close(rdr);
+	return r;
+}
+
+static const struct npf_item *rd_item(const struct rd *r, size_t i)
+{
+	return (const void *)(r->data + r->pos[i]);
+}
+
+/* The items of @r are the first ones of @full, with the same offsets */
+static int rd_prefix(const struct rd *r, const struct rd *full)
+{
+	if (r->n > full->n)
+		return 0;
+	if (!r->n)
+		return 1;
+	return !memcmp(r->data, full->data, full->pos[r->n]) &&
+	       !memcmp(r->off, full->off, r->n * sizeof(r->off[0]));
+}
+
+/* Item @i of @r is gen_item(i): type, size, body and zero padding */
+static int item_is_gen(const struct npf_item *it, unsigned int i)
+{
+	const uint8_t *body = (const uint8_t *)(it + 1);
+	struct gen_item g;
+	size_t k;
+
+	gen_item(i, &g);
+	if (it->type != g.type || it->flags ||
+	    it->size != NPF_ALIGN8(8 + g.alen + g.blen))
+		return 0;
+	if (memcmp(body, g.a, g.alen) || memcmp(body + g.alen, g.b, g.blen))
+		return 0;
+	for (k = 8 + g.alen + g.blen; k < it->size; k++)
+		if (((const uint8_t *)it)[k])
+			return 0;
+	return 1;
+}
+
+/* Parse "PATH: offset N: ..." of @msg; -1 when it has not that form */
+static long long msg_offset(const char *msg, const char *path)
+{
+	size_t plen = strlen(path);
+	char *end;
+	long long n;
+
+	if (strncmp(msg, path, plen) || strncmp(msg + plen, ": offset ", 9))
+		return -1;
+	n = strtoll(msg + plen + 9, &end, 10);
+	if (end == msg + plen + 9 || strncmp(end, ": ", 2) || !end[2])
+		return -1;
+	return n;
+}
+
+/* A new file (not truncated: ext4 writes a file truncated to 0 out at
+ * close, which would make the loops below slow) */
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* The whole of @path in a malloc'ed buffer */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+/* Chunk layout of a valid file, parsed here independently of the reader */
+struct layout {
+	size_t n;
+	size_t start[256];	/* file offset of chunk k's header */
+	size_t end[256];	/* offset past its payload */
+	uint32_t items[256];
+};
+
+static void layout_of(const uint8_t *buf, size_t len, struct layout *l)
+{
+	size_t off = sizeof(struct npf_file_hdr);
+	struct npf_chunk_hdr ch;
+
+	l->n = 0;
+	while (off + sizeof(ch) <= len && l->n < 256) {
+		memcpy(&ch, buf + off, sizeof(ch));
+		l->start[l->n] = off;
+		l->end[l->n] = off + ch.hdr_size + ch.size;
+		l->items[l->n] = ch.items;
+		l->n++;
+		off += ch.hdr_size + ch.size;
+	}
+}
+
+/* A generated file of @n items (chunk_max NPF_CHUNK_MIN): its bytes, its
+ * chunks, and what a reader returns for it intact */
+struct sample {
+	uint8_t *buf;
+	size_t len;
+	struct layout l;
+	struct rd *full;
+};
+
+static int sample_make(struct sample *s, const char *path, unsigned int n)
+{
+	int ret = gen_file(path, NPF_CHUNK_MIN, n, 1);
+
+	if (ret)
+		return ret;
+	s->buf = slurp(path, &s->len);
+	s->full = rd_read(path);
+	if (!s->buf || !s->full)
+		return -ENOMEM;
+	layout_of(s->buf, s->len, &s->l);
+	return s->full->ret ? s->full->ret : (int)s->full->n;
+}
+
+static void sample_free(struct sample *s)
+{
+	free(s->buf);
+	rd_free(s->full);
+}
+
+/* Recompute the CRC of the chunk at @off of @buf after an edit */
+static void fix_crc(uint8_t *buf, size_t off)
+{
+	struct npf_chunk_hdr ch;
+
+	memcpy(&ch, buf + off, sizeof(ch));
+	ch.crc = npf_crc32(0, buf + off + ch.hdr_size, ch.size);
+	memcpy(buf + off, &ch, sizeof(ch));
+}
+
+/* CRC-32 bit by bit, the definition */
+static uint32_t crc_bitwise(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	int k;
+
+	while (n--) {
+		c ^= *p++;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
+	}
+	return ~c;
+}
+
+FIXTURE(tf) {
+	char dir[64];
+	char path[128];
+};
+
+FIXTURE_SETUP(tf)
+{
+	strcpy(self->dir, "/tmp/npuprof-tf-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->path, sizeof(self->path), "%s/t.npuprof", self->dir);
+}
+
+FIXTURE_TEARDOWN(tf)
+{
+	DIR *d = opendir(self->dir);
+	struct dirent *e;
+	char p[512];
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", self->dir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(self->dir);
+}
+
+TEST(crc32_values)
+{
+	static const char fox[] = "The quick brown fox jumps over the lazy dog";
+	uint8_t buf[300];
+	size_t n, o;
+
+	EXPECT_EQ(0xcbf43926u, npf_crc32(0, "123456789", 9));
+	EXPECT_EQ(0x414fa339u, npf_crc32(0, fox, strlen(fox)));
+	EXPECT_EQ(0u, npf_crc32(0, NULL, 0));
+	EXPECT_EQ(0xe8b7be43u, npf_crc32(0, "a", 1));
+	/* chained == whole */
+	EXPECT_EQ(0xcbf43926u, npf_crc32(npf_crc32(0, "1234", 4), "56789", 5));
+	/* every length and alignment against the bitwise definition: this
+	 * checks all eight tables */
+	gen_fill(buf, sizeof(buf), 7);
+	for (o = 0; o < 8; o++)
+		for (n = 0; n + o <= sizeof(buf); n += 1 + n / 16)
+			ASSERT_EQ(crc_bitwise(buf + o, n),
+				  npf_crc32(0, buf + o, n)) {
+				TH_LOG("len %zu at %zu", n, o);
+			}
+}
+
+TEST_F(tf, round_trip_every_type)
+{
+	const unsigned int n = 3000;
+	const struct npf_file_hdr *h;
+	struct npf_reader *rdr;
+	struct layout l;
+	size_t len, i;
+	uint8_t *buf;
+	struct rd *r;
+	char err[256];
+
+	ASSERT_EQ(0, gen_file(self->path, NPF_CHUNK_MIN, n, 1));
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, r->open_ret);
+	ASSERT_EQ(0, r->ret) TH_LOG("%s", r->msg);
+	EXPECT_EQ(0, r->truncated);
+	ASSERT_EQ(n + 1, r->n);
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE(item_is_gen(rd_item(r, i), (unsigned int)i))
+			TH_LOG("item %zu", i);
+		ASSERT_EQ(0u, r->off[i] % 8);
+		if (i)
+			ASSERT_LT(r->off[i - 1], r->off[i]);
+	}
+	/* the END item: counts, last */
+	{
+		const struct npf_item *it = rd_item(r, n);
+		struct npf_item_end e;
+
+		ASSERT_EQ(NPF_ITEM_END, it->type);
+		ASSERT_EQ(8 + sizeof(e), it->size);
+		memcpy(&e, it + 1, sizeof(e));
+		EXPECT_EQ(n, e.items);
+		buf = slurp(self->path, &len);
+		ASSERT_NE(NULL, buf);
+		layout_of(buf, len, &l);
+		EXPECT_EQ(l.n - 1, e.chunks);
+		EXPECT_LT(20u, l.n);	/* many chunks */
+		EXPECT_EQ(len, l.end[l.n - 1]);
+		for (i = 0; i < l.n; i++)
+			EXPECT_GE(NPF_CHUNK_MIN, l.end[i] - l.start[i] - 32);
+		free(buf);
+	}
+
+	/* header fields, and rewind gives the same items */
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	h = npf_reader_hdr(rdr);
+	EXPECT_EQ(0, memcmp(h->magic, "NPUPROF", 8));
+	EXPECT_EQ(NPF_FILE_VERSION, h->version);
+	EXPECT_EQ(64u, h->hdr_size);
+	EXPECT_EQ(NPF_BYTE_ORDER, h->byte_order);
+	EXPECT_EQ(NPF_CHUNK_MIN, h->chunk_max);
+	EXPECT_NE(0u, h->realtime_ns);
+	EXPECT_NE(0u, h->monotonic_ns);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct npf_item *it;
+		uint64_t off;
+		size_t k = 0;
+
+		while (npf_reader_next(rdr, &it, &off) == 1) {
+			ASSERT_EQ(r->off[k], off);
+			ASSERT_EQ(0, memcmp(it, rd_item(r, k), it->size));
+			k++;
+			if (pass == 0 && k == 1000)
+				break;	/* rewind from the middle */
+		}
+		if (pass)
+			ASSERT_EQ(n + 1, k);
+		ASSERT_EQ(0, npf_reader_rewind(rdr));
+	}
+	npf_reader_close(rdr);
+	rd_free(r);
+}
+
+TEST_F(tf, writer_limits)
+{
+	static uint8_t big[NPF_CHUNK_MIN];
+	struct npf_writer *w;
+	struct rd *r;
+
+	EXPECT_EQ(-EINVAL, npf_writer_open(self->path, NPF_CHUNK_MIN - 8, &w));
+	EXPECT_EQ(-EINVAL, npf_writer_open(self->path, NPF_CHUNK_MIN + 4, &w));
+	EXPECT_EQ(-EINVAL, npf_writer_open(self->path, NPF_CHUNK_MAX + 8, &w));
+	EXPECT_EQ(NULL, w);
+
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	EXPECT_EQ(64u, npf_writer_bytes(w));
+	/* the largest item: exactly a chunk */
+	EXPECT_EQ(-EMSGSIZE, npf_writer_add(w, 100, big, sizeof(big) - 7,
+					    NULL, 0));
+	EXPECT_EQ(-EMSGSIZE, npf_writer_add(w, 100, big, 1, big,
+					    sizeof(big) - 8));
+	EXPECT_EQ(-EMSGSIZE, npf_writer_add(w, 100, big, SIZE_MAX, big,
+					    SIZE_MAX));
+	EXPECT_EQ(-EINVAL, npf_writer_add(w, NPF_ITEM_END, big, 16, NULL, 0));
+	/* not sticky: the writer still works */
+	EXPECT_EQ(0, npf_writer_add(w, 100, big, 1, NULL, 0));
+	EXPECT_EQ(0, npf_writer_add(w, 100, big, sizeof(big) - 8, NULL, 0));
+	EXPECT_EQ(1u, npf_writer_chunks(w));	/* the first went out */
+	EXPECT_EQ(64u + 32 + 16, npf_writer_bytes(w));
+	EXPECT_EQ(0, npf_writer_flush(w));
+	EXPECT_EQ(0, npf_writer_flush(w));	/* nothing: no empty chunk */
+	EXPECT_EQ(2u, npf_writer_chunks(w));
+	EXPECT_EQ(0, npf_writer_close(w));
+
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, r->ret) TH_LOG("%s", r->msg);
+	ASSERT_EQ(3u, r->n);
+	EXPECT_EQ(NPF_CHUNK_MIN, rd_item(r, 1)->size);
+	EXPECT_EQ(NPF_ITEM_END, rd_item(r, 2)->type);
+	EXPECT_EQ(64u + 32 + 16 + 32 + NPF_CHUNK_MIN, r->off[2] - 32);
+	rd_free(r);
+}
+
+/*
+ * 10^6 items of 80 bytes: the writer allocates nothing after its open
+ * (ASan's count of live heap bytes does not move), and the file holds
+ * exactly the chunks that full chunk_max payloads give.
+ */
+TEST_F(tf, streaming_bounded)
+{
+	const uint32_t chunk_max = 65536, n = 1000000, isize = 88;
+	const uint32_t per = chunk_max / isize;
+	uint64_t full = n / per, expect_len;
+	size_t heap_open, heap_end;
+	const struct npf_item *it;
+	struct npf_reader *rdr;
+	struct npf_writer *w;
+	uint8_t body[80];
+	struct stat st;
+	uint32_t i, k;
+	uint64_t off;
+	char err[256];
+	int ret;
+
+	ASSERT_EQ(0, npf_writer_open(self->path, chunk_max, &w));
+	heap_open = __sanitizer_get_current_allocated_bytes();
+	memset(body, 0, sizeof(body));
+	for (i = 0; i < n; i++) {
+		memcpy(body, &i, sizeof(i));
+		ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_SPAN, body,
+					    sizeof(body), NULL, 0));
+	}
+	heap_end = __sanitizer_get_current_allocated_bytes();
+	EXPECT_EQ(heap_open, heap_end);
+	/* chunks go out only when full */
+	EXPECT_EQ(full - (n % per == 0), npf_writer_chunks(w));
+	EXPECT_EQ(64 + npf_writer_chunks(w) * (32 + (uint64_t)per * isize),
+		  npf_writer_bytes(w));
+	ASSERT_EQ(0, npf_writer_close(w));
+
+	/* the last chunk: the rest and the END item (it fits: 64 * 88 + 24) */
+	ASSERT_NE(0u, n % per);
+	expect_len = 64 + full * (32 + (uint64_t)per * isize) +
+		     32 + (uint64_t)(n % per) * isize + 24;
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(expect_len, (uint64_t)st.st_size);
+
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	for (k = 0; (ret = npf_reader_next(rdr, &it, &off)) == 1; k++) {
+		if (k == n) {
+			ASSERT_EQ(NPF_ITEM_END, it->type);
+			continue;
+		}
+		ASSERT_EQ(isize, it->size);
+		memcpy(&i, it + 1, sizeof(i));
+		ASSERT_EQ(k, i);
+		ASSERT_EQ(64 + (k / per + 1) * 32ull + (uint64_t)k * isize,
+			  off);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("%s", npf_reader_error(rdr));
+	EXPECT_EQ(n + 1, k);
+	EXPECT_EQ(0, npf_reader_truncated(rdr));
+	npf_reader_close(rdr);
+}
+
+/*
+ * Cut the file at every byte: the reader returns the items of the chunks
+ * before the cut, then 0 with truncated set; never an error.
+ */
+TEST_F(tf, truncation_every_offset)
+{
+	char cut_path[160];
+	size_t cut, c, expect;
+	struct sample sm;
+	struct rd *r;
+
+	snprintf(cut_path, sizeof(cut_path), "%s/cut.npuprof", self->dir);
+	ASSERT_EQ(251, sample_make(&sm, self->path, 250));
+	ASSERT_LE(3u, sm.l.n);
+
+	for (cut = 0; cut <= sm.len; cut++) {
+		ASSERT_EQ(0, write_file(cut_path, sm.buf, cut));
+		r = rd_read(cut_path);
+		ASSERT_NE(NULL, r);
+		if (cut < 8) {
+			ASSERT_EQ(-ENOEXEC, r->open_ret);
+		} else if (cut < 64) {
+			ASSERT_EQ(-EBADMSG, r->open_ret);
+			ASSERT_EQ(cut, (size_t)msg_offset(r->msg, cut_path))
+				TH_LOG("%s", r->msg);
+		} else {
+			ASSERT_EQ(0, r->open_ret);
+			ASSERT_EQ(0, r->ret) TH_LOG("cut %zu: %s", cut, r->msg);
+			ASSERT_EQ(cut < sm.len, r->truncated);
+			for (expect = 0, c = 0; c < sm.l.n && sm.l.end[c] <= cut; c++)
+				expect += sm.l.items[c];
+			ASSERT_EQ(expect, r->n) TH_LOG("cut %zu", cut);
+			ASSERT_TRUE(rd_prefix(r, sm.full));
+		}
+		rd_free(r);
+	}
+	sample_free(&sm);
+}
+
+/* A writer killed (aborted) after a flush: the flushed items, truncated */
+TEST_F(tf, abort_keeps_flushed_chunks)
+{
+	struct npf_writer *w;
+	struct gen_item g;
+	unsigned int i;
+	struct rd *r;
+
+	ASSERT_EQ(0, npf_writer_open(self->path, 0, &w));
+	for (i = 0; i < 40; i++) {
+		gen_item(i, &g);
+		ASSERT_EQ(0, npf_writer_add(w, g.type, g.a, g.alen, g.b,
+					    g.blen));
+		if (i == 29)
+			ASSERT_EQ(0, npf_writer_flush(w));
+	}
+	npf_writer_abort(w);	/* items 30..39 were never written */
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, r->ret) TH_LOG("%s", r->msg);
+	EXPECT_EQ(1, r->truncated);
+	ASSERT_EQ(30u, r->n);
+	for (i = 0; i < 30; i++)
+		EXPECT_TRUE(item_is_gen(rd_item(r, i), i));
+	rd_free(r);
+
+	/* header only */
+	ASSERT_EQ(0, npf_writer_open(self->path, 0, &w));
+	npf_writer_abort(w);
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->ret);
+	EXPECT_EQ(1, r->truncated);
+	EXPECT_EQ(0u, r->n);
+	rd_free(r);
+}
+
+/*
+ * Every byte flipped, one at a time, with three patterns: the reader ends
+ * with -EBADMSG naming the file and an offset in the damaged chunk (or
+ * the header's documented errors), or the flip was harmless and every
+ * item returned is the original one.
+ */
+TEST_F(tf, corruption_every_byte)
+{
+	static const uint8_t pats[] = { 0x01, 0x80, 0xff };
+	char bad_path[160];
+	size_t x, c, errors = 0, harmless = 0;
+	struct sample sm;
+	unsigned int p;
+	long long off;
+	struct rd *r;
+
+	snprintf(bad_path, sizeof(bad_path), "%s/bad.npuprof", self->dir);
+	ASSERT_EQ(121, sample_make(&sm, self->path, 120));
+	ASSERT_LE(2u, sm.l.n);
+
+	for (p = 0; p < sizeof(pats); p++) {
+		for (x = 0; x < sm.len; x++) {
+			sm.buf[x] ^= pats[p];
+			ASSERT_EQ(0, write_file(bad_path, sm.buf, sm.len));
+			sm.buf[x] ^= pats[p];
+			r = rd_read(bad_path);
+			ASSERT_NE(NULL, r);
+			/* magic, version: their own errors; the rest of
+			 * the header: -EBADMSG or harmless */
+			if (x < 8) {
+				ASSERT_EQ(-ENOEXEC, r->open_ret);
+			} else if (x < 12) {
+				ASSERT_EQ(-EPROTONOSUPPORT, r->open_ret);
+			} else if (r->open_ret) {
+				ASSERT_EQ(-EBADMSG, r->open_ret);
+			}
+			if (r->open_ret) {
+				off = msg_offset(r->msg, bad_path);
+				ASSERT_LE(0, off) TH_LOG("%s", r->msg);
+				ASSERT_GT(64, off);
+				errors++;
+				rd_free(r);
+				continue;
+			}
+			if (r->ret) {
+				ASSERT_EQ(-EBADMSG, r->ret);
+				off = msg_offset(r->msg, bad_path);
+				ASSERT_LE(0, off) TH_LOG("%s", r->msg);
+				ASSERT_GT((long long)sm.len, off);
+				for (c = 0; x >= 64 && c < sm.l.n; c++)
+					if (x >= sm.l.start[c] && x < sm.l.end[c])
+						ASSERT_TRUE(off >= (long long)sm.l.start[c] &&
+							    off < (long long)sm.l.end[c])
+							TH_LOG("flip at %zu: %s", x, r->msg);
+				errors++;
+			} else {
+				/* harmless, or the last chunk's size now
+				 * points past the end: a prefix, intact */
+				ASSERT_LE(r->n, sm.full->n);
+				ASSERT_EQ(r->n < sm.full->n, r->truncated);
+				ASSERT_TRUE(rd_prefix(r, sm.full))
+					TH_LOG("flip at %zu", x);
+				harmless++;
+			}
+			rd_free(r);
+		}
+	}
+	TH_LOG("%zu errors, %zu harmless flips", errors, harmless);
+	EXPECT_LT(harmless, errors / 10);
+	sample_free(&sm);
+}
+
+/* One hostile edit: (file offset, value, size of the field) */
+struct edit {
+	const char *what;
+	int item;		/* item index whose offset the edit is relative
+				 * to, or -1 for a file offset */
+	int chunk;		/* with item -1: chunk index, or -1 */
+	size_t at;		/* offset from the item, chunk or file start */
+	uint64_t val;
+	unsigned int width;	/* bytes: 1, 2, 4 or 8 of @val; more: that
+				 * many bytes of @val's low byte */
+	int fix;		/* recompute the chunk's CRC */
+	long long err_at;	/* expected offset in the message, relative
+				 * as @at */
+};
+
+/*
+ * Hostile values in every field the reader checks: each gives -EBADMSG
+ * with exactly the offset of the bad field. The file: one chunk per item
+ * kind under test (flushes), so that edits stay inside their chunk.
+ */
+TEST_F(tf, hostile_fields)
+{
+	/* item index i of the file is gen_item(i); i % 11 gives the type:
+	 * 0 META, 1 DEVICE, 2 SPAN, 3 RECORD, 8 STRING, 9 THREAD */
+	static const struct edit edits[] = {
+		{ "chunk magic", -1, 1, 0, 0x12345678, 4, 0, 0 },
+		{ "chunk hdr_size 0", -1, 1, 4, 0, 4, 0, 4 },
+		{ "chunk hdr_size 36", -1, 1, 4, 36, 4, 0, 4 },
+		{ "chunk hdr_size huge", -1, 1, 4, 1u << 20, 4, 0, 4 },
+		{ "chunk seq", -1, 1, 8, 7, 8, 0, 8 },
+		{ "chunk seq repeated", -1, 1, 8, 0, 8, 0, 8 },
+		{ "chunk size 0", -1, 1, 16, 0, 4, 0, 16 },
+		{ "chunk size unaligned", -1, 1, 16, 100, 4, 0, 16 },
+		{ "chunk size huge", -1, 1, 16, 0xfffffff8u, 4, 0, 16 },
+		{ "chunk size > chunk_max", -1, 1, 16, NPF_CHUNK_MIN + 8, 4,
+		  0, 16 },
+		{ "chunk crc", -1, 1, 20, 0xdeadbeef, 4, 0, 20 },
+		{ "chunk items", -1, 1, 24, 1000, 4, 0, 24 },
+		{ "chunk items 0", -1, 1, 24, 0, 4, 0, 24 },
+		{ "item size 0", 2, -1, 4, 0, 4, 1, 4 },
+		{ "item size 4", 2, -1, 4, 4, 4, 1, 4 },
+		{ "item size unaligned", 2, -1, 4, 84, 4, 1, 4 },
+		{ "item size huge", 2, -1, 4, 0xfffffff8u, 4, 1, 4 },
+		{ "item crossing the chunk", 2, -1, 4, 88 + 8, 4, 1, 4 },
+		{ "SPAN too short", 2, -1, 4, 16, 4, 1, 4 },
+		{ "META key without NUL", 0, -1, 8, 'x', 24, 1, 8 },
+		{ "META value without NUL", 0, -1, 8 + 6, 'x', 18, 1, 8 + 6 },
+		{ "RECORD inner size 0", 3, -1, 16 + 2, 0, 2, 1, 16 + 2 },
+		{ "RECORD inner size 12", 3, -1, 16 + 2, 12, 2, 1, 16 + 2 },
+		{ "RECORD inner size lies", 3, -1, 16 + 2, 32, 2, 1, 16 + 2 },
+		{ "RECORD inner size lies less", 3, -1, 16 + 2, 16, 2, 1,
+		  16 + 2 },
+		{ "RECORD inner size huge", 3, -1, 16 + 2, 65528, 2, 1,
+		  16 + 2 },
+		{ "DEVICE info_size", 1, -1, 8 + 4, 0xffffffffu, 4, 1, 8 + 4 },
+		{ "DEVICE path without NUL", 1, -1, 8 + 8, 'x', 64, 1, 8 + 8 },
+		{ "STRING len huge", 8, -1, 8 + 4, 0xffffffffu, 4, 1, 8 + 4 },
+		{ "STRING len one too many", 8, -1, 8 + 4, 9, 4, 1, 8 + 4 },
+		{ "STRING len one short", 8, -1, 8 + 4, 7, 4, 1, 8 + 8 + 7 },
+		{ "STRING without NUL", 8, -1, 8 + 8 + 8, 0x7878787878787878ull,
+		  8, 1, 8 + 8 + 8 },
+		{ "THREAD name without NUL", 9, -1, 8 + 8, 'x', 16, 1, 8 + 8 },
+		{ "END chunks", 11, -1, 8, 99, 8, 1, 8 },
+		{ "END items", 11, -1, 16, 99, 8, 1, 16 },
+	};
+	char bad_path[160];
+	struct layout l;
+	uint8_t *buf, *copy;
+	struct npf_writer *w;
+	struct gen_item g;
+	size_t len, e, base;
+	unsigned int i;
+	struct rd *full, *r;
+	long long off;
+
+	snprintf(bad_path, sizeof(bad_path), "%s/bad.npuprof", self->dir);
+	/* items 0..10, each in its own chunk, then END alone */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	for (i = 0; i < 11; i++) {
+		gen_item(i, &g);
+		ASSERT_EQ(0, npf_writer_add(w, g.type, g.a, g.alen, g.b,
+					    g.blen));
+		ASSERT_EQ(0, npf_writer_flush(w));
+	}
+	ASSERT_EQ(0, npf_writer_close(w));
+	full = rd_read(self->path);
+	ASSERT_NE(NULL, full);
+	ASSERT_EQ(0, full->ret);
+	ASSERT_EQ(12u, full->n);
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	copy = malloc(2 * len);
+	ASSERT_NE(NULL, copy);
+	layout_of(buf, len, &l);
+	ASSERT_EQ(12u, l.n);
+	/* item 8 is a STRING of 8 characters: the edits above count on it */
+	ASSERT_EQ(8 + 8 + 16u, rd_item(full, 8)->size);
+
+	for (e = 0; e < sizeof(edits) / sizeof(edits[0]); e++) {
+		const struct edit *d = &edits[e];
+		size_t chunk = d->item >= 0 ? (size_t)d->item : (size_t)d->chunk;
+
+		base = d->item >= 0 ? full->off[d->item] : l.start[d->chunk];
+		memcpy(copy, buf, len);
+		if (d->width > 8)
+			memset(copy + base + d->at, (int)(d->val & 0xff),
+			       d->width);
+		else
+			memcpy(copy + base + d->at, &d->val, d->width);
+		if (d->fix)
+			fix_crc(copy, l.start[chunk]);
+		ASSERT_EQ(0, write_file(bad_path, copy, len));
+		r = rd_read(bad_path);
+		ASSERT_NE(NULL, r);
+		ASSERT_EQ(0, r->open_ret);
+		EXPECT_EQ(-EBADMSG, r->ret) TH_LOG("%s", d->what);
+		off = msg_offset(r->msg, bad_path);
+		EXPECT_EQ((long long)(base + d->err_at), off)
+			TH_LOG("%s: %s", d->what, r->msg);
+		/* the items of the sound chunks before it came out intact */
+		EXPECT_EQ(chunk, r->n) TH_LOG("%s", d->what);
+		rd_free(r);
+	}
+
+	/* an item after END, in END's chunk */
+	{
+		size_t endc = l.start[11];
+		struct npf_chunk_hdr ch;
+		struct npf_item extra = { .type = GEN_UNKNOWN_TYPE, .size = 8 };
+
+		memcpy(copy, buf, len);
+		memcpy(copy + len, &extra, 8);
+		memcpy(&ch, copy + endc, sizeof(ch));
+		ch.size += 8;
+		ch.items++;
+		memcpy(copy + endc, &ch, sizeof(ch));
+		fix_crc(copy, endc);
+		ASSERT_EQ(0, write_file(bad_path, copy, len + 8));
+		r = rd_read(bad_path);
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(-EBADMSG, r->ret);
+		EXPECT_EQ((long long)len, msg_offset(r->msg, bad_path))
+			TH_LOG("%s", r->msg);
+		EXPECT_EQ(11u, r->n);
+		rd_free(r);
+	}
+	/* anything after the END chunk: one byte, or a whole valid chunk */
+	{
+		size_t c1 = l.end[1] - l.start[1];
+		struct npf_chunk_hdr ch;
+
+		memcpy(copy, buf, len);
+		copy[len] = 0;
+		ASSERT_EQ(0, write_file(bad_path, copy, len + 1));
+		r = rd_read(bad_path);
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(-EBADMSG, r->ret);
+		EXPECT_EQ((long long)len, msg_offset(r->msg, bad_path));
+		EXPECT_EQ(12u, r->n);
+		rd_free(r);
+
+		memcpy(copy + len, buf + l.start[1], c1);
+		memcpy(&ch, copy + len, sizeof(ch));
+		ch.seq = 12;
+		memcpy(copy + len, &ch, sizeof(ch));
+		ASSERT_EQ(0, write_file(bad_path, copy, len + c1));
+		r = rd_read(bad_path);
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(-EBADMSG, r->ret);
+		EXPECT_EQ((long long)len, msg_offset(r->msg, bad_path));
+		rd_free(r);
+	}
+	/* the error sticks, and a rewind meets it again */
+	{
+		struct npf_reader *rdr;
+		const struct npf_item *it;
+		uint64_t o;
+		char err[256];
+		int ret, k;
+
+		memcpy(copy, buf, len);
+		copy[l.start[2] + 40] ^= 1;	/* payload of chunk 2: crc */
+		ASSERT_EQ(0, write_file(bad_path, copy, len));
+		ASSERT_EQ(0, npf_reader_open(bad_path, &rdr, err, sizeof(err)));
+		for (k = 0; k < 2; k++) {
+			while ((ret = npf_reader_next(rdr, &it, &o)) == 1)
+				;
+			EXPECT_EQ(-EBADMSG, ret);
+			EXPECT_EQ(-EBADMSG, npf_reader_next(rdr, &it, &o));
+			EXPECT_EQ((long long)l.start[2] + 20,
+				  msg_offset(npf_reader_error(rdr), bad_path));
+			EXPECT_EQ(0, npf_reader_truncated(rdr));
+			EXPECT_EQ(0, npf_reader_rewind(rdr));
+			EXPECT_STREQ("", npf_reader_error(rdr));
+		}
+		npf_reader_close(rdr);
+	}
+	free(copy);
+	free(buf);
+	rd_free(full);
+}
+
+/* Larger headers than version 1's are skipped: the extension rule */
+TEST_F(tf, larger_headers_are_skipped)
+{
+	uint8_t *buf, *copy;
+	struct npf_file_hdr h;
+	struct npf_chunk_hdr ch;
+	struct npf_writer *w;
+	struct gen_item g;
+	size_t len, k;
+	struct rd *r;
+
+	ASSERT_EQ(0, npf_writer_open(self->path, 0, &w));
+	for (k = 0; k < 20; k++) {
+		gen_item((unsigned int)k, &g);
+		ASSERT_EQ(0, npf_writer_add(w, g.type, g.a, g.alen, g.b,
+					    g.blen));
+	}
+	ASSERT_EQ(0, npf_writer_close(w));	/* one chunk */
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	copy = calloc(1, len + 64 + 16);
+	ASSERT_NE(NULL, copy);
+	/* file header of 128 bytes, chunk header of 48 */
+	memcpy(&h, buf, 64);
+	h.hdr_size = 128;
+	memcpy(copy, &h, 64);
+	memset(copy + 64, 0xa5, 64);
+	memcpy(&ch, buf + 64, 32);
+	ch.hdr_size = 48;
+	memcpy(copy + 128, &ch, 32);
+	memset(copy + 160, 0x5a, 16);
+	memcpy(copy + 176, buf + 96, len - 96);
+	ASSERT_EQ(0, write_file(self->path, copy, len + 80));
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, r->ret) TH_LOG("%s", r->msg);
+	EXPECT_EQ(0, r->truncated);
+	ASSERT_EQ(21u, r->n);
+	EXPECT_EQ(176u, r->off[0]);
+	for (k = 0; k < 20; k++)
+		EXPECT_TRUE(item_is_gen(rd_item(r, k), (unsigned int)k));
+	rd_free(r);
+	free(copy);
+	free(buf);
+}
+
+TEST_F(tf, foreign_files)
+{
+	static const char json[] = "{\"traceEvents\": [{\"name\": \"x\"}]}\n";
+	static const uint8_t elf[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	struct npf_file_hdr h;
+	struct npf_reader *rdr;
+	char err[512];
+	size_t len;
+	uint8_t *buf;
+	struct rd *r;
+
+	ASSERT_EQ(0, gen_file(self->path, 0, 5, 1));
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	memcpy(&h, buf, sizeof(h));
+
+#define EXPECT_OPEN(ret, off, data, n) do {				\
+		ASSERT_EQ(0, write_file(self->path, data, n));		\
+		errno = 4242;						\
+		rdr = (void *)1;					\
+		EXPECT_EQ(ret, npf_reader_open(self->path, &rdr, err,	\
+					       sizeof(err)));		\
+		EXPECT_EQ(4242, errno);					\
+		EXPECT_EQ(NULL, rdr);					\
+		EXPECT_EQ(off, msg_offset(err, self->path))		\
+			TH_LOG("%s", err);				\
+	} while (0)
+
+	EXPECT_OPEN(-ENOEXEC, 0, "", 0);
+	EXPECT_OPEN(-ENOEXEC, 0, json, strlen(json));
+	EXPECT_OPEN(-ENOEXEC, 0, elf, sizeof(elf));
+	EXPECT_OPEN(-ENOEXEC, 0, "NPUPRO", 6);
+	EXPECT_OPEN(-EBADMSG, 63, buf, 63);
+	EXPECT_OPEN(-EBADMSG, 8, buf, 8);
+	{
+		struct npf_file_hdr x = h;
+
+		x.version = 2;
+		EXPECT_OPEN(-EPROTONOSUPPORT, 8, &x, sizeof(x));
+		x = h;
+		x.version = 0x01000000;	/* as the other byte order reads 1 */
+		x.byte_order = __builtin_bswap32(NPF_BYTE_ORDER);
+		EXPECT_OPEN(-EPROTONOSUPPORT, 16, &x, sizeof(x));
+		x = h;
+		x.byte_order = 0;
+		EXPECT_OPEN(-EBADMSG, 16, &x, sizeof(x));
+		x = h;
+		x.hdr_size = 60;
+		EXPECT_OPEN(-EBADMSG, 12, &x, sizeof(x));
+		x.hdr_size = 68;
+		EXPECT_OPEN(-EBADMSG, 12, &x, sizeof(x));
+		x.hdr_size = 1u << 30;
+		EXPECT_OPEN(-EBADMSG, 12, &x, sizeof(x));
+		x = h;
+		x.chunk_max = NPF_CHUNK_MIN - 8;
+		EXPECT_OPEN(-EBADMSG, 24, &x, sizeof(x));
+		x.chunk_max = NPF_CHUNK_MAX + 8;
+		EXPECT_OPEN(-EBADMSG, 24, &x, sizeof(x));
+		x.chunk_max = 0xffffffffu;
+		EXPECT_OPEN(-EBADMSG, 24, &x, sizeof(x));
+	}
+#undef EXPECT_OPEN
+
+	/* not there, or a directory */
+	EXPECT_EQ(-ENOENT, npf_reader_open("/nonexistent/x.npuprof", &rdr,
+					   err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x.npuprof"));
+	EXPECT_EQ(-EISDIR, npf_reader_open(self->dir, &rdr, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, npf_reader_open("/nonexistent", &rdr, NULL, 0));
+
+	/* the header alone: a file cut before its first chunk */
+	ASSERT_EQ(0, write_file(self->path, buf, 64));
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->ret);
+	EXPECT_EQ(1, r->truncated);
+	EXPECT_EQ(0u, r->n);
+	rd_free(r);
+	free(buf);
+}
+
+/* The fd of the writer: the one of /proc/self/fd that names @path */
+static int fd_of(const char *path)
+{
+	char link[300], target[256];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int fd = -1;
+	ssize_t n;
+
+	while (d && (e = readdir(d))) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, path))
+			fd = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+TEST_F(tf, write_errors)
+{
+	struct npf_writer *w;
+	uint8_t body[200] = { 1 };
+	int fd, full, i, ret = 0;
+
+	/* the header itself cannot be written */
+	errno = 4242;
+	EXPECT_EQ(-ENOSPC, npf_writer_open("/dev/full", 0, &w));
+	EXPECT_EQ(4242, errno);
+	EXPECT_EQ(NULL, w);
+	EXPECT_EQ(-ENOENT, npf_writer_open("/nonexistent/x", 0, &w));
+
+	/* the device fills up under an open writer: -ENOSPC, sticky */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	fd = fd_of(self->path);
+	ASSERT_LE(0, fd);
+	full = open("/dev/full", O_WRONLY);
+	ASSERT_LE(0, full);
+	ASSERT_EQ(fd, dup2(full, fd));
+	close(full);
+	for (i = 0; i < 100 && !ret; i++)
+		ret = npf_writer_add(w, 50, body, sizeof(body), NULL, 0);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(NPF_CHUNK_MIN / 208 + 1, i);	/* at the first chunk */
+	errno = 4242;
+	EXPECT_EQ(-ENOSPC, npf_writer_add(w, 50, body, 8, NULL, 0));
+	EXPECT_EQ(-ENOSPC, npf_writer_flush(w));
+	EXPECT_EQ(-ENOSPC, npf_writer_add(w, 50, body, 8, NULL, 0));
+	EXPECT_EQ(4242, errno);
+	EXPECT_EQ(64u, npf_writer_bytes(w));
+	EXPECT_EQ(0u, npf_writer_chunks(w));
+	EXPECT_EQ(-ENOSPC, npf_writer_close(w));
+	EXPECT_EQ(4242, errno);
+}
+
+TEST(item_min_body)
+{
+	EXPECT_EQ(2u, npf_item_min_body[NPF_ITEM_META]);
+	EXPECT_EQ(72u + 0, npf_item_min_body[NPF_ITEM_DEVICE]);
+	EXPECT_EQ(80u, npf_item_min_body[NPF_ITEM_SPAN]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_RECORD]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_SESSION]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_HOST_LOST]);
+	EXPECT_EQ(56u, npf_item_min_body[NPF_ITEM_CLOCK_FIT]);
+	EXPECT_EQ(80u, npf_item_min_body[NPF_ITEM_SUMMARY]);
+	EXPECT_EQ(9u, npf_item_min_body[NPF_ITEM_STRING]);
+	EXPECT_EQ(24u, npf_item_min_body[NPF_ITEM_THREAD]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_END]);
+	EXPECT_EQ(0u, npf_item_min_body[0]);
+}
+
+TEST_HARNESS_MAIN
