@@ -57,7 +57,9 @@ static const char record_help[] =
 "\n"
 "    An existing FILE is renamed FILE.old first, as perf record does.\n"
 "    Every process COMMAND starts inherits the environment: when several of\n"
-"    them use an NPU, each writes FILE in turn and the last one wins.\n"
+"    them use an NPU, each writes FILE in turn and the last one wins. To\n"
+"    get one file per process, run COMMAND with NPUPROF_OUTPUT_PATH set to a\n"
+"    name holding %p (the pid) instead of using npuprof record.\n"
 "\n"
 "    A SIGINT, SIGTERM or SIGHUP sent to npuprof is passed on to COMMAND;\n"
 "    the ones a terminal sends (Ctrl-C) reach COMMAND directly, since it\n"
@@ -115,7 +117,8 @@ static const char record_help[] =
 "\n"
 "ENVIRONMENT\n"
 "    Set for COMMAND:\n"
-"    NPUPROF_OUTPUT_PATH  the absolute path of FILE\n"
+"    NPUPROF_OUTPUT_PATH  the absolute path of FILE, every % doubled (the\n"
+"                         library would expand %p to the pid)\n"
 "    NPUPROF_LEVEL        --level\n"
 "    NPUPROF_PAGES        --pages\n"
 "    NPUPROF_ALL          1 with --all, else removed\n"
@@ -232,11 +235,28 @@ static int keep_old(const char *path)
 	return ret;
 }
 
+/*
+ * libnpuprof expands %p (the pid) and %% in NPUPROF_OUTPUT_PATH: escape
+ * every % so that the file is FILE itself, the file record reads back.
+ */
 static int set_env(const struct record_opts *o, const char *path)
 {
-	char num[16];
+	char num[16], *esc;
+	size_t i, n = 0;
+	int ret;
 
-	if (setenv("NPUPROF_OUTPUT_PATH", path, 1))
+	esc = malloc(2 * strlen(path) + 1);
+	if (!esc)
+		return -1;
+	for (i = 0; path[i]; i++) {
+		if (path[i] == '%')
+			esc[n++] = '%';
+		esc[n++] = path[i];
+	}
+	esc[n] = '\0';
+	ret = setenv("NPUPROF_OUTPUT_PATH", esc, 1);
+	free(esc);
+	if (ret)
 		return -1;
 	snprintf(num, sizeof(num), "%u", o->level);
 	if (setenv("NPUPROF_LEVEL", num, 1))
