@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of the clock fit (lib/npuprof/clock.c): device ticks mapped to
+ * host ns from bracketed CLOCK samples of a synthetic device clock whose
+ * truth is known (offset, drift, drift steps), with the error bound checked
+ * against that truth at many ticks in and beyond the trace. Deterministic:
+ * a fixed-seed generator; no wall time. Each test prints its sample count
+ * and the bound achieved as a "# " line, for information.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "npuprof_int.h"
+
+/* ---- a device clock whose truth is known ---- */
+
+/*
+ * Host ns of tick t: h0 + integral of k * (1 + ppm[j] / 1e6) from t0,
+ * where ppm[j] applies between kink[j - 1] and kink[j].
+ */
+struct truth {
+	uint64_t t0;
+	int64_t h0;
+	double k;		/* nominal ns per tick */
+	unsigned int nk;
+	uint64_t kink[4];
+	double ppm[5];
+};
+
+static double sdiff(uint64_t a, uint64_t b)
+{
+	return a >= b ? (double)(a - b) : -(double)(b - a);
+}
+
+/* truth(t) - h0, in ns (exact to ~1e-3 ns for the spans used here) */
+static double truth_rel(const struct truth *tr, uint64_t t)
+{
+	double d = sdiff(t, tr->t0), acc = 0, x0 = 0;
+	unsigned int j;
+
+	for (j = 0; j < tr->nk; j++) {
+		double xk = sdiff(tr->kink[j], tr->t0);
+
+		if (d <= xk)
+			break;
+		acc += (xk - x0) * tr->k * (1 + tr->ppm[j] * 1e-6);
+		x0 = xk;
+	}
+	return acc + (d - x0) * tr->k * (1 + tr->ppm[j] * 1e-6);
+}
+
+static uint64_t rng_next(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) */
+static double rng_unit(uint64_t *st)
+{
+	return (double)(rng_next(st) >> 11) * 0x1p-53;
+}
+
+/* A bracket of width ~@w ns around the truth at @tick, latched at @u */
+static struct npf_clock_sample bracket_at(const struct truth *tr,
+					  uint64_t tick, double w, double u)
+{
+	double rel = truth_rel(tr, tick);
+	struct npf_clock_sample s;
+
+	s.tick = tick;
+	s.before_ns = (uint64_t)(tr->h0 + (int64_t)floor(rel - u * w));
+	s.after_ns = (uint64_t)(tr->h0 + (int64_t)ceil(rel + (1 - u) * w));
+	return s;
+}
+
+/*
+ * @n samples every @period ticks (+ up to 10% jitter) from tr->t0, widths
+ * uniform in [@wmin, @wmax] ns, the latch uniform inside each bracket.
+ */
+static void gen(const struct truth *tr, struct npf_clock_sample *s, size_t n,
+		uint64_t period, double wmin, double wmax, uint64_t seed)
+{
+	uint64_t st = seed;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t t = tr->t0 + i * period + rng_next(&st) % (period / 10);
+		double w = wmin + (wmax - wmin) * rng_unit(&st);
+
+		s[i] = bracket_at(tr, t, w, rng_unit(&st));
+	}
+}
+
+/*
+ * Map @count ticks spread over [@from, @to] plus every sample tick; count
+ * the mappings whose truth lies outside ns +- err_ns (the truth's own
+ * rounding is ~1e-3 ns, allowed for), and report the largest bound and
+ * the largest error seen.
+ */
+struct check {
+	unsigned int mapped;
+	unsigned int invalid;
+	unsigned int outside;
+	uint64_t max_err;
+	double max_dev;
+};
+
+static void check_range(const struct npf_clock_fit *fit,
+			const struct truth *tr, uint64_t from, uint64_t to,
+			unsigned int count, const struct npf_clock_sample *s,
+			size_t n, struct check *c)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < count + n; i++) {
+		struct npuprof_clock_map m;
+		uint64_t t;
+		double dev;
+
+		if (i < count)
+			t = from + (uint64_t)((double)(to - from) * i /
+					      (count - 1));
+		else
+			t = s[i - count].tick;
+		npf_clock_map(fit, t, &m);
+		c->mapped++;
+		if (!m.valid) {
+			c->invalid++;
+			continue;
+		}
+		dev = fabs((double)(m.ns - tr->h0) - truth_rel(tr, t));
+		if (dev > (double)m.err_ns + 0.01)
+			c->outside++;
+		if (m.err_ns > c->max_err)
+			c->max_err = m.err_ns;
+		if (dev > c->max_dev)
+			c->max_dev = dev;
+	}
+}
+
+/* An information line in the TAP output (the test runs in a child) */
+static void __attribute__((format(printf, 1, 2))) info(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+#define GHZ		1000000000ull
+#define PERIOD		100000000ull	/* 100 ms at 1 GHz */
+
+/*
+ * Offset and drift under noisy brackets (10-300 us, the latch uniform
+ * inside). Expectation (clock-fit.rst): the bound is half the spread of
+ * the lines through every bracket widened by the model tolerance tol,
+ * plus 2 tol. tol is the median width / 16 = 155 us / 16 ~ 9.7 us. The
+ * lines are pinned by the brackets whose edge lies closest to the truth:
+ * the gap u * w (u uniform) has density E[1/w] = ln(300/10) / 290 us =
+ * 1 / (85 us) at 0, so among the ~100 samples of either end the smallest
+ * is < 1 us and the half spread is tol + ~1 us: the bound is ~3 tol ~
+ * 30 us, growing with the slope spread (~1e-9) beyond the trace.
+ * Asserted: < 35 us everywhere checked (the issue asks < 50 us), at least
+ * 2 tol, and the drift recovered to 0.1 ppm.
+ */
+TEST(offset_and_drift)
+{
+	struct truth tr = { .t0 = 123456789012ull, .h0 = 5000000000ll + 4321,
+			    .k = 1.0, .ppm = { 237 } };
+	const size_t n = 600;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	struct npf_clock_fit fit;
+	struct check c;
+	uint64_t span;
+
+	ASSERT_NE(NULL, s);
+	gen(&tr, s, n, PERIOD, 10000, 300000, 1);
+	span = s[n - 1].tick - s[0].tick;
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
+	EXPECT_EQ(1, fit.nseg);
+	EXPECT_EQ(n, fit.samples);
+	EXPECT_EQ(n, fit.used);
+	/* recovered drift and offset */
+	EXPECT_LT(fabs(fit.seg[0].ns_per_tick - (1 + 237e-6)), 1e-7);
+	check_range(&fit, &tr, s[0].tick - span / 20, s[n - 1].tick + span / 20,
+		    4000, s, n, &c);
+	EXPECT_EQ(0, c.invalid);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_LT(c.max_err, 35000);
+	EXPECT_LT(fit.err_ns, 35000);
+	EXPECT_GE(fit.err_ns, 2 * 155000 / 16 * 9 / 10);
+	EXPECT_LE(c.max_dev, (double)c.max_err);
+	info("offset_and_drift: %zu samples, %u used, bound %llu ns (max %llu ns at +-5%% beyond), largest error %.0f ns",
+	       n, fit.used, (unsigned long long)fit.err_ns,
+	       (unsigned long long)c.max_err, c.max_dev);
+	npf_clock_fit_release(&fit);
+	free(s);
+}
+
+/* Largest |truth - straight line through the truth at @a and @b| in [a, b] */
+static double chord_dev(const struct truth *tr, uint64_t a, uint64_t b)
+{
+	double ya = truth_rel(tr, a), yb = truth_rel(tr, b), dev = 0;
+	unsigned int i;
+
+	for (i = 0; i <= 1000; i++) {
+		uint64_t t = a + (uint64_t)((double)(b - a) * i / 1000);
+		double y = ya + (yb - ya) * sdiff(t, a) / sdiff(b, a);
+
+		dev = fmax(dev, fabs(truth_rel(tr, t) - y));
+	}
+	return dev;
+}
+
+/*
+ * A drift step mid-trace (+100 ppm, then -300 ppm, 30 s at 10 Hz): two
+ * pieces at least, the truth within the bound everywhere, the bound small
+ * away from the step and at the step bounded by the two lines' spread over
+ * the few samples around it (400 ppm * ~0.3 s ~ 120 us), whereas the best
+ * single line is off by half the chord deviation (400 ppm * 7.5 s / 2
+ * ~ 1.5 ms).
+ */
+TEST(drift_step)
+{
+	struct truth tr = { .t0 = 50000000000ull, .h0 = 7000000000ll,
+			    .k = 1.0, .nk = 1,
+			    .kink = { 50000000000ull + 150 * PERIOD + 3456789 },
+			    .ppm = { 100, -300 } };
+	const size_t n = 300;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	struct npf_clock_fit fit;
+	struct check c, away;
+	uint64_t span, before;
+	double single;
+
+	ASSERT_NE(NULL, s);
+	gen(&tr, s, n, PERIOD, 10000, 300000, 2);
+	span = s[n - 1].tick - s[0].tick;
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
+	EXPECT_GE(fit.nseg, 2);
+	EXPECT_LE(fit.nseg, 3);
+	check_range(&fit, &tr, s[0].tick - span / 20, s[n - 1].tick + span / 20,
+		    6000, s, n, &c);
+	EXPECT_EQ(0, c.invalid);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_LT(c.max_err, 200000);
+	/*
+	 * away from the step (> 1 s): as a single drift with half the
+	 * samples, a few us (85 us / m per side, m ~ 20-50 near the ends of
+	 * each piece)
+	 */
+	check_range(&fit, &tr, s[0].tick, tr.kink[0] - GHZ, 2000, NULL, 0,
+		    &away);
+	EXPECT_EQ(0, away.outside);
+	EXPECT_LT(away.max_err, 50000);
+	before = away.max_err;
+	check_range(&fit, &tr, tr.kink[0] + GHZ, s[n - 1].tick, 2000, NULL, 0,
+		    &away);
+	EXPECT_EQ(0, away.outside);
+	EXPECT_LT(away.max_err, 50000);
+	if (before > away.max_err)
+		away.max_err = before;
+	/* the test can fail: no single line comes near */
+	single = chord_dev(&tr, s[0].tick, s[n - 1].tick) / 2;
+	EXPECT_GT(single, 1000000);
+	EXPECT_GT(single, 5.0 * (double)c.max_err);
+	info("drift_step: %zu samples, %u pieces, bound %llu ns away from the step, %llu ns at it; a single line is off by >= %.0f ns",
+	     n, fit.nseg, (unsigned long long)away.max_err,
+	     (unsigned long long)c.max_err, single);
+	npf_clock_fit_release(&fit);
+	free(s);
+}
+
+/*
+ * Outliers inserted between the samples of a clean trace: brackets shifted
+ * by 1-5 ms (and one by an hour), and 50 ms wide ones. All are dropped,
+ * none of the clean samples is, and the fit is the clean one to within its
+ * bound.
+ */
+TEST(outliers)
+{
+	struct truth tr = { .t0 = 9000000000ull, .h0 = 3000000000ll,
+			    .k = 1.0, .ppm = { -155 } };
+	const size_t n = 400, nbad = 11;
+	struct npf_clock_sample *s = malloc((n + nbad) * sizeof(*s));
+	struct npf_clock_sample *clean = malloc(n * sizeof(*s));
+	struct npf_clock_fit a, b;
+	struct check ca, cb;
+	uint64_t st = 77;
+	unsigned int i;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, clean);
+	gen(&tr, s, n, PERIOD, 10000, 300000, 3);
+	memcpy(clean, s, n * sizeof(*s));
+	for (i = 0; i < nbad; i++) {
+		uint64_t t = s[20 + i * 35].tick + PERIOD / 2;
+		struct npf_clock_sample *o = &s[n + i];
+
+		if (i < 5) {		/* narrow, shifted 1-5 ms */
+			uint64_t sh = 1000000 * (i + 1);
+
+			*o = bracket_at(&tr, t, 50000, rng_unit(&st));
+			o->before_ns += i & 1 ? sh : -sh;
+			o->after_ns += i & 1 ? sh : -sh;
+		} else if (i < 10) {	/* 50 ms wide, truth inside */
+			*o = bracket_at(&tr, t, 50e6, rng_unit(&st));
+		} else {		/* an hour late */
+			*o = bracket_at(&tr, t, 100000, 0.5);
+			o->before_ns += 3600 * GHZ;
+			o->after_ns += 3600 * GHZ;
+		}
+	}
+	ASSERT_EQ(0, npf_clock_fit_build(clean, n, GHZ, &a));
+	ASSERT_EQ(0, npf_clock_fit_build(s, n + nbad, GHZ, &b));
+	EXPECT_EQ(1, b.nseg);
+	EXPECT_EQ(n + nbad, b.samples);
+	EXPECT_EQ(n, b.used);
+	EXPECT_EQ(a.used, b.used);
+	check_range(&a, &tr, clean[0].tick, clean[n - 1].tick, 2000, NULL, 0,
+		    &ca);
+	check_range(&b, &tr, clean[0].tick, clean[n - 1].tick, 2000, clean, n,
+		    &cb);
+	EXPECT_EQ(0, cb.outside);
+	EXPECT_EQ(0, cb.invalid);
+	EXPECT_LE(cb.max_err, ca.max_err * 11 / 10 + 100);
+	EXPECT_LT(fabs(a.seg[0].ns_per_tick - b.seg[0].ns_per_tick), 1e-12);
+	info("outliers: %zu samples + %zu outliers, %u used, bound %llu ns (clean: %llu ns)",
+	     n, nbad, b.used, (unsigned long long)cb.max_err,
+	     (unsigned long long)ca.max_err);
+	npf_clock_fit_release(&a);
+	npf_clock_fit_release(&b);
+	free(clean);
+	free(s);
+}
+
+TEST(no_sample)
+{
+	struct npf_clock_fit fit;
+	struct npuprof_clock_map m = { .valid = 1 };
+
+	ASSERT_EQ(0, npf_clock_fit_build(NULL, 0, GHZ, &fit));
+	EXPECT_EQ(0, fit.nseg);
+	EXPECT_EQ(0, fit.used);
+	npf_clock_map(&fit, 12345, &m);
+	EXPECT_EQ(0, m.valid);
+	npf_clock_fit_release(&fit);
+	npf_clock_fit_release(&fit);	/* twice is harmless */
+}
+
+TEST(clock_hz_zero)
+{
+	struct npf_clock_sample one = { 1000, 5, 2000 };
+	struct npf_clock_fit fit;
+	struct npuprof_clock_map m = { .valid = 1 };
+
+	EXPECT_EQ(-EINVAL, npf_clock_fit_build(&one, 1, 0, &fit));
+	EXPECT_EQ(0, fit.nseg);
+	npf_clock_map(&fit, 5, &m);
+	EXPECT_EQ(0, m.valid);
+	EXPECT_EQ(-EINVAL, npf_clock_fit_build(NULL, 3, GHZ, &fit));
+}
+
+/*
+ * One sample: the nominal rate through it, the bound its half-width plus
+ * 1000 ppm of the distance (the documented assumption); a clock 500 ppm
+ * off stays inside, 1 s either side.
+ */
+TEST(one_sample)
+{
+	struct truth tr = { .t0 = 4 * GHZ, .h0 = 1000000000ll, .k = 2.5,
+			    .ppm = { 500 } };
+	struct npf_clock_sample s = bracket_at(&tr, 4 * GHZ + 1000, 40000, 0.3);
+	uint64_t w = s.after_ns - s.before_ns;
+	uint64_t tol = w / 16 > 1000 ? w / 16 : 1000;	/* model tolerance */
+	struct npf_clock_fit fit;
+	struct npuprof_clock_map m;
+	struct check c;
+
+	ASSERT_EQ(0, npf_clock_fit_build(&s, 1, 400000000, &fit));
+	ASSERT_EQ(1, fit.nseg);
+	EXPECT_EQ(1, fit.used);
+	EXPECT_EQ(2.5, fit.seg[0].ns_per_tick);
+	npf_clock_map(&fit, s.tick, &m);
+	ASSERT_EQ(1, m.valid);
+	EXPECT_LE(llabs(m.ns - (int64_t)(s.before_ns + w / 2)), 1);
+	EXPECT_LE(m.err_ns, w / 2 + 3 * tol + 3);
+	EXPECT_GE(m.err_ns, w / 2 + 3 * tol);
+	/* 1 s later (400M ticks): + 1 ms */
+	npf_clock_map(&fit, s.tick + 400000000, &m);
+	EXPECT_GE(m.err_ns, w / 2 + 3 * tol + 1000000);
+	EXPECT_LE(m.err_ns, w / 2 + 3 * tol + 1000000 + 3);
+	check_range(&fit, &tr, s.tick - 400000000, s.tick + 400000000, 1001,
+		    &s, 1, &c);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_EQ(0, c.invalid);
+	npf_clock_fit_release(&fit);
+}
+
+TEST(two_samples)
+{
+	struct truth tr = { .t0 = 4 * GHZ, .h0 = 1000000000ll, .k = 1.0,
+			    .ppm = { -300 } };
+	struct npf_clock_sample s[2] = {
+		bracket_at(&tr, 4 * GHZ + 10, 20000, 0.9),
+		bracket_at(&tr, 6 * GHZ, 30000, 0.2),
+	};
+	struct npf_clock_fit fit;
+	struct check c;
+
+	ASSERT_EQ(0, npf_clock_fit_build(s, 2, GHZ, &fit));
+	ASSERT_EQ(1, fit.nseg);
+	EXPECT_EQ(2, fit.used);
+	check_range(&fit, &tr, 3 * GHZ, 7 * GHZ, 2001, s, 2, &c);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_EQ(0, c.invalid);
+	/* inside: no worse than the wider half-width + 3 tolerances */
+	EXPECT_LE(fit.err_ns, 15000 + 3 * 30000 / 16 + 3);
+	npf_clock_fit_release(&fit);
+}
+
+static void expect_same_fit(struct __test_metadata *_metadata,
+			    const struct npf_clock_fit *a,
+			    const struct npf_clock_fit *b)
+{
+	ASSERT_EQ(a->nseg, b->nseg);
+	EXPECT_EQ(a->used, b->used);
+	EXPECT_EQ(a->err_ns, b->err_ns);
+	EXPECT_EQ(0, memcmp(a->seg, b->seg, a->nseg * sizeof(*a->seg)));
+}
+
+/*
+ * Input order does not matter; exact duplicates, same-tick brackets that
+ * contain the sample's bracket, and a same-tick bracket that contradicts it
+ * (wider, disjoint) change nothing; corrupt samples (after < before) are
+ * dropped.
+ */
+TEST(unsorted_duplicates_corrupt)
+{
+	struct truth tr = { .t0 = 20 * GHZ, .h0 = 900000000ll, .k = 1.0,
+			    .ppm = { 42 } };
+	const size_t n = 200, extra = 61;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	struct npf_clock_sample *u = malloc((n + extra) * sizeof(*u));
+	struct npf_clock_fit a, b;
+	uint64_t st = 5;
+	size_t i;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, u);
+	gen(&tr, s, n, PERIOD, 10000, 300000, 4);
+	memcpy(u, s, n * sizeof(*s));
+	for (i = 0; i < 20; i++) {
+		u[n + i] = s[i * 7];				/* exact */
+		u[n + 20 + i] = s[i * 9 + 1];			/* wider */
+		u[n + 20 + i].before_ns -= 1000 * (i + 1);
+		u[n + 20 + i].after_ns += 500 * i;
+		u[n + 40 + i] = s[i * 3 + 2];			/* corrupt */
+		u[n + 40 + i].after_ns = u[n + 40 + i].before_ns - 1 - i;
+	}
+	u[n + 60] = s[100];					/* disjoint */
+	u[n + 60].before_ns = s[100].after_ns + 1000;
+	u[n + 60].after_ns = s[100].after_ns + 1000000;
+	for (i = n + extra - 1; i > 0; i--) {			/* shuffle */
+		size_t j = rng_next(&st) % (i + 1);
+		struct npf_clock_sample t = u[i];
+
+		u[i] = u[j];
+		u[j] = t;
+	}
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &a));
+	ASSERT_EQ(0, npf_clock_fit_build(u, n + extra, GHZ, &b));
+	EXPECT_EQ(n + extra, b.samples);
+	expect_same_fit(_metadata, &a, &b);
+	npf_clock_fit_release(&a);
+	npf_clock_fit_release(&b);
+	free(u);
+	free(s);
+}
+
+/* Brackets of zero width at an integer truth: exact to the rounding */
+TEST(zero_width)
+{
+	struct truth tr = { .t0 = 3 * GHZ, .h0 = 123456789012ll, .k = 1.0 };
+	struct npf_clock_sample s[50];
+	struct npf_clock_fit fit;
+	struct check c;
+	unsigned int i;
+
+	for (i = 0; i < 50; i++) {
+		s[i].tick = tr.t0 + i * PERIOD + i * 17;
+		s[i].before_ns = s[i].after_ns = (uint64_t)tr.h0 + i * PERIOD +
+						  i * 17;
+	}
+	ASSERT_EQ(0, npf_clock_fit_build(s, 50, GHZ, &fit));
+	EXPECT_EQ(1, fit.nseg);
+	EXPECT_EQ(50, fit.used);
+	EXPECT_LE(fit.err_ns, 3 * 1000 + 3);	/* the tolerance floor */
+	check_range(&fit, &tr, tr.t0, tr.t0 + 49 * PERIOD, 999, s, 50, &c);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_LE(c.max_dev, 1);
+	npf_clock_fit_release(&fit);
+}
+
+/*
+ * Ticks near 2^63 and host ns near 1e18 map exactly as the same trace at
+ * small values (the fit works relative to its samples); tick 0, 2^63
+ * ticks away, still maps (before the fit's origin, negative-going) within
+ * its much larger bound; tick 2^64 - 1 maps beyond int64 ns: invalid.
+ */
+TEST(extreme_values)
+{
+	struct truth big = { .t0 = (1ull << 63) - 2000 * GHZ,
+			     .h0 = 1000000000000000000ll, .k = 1.0,
+			     .ppm = { -411 } };
+	struct truth small = big;
+	const size_t n = 300;
+	struct npf_clock_sample *sb = malloc(n * sizeof(*sb));
+	struct npf_clock_sample *ss = malloc(n * sizeof(*ss));
+	struct npf_clock_fit fb, fs;
+	struct npuprof_clock_map mb, ms;
+	struct check c;
+	unsigned int i, same = 0;
+	uint64_t span;
+	double dev;
+
+	ASSERT_NE(NULL, sb);
+	ASSERT_NE(NULL, ss);
+	small.t0 = 1000;
+	small.h0 = 2000;
+	gen(&big, sb, n, PERIOD, 10000, 300000, 6);
+	gen(&small, ss, n, PERIOD, 10000, 300000, 6);
+	span = sb[n - 1].tick - sb[0].tick;
+	ASSERT_EQ(0, npf_clock_fit_build(sb, n, GHZ, &fb));
+	ASSERT_EQ(0, npf_clock_fit_build(ss, n, GHZ, &fs));
+	ASSERT_EQ(fs.nseg, fb.nseg);
+	check_range(&fb, &big, sb[0].tick - span / 20, sb[n - 1].tick + span / 20,
+		    3000, sb, n, &c);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_EQ(0, c.invalid);
+	EXPECT_LT(c.max_err, 35000);
+	for (i = 0; i < 1000; i++) {
+		uint64_t d = span / 999 * i;
+
+		npf_clock_map(&fb, sb[0].tick + d, &mb);
+		npf_clock_map(&fs, ss[0].tick + d, &ms);
+		same += mb.valid && ms.valid && mb.err_ns == ms.err_ns &&
+			mb.ns - big.h0 == ms.ns - small.h0;
+	}
+	EXPECT_EQ(1000, same);
+	npf_clock_map(&fb, UINT64_MAX, &ms);
+	EXPECT_EQ(0, ms.valid);
+	npf_clock_map(&fb, 0, &mb);
+	ASSERT_EQ(1, mb.valid);
+	EXPECT_LT(mb.ns, 0);
+	dev = fabs((double)mb.ns - (double)big.h0 - truth_rel(&big, 0));
+	EXPECT_LE(dev, (double)mb.err_ns);
+	info("extreme_values: %zu samples at tick 2^63 - 2e12, ns 1e18: bound %llu ns; tick 0 maps to %lld +- %llu ns",
+	     n, (unsigned long long)c.max_err, (long long)mb.ns,
+	     (unsigned long long)mb.err_ns);
+	npf_clock_fit_release(&fb);
+	npf_clock_fit_release(&fs);
+	free(sb);
+	free(ss);
+}
+
+/*
+ * A long trace: 100k samples (2.8 h at 10 Hz), four drift changes, 20-200
+ * us brackets, 50 outliers shifted by 1-9 ms. The truth is within the
+ * bound at 20k ticks, the pieces follow the drift changes (no spurious
+ * splitting), and the bound stays small.
+ */
+TEST(long_trace)
+{
+	struct truth tr = { .t0 = 77 * GHZ, .h0 = 600000000000ll, .k = 1.0,
+			    .nk = 4, .ppm = { 250, -120, 480, -300, 10 } };
+	const size_t n = 100000;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	struct npf_clock_fit fit;
+	struct check c;
+	uint64_t st = 99;
+	unsigned int i;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < 4; i++)
+		tr.kink[i] = tr.t0 + (i + 1) * (n / 5) * PERIOD + 12345678;
+	gen(&tr, s, n, PERIOD, 20000, 200000, 7);
+	for (i = 0; i < 50; i++) {
+		struct npf_clock_sample *o = &s[rng_next(&st) % n];
+		uint64_t sh = 1000000 * (1 + i % 9);
+
+		o->before_ns += i & 1 ? sh : -sh;
+		o->after_ns += i & 1 ? sh : -sh;
+	}
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
+	EXPECT_GE(fit.nseg, 5);
+	EXPECT_LE(fit.nseg, 9);
+	EXPECT_GE(fit.used, n - 50 - 20);
+	EXPECT_LE(fit.used, n - 50);
+	check_range(&fit, &tr, s[0].tick, s[n - 1].tick, 20000, NULL, 0, &c);
+	EXPECT_EQ(0, c.outside);
+	EXPECT_EQ(0, c.invalid);
+	EXPECT_LT(fit.err_ns, 35000);
+	EXPECT_LT(c.max_err, 200000);
+	info("long_trace: %zu samples, %u used, %u pieces, bound %llu ns in the pieces, %llu ns at worst (drift steps)",
+	     n, fit.used, fit.nseg, (unsigned long long)fit.err_ns,
+	     (unsigned long long)c.max_err);
+	npf_clock_fit_release(&fit);
+	free(s);
+}
+
+TEST_HARNESS_MAIN
