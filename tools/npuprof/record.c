@@ -363,6 +363,9 @@ static void warn_losses(const char *path, const struct npc_totals *t)
 	if (t->seq_gaps)
 		npc_warn("%s: %" PRIu64 " records missing by sequence number with no LOST record to account for them (a bug)",
 			 path, t->seq_gaps);
+	if (t->have_summary && t->summary.ring_errors)
+		npc_warn("%s: %" PRIu64 " device rings were found corrupt and stopped early",
+			 path, t->summary.ring_errors);
 	if (t->have_summary && t->summary.violations)
 		npc_warn("%s: %" PRIu64 " causality violations: executions outside their host submit..complete interval",
 			 path, t->summary.violations);

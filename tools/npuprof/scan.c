@@ -4,7 +4,7 @@
  * record` reports after the command and `npuprof dump` prints at the end.
  *
  * Counts records by type, losses by reason (LOST records and HOST_LOST
- * events), checks the ring sequence numbers of every device (records
+ * events, or the trailer's summary when it says more), checks the ring sequence numbers of every device (records
  * missing by seq and not explained by a RING_FULL LOST record are counted
  * as seq gaps: lost silently), and keeps the clock fits and the causality
  * violations of the trailer. Memory is the struct: bounded by NPC_MAX_DEV.
@@ -22,6 +22,11 @@ void npc_totals_init(struct npc_totals *t)
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < NPC_MAX_DEV; i++)
 		snprintf(t->dev[i].name, sizeof(t->dev[i].name), "dev%u", i);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
 }
 
 static struct npc_dev *dev_of(struct npc_totals *t, uint32_t dev)
@@ -158,6 +163,17 @@ void npc_totals_add(struct npc_totals *t, const struct npuprof_event *ev)
 	case NPUPROF_EV_SUMMARY:
 		t->have_summary = true;
 		t->summary = ev->summary;
+		/*
+		 * The session's own counts: a loss whose LOST record never
+		 * reached the ring still shows
+		 */
+		t->lost[NPU_TRACE_LOST_RING_FULL] = max_u64(t->lost[NPU_TRACE_LOST_RING_FULL],
+							  ev->summary.lost_ring);
+		t->lost[NPU_TRACE_LOST_DEVICE] = max_u64(t->lost[NPU_TRACE_LOST_DEVICE],
+						       ev->summary.lost_device);
+		t->lost[NPU_TRACE_LOST_HOST] = max_u64(t->lost[NPU_TRACE_LOST_HOST],
+						     ev->summary.lost_host);
+		t->spans_lost = max_u64(t->spans_lost, ev->summary.spans_lost);
 		break;
 	default:
 		break;
