@@ -112,7 +112,8 @@ enum npf_item_type {
 	NPF_ITEM_STRING = 9,	/* struct npf_item_string + text + NUL */
 	NPF_ITEM_THREAD = 10,	/* struct npf_item_thread */
 	NPF_ITEM_END = 11,	/* struct npf_item_end: the file is complete */
-	NPF_ITEM_TYPE_MAX = 11,
+	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
+	NPF_ITEM_TYPE_MAX = 12,
 };
 
 /* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
@@ -128,6 +129,17 @@ struct npf_item_record {
 	uint32_t dev;
 	uint32_t rsvd;
 	/* the ring record follows, starting with struct npu_trace_rec_hdr */
+};
+
+/*
+ * RECORDS: @count consecutive ring records of device @dev, verbatim and
+ * back to back (each rec.size bytes, no PAD), copied from the ring in one
+ * piece: what the reader thread writes. A RECORD item holds one record.
+ */
+struct npf_item_records {
+	uint32_t dev;
+	uint32_t count;
+	/* the ring records follow */
 };
 
 /* SESSION: a session event */
@@ -444,6 +456,10 @@ int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
 
 /* Forget an attached session in a child after fork(); spans off. */
 void npf_spans_atfork_child(void);
+
+/* The clock fit of device @dev of an open trace, or NULL (trace.c) */
+const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
+					  uint32_t dev);
 
 /* ------------------------------------------------------------------ */
 /* Logging                                                              */

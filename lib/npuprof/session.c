@@ -65,8 +65,6 @@ struct npf_dev {
 	bool enabled;
 	bool stopped;			/* corrupt or removed: not read */
 	struct npf_ring_stats st;
-	struct npf_clock_sample *clk;	/* CLOCK records, for the fit */
-	size_t nclk, capclk;
 };
 
 struct npuprof_session {
@@ -188,12 +186,10 @@ static void npf_dev_close(struct npf_dev *d)
 		close(d->tfd);
 	if (d->fd >= 0)
 		close(d->fd);
-	free(d->clk);
 	d->data = NULL;
 	d->hdr = NULL;
 	d->tfd = -1;
 	d->fd = -1;
-	d->clk = NULL;
 }
 
 static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
@@ -228,7 +224,7 @@ static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
 	op.flags = s->flags & NPUPROF_F_ALL_PROCESSES ?
 		NPU_TRACE_ALL_PROCESSES : 0;
 	op.data_pages = s->ring_pages;
-	op.watermark = (uint32_t)(s->ring_pages * d->page / 4);
+	op.watermark = (uint32_t)(s->ring_pages * d->page / 2);
 	ret = npf_ioctl(d->fd, NPU_IOCTL_TRACE_OPEN, &op);
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR,
@@ -372,76 +368,59 @@ static int npf_session_item(struct npuprof_session *s, uint32_t op)
 
 /* ---- reading the rings and the span buffers ---- */
 
-struct npf_ring_ctx {
+/* Largest run of records in one RECORDS item: it must fit a chunk. */
+#define NPF_RUN_MAX	(NPF_CHUNK_DEFAULT - 64)
+
+/*
+ * A run of consecutive records of one ring, written as one RECORDS item:
+ * the reader thread copies the ring in pieces, as perf record does, and
+ * does no per-record work beyond the parser's checks.
+ */
+struct npf_run {
 	struct npuprof_session *s;
 	struct npf_dev *d;
+	const uint8_t *start;
+	uint32_t len;
+	uint32_t count;
 };
 
-static int npf_keep_clock(struct npf_dev *d,
-			  const struct npu_trace_rec_clock *c)
+static int npf_run_flush(struct npf_run *r)
 {
-	if (d->nclk == d->capclk) {
-		size_t cap = d->capclk ? d->capclk * 2 : 64;
-		void *p = realloc(d->clk, cap * sizeof(*d->clk));
+	struct npf_item_records ir = { .dev = r->d->index, .count = r->count };
+	int ret = 0;
 
-		if (!p)
-			return -ENOMEM;
-		d->clk = p;
-		d->capclk = cap;
-	}
-	d->clk[d->nclk].before_ns = c->host_before_ns;
-	d->clk[d->nclk].tick = c->device_tick;
-	d->clk[d->nclk].after_ns = c->host_after_ns;
-	d->nclk++;
-	return 0;
+	if (r->count)
+		ret = npf_add(r->s, NPF_ITEM_RECORDS, &ir, sizeof(ir), r->start,
+			      r->len);
+	r->len = 0;
+	r->count = 0;
+	return ret;
 }
 
 static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 {
-	struct npf_ring_ctx *rc = ctx;
-	struct npuprof_session *s = rc->s;
-	struct npf_item_record ir = { .dev = rc->d->index };
+	struct npf_run *r = ctx;
+	const uint8_t *p = (const void *)h;
 	int ret;
 
-	ret = npf_add(s, NPF_ITEM_RECORD, &ir, sizeof(ir), h, h->size);
-	if (ret)
-		return ret;
-	s->st.records++;
-	switch (h->type) {
-	case NPU_TRACE_REC_EXEC:
-		s->st.exec_records++;
-		break;
-	case NPU_TRACE_REC_OP:
-		s->st.op_records++;
-		break;
-	case NPU_TRACE_REC_CLOCK:
-		s->st.clock_records++;
-		if (npf_keep_clock(rc->d, (const void *)h))
-			npf_log(&s->log, NPUPROF_LOG_WARN,
-				"%s: out of memory for clock samples",
-				rc->d->path);
-		break;
-	case NPU_TRACE_REC_LOST: {
-		const struct npu_trace_rec_lost *l = (const void *)h;
-
-		if (l->reason == NPU_TRACE_LOST_RING_FULL)
-			s->st.lost_ring += l->count;
-		else if (l->reason == NPU_TRACE_LOST_DEVICE)
-			s->st.lost_device += l->count;
-		else if (l->reason == NPU_TRACE_LOST_HOST)
-			s->st.lost_host += l->count;
-		break;
+	/* a PAD (the wrap) or a full item ends the run */
+	if (r->count && (p != r->start + r->len ||
+			 r->len + h->size > NPF_RUN_MAX)) {
+		ret = npf_run_flush(r);
+		if (ret)
+			return ret;
 	}
-	default:
-		break;
-	}
+	if (!r->count)
+		r->start = p;
+	r->len += h->size;
+	r->count++;
 	return 0;
 }
 
 /* Read one ring up to its producer; under s->lock. */
 static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 {
-	struct npf_ring_ctx rc = { .s = s, .d = d };
+	struct npf_run run = { .s = s, .d = d };
 	char err[256];
 	uint64_t prod;
 	int ret;
@@ -452,7 +431,9 @@ static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 	if (prod == d->cons)
 		return;
 	ret = npf_ring_parse(d->data, d->data_size, &d->cons, prod,
-			     npf_on_record, &rc, &d->st, err, sizeof(err));
+			     npf_on_record, &run, &d->st, err, sizeof(err));
+	/* the records are copied before the kernel may reuse their space */
+	npf_run_flush(&run);
 	__atomic_store_n(&d->hdr->consumer, d->cons, __ATOMIC_RELEASE);
 	if (ret == -EBADMSG) {
 		d->stopped = true;
@@ -460,6 +441,31 @@ static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 		npf_log(&s->log, NPUPROF_LOG_ERROR,
 			"%s: corrupt trace ring, no longer read: %s", d->path,
 			err);
+	}
+}
+
+/* The ring counters of every device, into s->st; under s->lock. */
+static void npf_sum_rings(struct npuprof_session *s)
+{
+	unsigned int i;
+
+	s->st.records = 0;
+	s->st.exec_records = 0;
+	s->st.op_records = 0;
+	s->st.clock_records = 0;
+	s->st.lost_ring = 0;
+	s->st.lost_device = 0;
+	s->st.lost_host = 0;
+	for (i = 0; i < s->ndev; i++) {
+		const struct npf_ring_stats *st = &s->devs[i].st;
+
+		s->st.records += st->records;
+		s->st.exec_records += st->by_type[NPU_TRACE_REC_EXEC];
+		s->st.op_records += st->by_type[NPU_TRACE_REC_OP];
+		s->st.clock_records += st->by_type[NPU_TRACE_REC_CLOCK];
+		s->st.lost_ring += st->lost[NPU_TRACE_LOST_RING_FULL];
+		s->st.lost_device += st->lost[NPU_TRACE_LOST_DEVICE];
+		s->st.lost_host += st->lost[NPU_TRACE_LOST_HOST];
 	}
 }
 
@@ -550,109 +556,88 @@ static void npf_disable(struct npuprof_session *s)
 
 /* ---- the end of the file ---- */
 
-struct npf_check {
-	struct npf_clock_fit fit[NPF_MAX_DEVS];
-	uint64_t violations[NPF_MAX_DEVS];
-	uint64_t checked[NPF_MAX_DEVS];
-};
-
 /*
- * Causality check: read the file written so far and count the executions
- * whose mapped device interval lies outside their host submit..complete
- * interval by more than the fit's bound. Streams the file; bounded memory.
+ * Clock fits and the causality check, from the file written so far: the
+ * public reader fits every device's clock over the whole trace, and the
+ * executions whose mapped device interval lies outside their host
+ * submit..complete interval by more than the fit's bound are counted.
+ * Streams the file; memory is bounded by the chunk and the clock samples.
  */
-static int npf_check_causality(struct npuprof_session *s, struct npf_check *c)
+static int npf_check_file(struct npuprof_session *s,
+			  struct npf_item_clock_fit *fits)
 {
-	const struct npf_item *it;
-	struct npf_reader *r;
-	char err[256];
-	uint64_t off;
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	char err[512];
+	unsigned int i;
 	int ret;
 
-	ret = npf_reader_open(s->output, &r, err, sizeof(err));
+	ret = npuprof_trace_open(s->output, &t, err, sizeof(err));
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s", err);
 		return ret;
 	}
-	while ((ret = npf_reader_next(r, &it, &off)) == 1) {
-		const struct npf_item_record *ir = (const void *)(it + 1);
-		const struct npu_trace_rec_exec *e = (const void *)(ir + 1);
-		struct npuprof_clock_map a, b;
+	for (i = 0; i < s->ndev; i++) {
+		const struct npf_clock_fit *fit = npf_trace_fit(t, i);
 
-		if (it->type != NPF_ITEM_RECORD || ir->dev >= s->ndev ||
+		fits[i].dev = i;
+		if (!fit)
+			continue;
+		fits[i].samples = fit->samples;
+		fits[i].used = fit->used;
+		fits[i].segments = fit->nseg;
+		if (fit->nseg) {
+			fits[i].ns_per_tick = fit->seg[0].ns_per_tick;
+			fits[i].offset_ns = (double)fit->seg[0].ref_ns -
+				(double)fit->seg[0].ref_tick *
+				fit->seg[0].ns_per_tick;
+		}
+		fits[i].err_ns = fit->err_ns;
+	}
+	while ((ret = npuprof_trace_next(t, &ev)) == 1) {
+		const struct npu_trace_rec_exec *e = ev.rec;
+
+		if (ev.type != NPUPROF_EV_RECORD || ev.dev >= s->ndev ||
 		    e->hdr.type != NPU_TRACE_REC_EXEC ||
-		    !(e->flags & NPU_TRACE_EXEC_F_DEVICE))
+		    !(e->flags & NPU_TRACE_EXEC_F_DEVICE) ||
+		    !ev.start.valid || !ev.end.valid)
 			continue;
-		npf_clock_map(&c->fit[ir->dev], e->start_tick, &a);
-		npf_clock_map(&c->fit[ir->dev], e->end_tick, &b);
-		if (!a.valid || !b.valid)
-			continue;
-		c->checked[ir->dev]++;
-		if (a.ns + (int64_t)a.err_ns < (int64_t)e->submit_ns ||
-		    b.ns - (int64_t)b.err_ns > (int64_t)e->complete_ns ||
-		    b.ns < a.ns)
-			c->violations[ir->dev]++;
+		fits[ev.dev].checked++;
+		if (ev.start.ns + (int64_t)ev.start.err_ns < (int64_t)e->submit_ns ||
+		    ev.end.ns - (int64_t)ev.end.err_ns > (int64_t)e->complete_ns ||
+		    ev.end.ns < ev.start.ns)
+			fits[ev.dev].violations++;
 	}
 	if (ret < 0)
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s",
-			npf_reader_error(r));
-	npf_reader_close(r);
+			npuprof_trace_error(t));
+	npuprof_trace_close(t);
 	return ret < 0 ? ret : 0;
 }
 
 /* Fits, causality, totals and END; under s->lock, reader thread gone. */
 static int npf_finish_file(struct npuprof_session *s)
 {
-	struct npf_check *c;
+	struct npf_item_clock_fit fits[NPF_MAX_DEVS];
 	struct npf_item_summary sum;
 	unsigned int i;
 	int ret;
 
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	for (i = 0; i < s->ndev; i++) {
-		struct npf_dev *d = &s->devs[i];
-
-		ret = npf_clock_fit_build(d->clk, d->nclk,
-					  d->info.clock_hz ? d->info.clock_hz : 1,
-					  &c->fit[i]);
-		if (ret)
-			npf_log(&s->log, NPUPROF_LOG_WARN,
-				"%s: clock fit failed: %s", d->path,
-				strerror(-ret));
-	}
+	memset(fits, 0, sizeof(fits));
 	npf_flush(s);
 	if (!s->werr)
-		npf_check_causality(s, c);
+		npf_check_file(s, fits);
 	for (i = 0; i < s->ndev; i++) {
-		struct npf_item_clock_fit f;
-		const struct npf_clock_fit *fit = &c->fit[i];
-
-		memset(&f, 0, sizeof(f));
-		f.dev = i;
-		f.samples = fit->samples;
-		f.used = fit->used;
-		f.segments = fit->nseg;
-		if (fit->nseg) {
-			f.ns_per_tick = fit->seg[0].ns_per_tick;
-			f.offset_ns = (double)fit->seg[0].ref_ns -
-				(double)fit->seg[0].ref_tick *
-				fit->seg[0].ns_per_tick;
-		}
-		f.err_ns = fit->err_ns;
-		f.violations = c->violations[i];
-		f.checked = c->checked[i];
-		s->st.clock_violations += c->violations[i];
-		npf_add(s, NPF_ITEM_CLOCK_FIT, &f, sizeof(f), NULL, 0);
-		if (c->violations[i])
+		s->st.clock_violations += fits[i].violations;
+		npf_add(s, NPF_ITEM_CLOCK_FIT, &fits[i], sizeof(fits[i]), NULL,
+			0);
+		if (fits[i].violations)
 			npf_log(&s->log, NPUPROF_LOG_WARN,
 				"%s: %" PRIu64 " of %" PRIu64 " executions lie outside their host interval (clock fit +-%" PRIu64 " ns)",
-				s->devs[i].path, c->violations[i],
-				c->checked[i], fit->err_ns);
-		npf_clock_fit_release(&c->fit[i]);
+				s->devs[i].path, fits[i].violations,
+				fits[i].checked, fits[i].err_ns);
 	}
-	free(c);
+	npf_sum_rings(s);
 	memset(&sum, 0, sizeof(sum));
 	sum.spans = s->st.spans;
 	sum.spans_lost = s->st.spans_lost;
@@ -1011,6 +996,7 @@ int npuprof_session_stats(const struct npuprof_session *s,
 		return -EINVAL;
 	n = stats->sz < sizeof(*stats) ? stats->sz : sizeof(*stats);
 	pthread_mutex_lock(&ms->lock);
+	npf_sum_rings(ms);
 	if (ms->w) {
 		ms->st.bytes_written = npf_writer_bytes(ms->w);
 		ms->st.chunks = npf_writer_chunks(ms->w);

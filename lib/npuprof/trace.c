@@ -31,7 +31,15 @@ struct npf_str {
 
 struct npuprof_trace {
 	struct npf_reader *r;
+	char *path;
 	char err[512];
+	int bad;			/* a RECORDS item was corrupt */
+	/* the RECORDS item being walked */
+	const uint8_t *run;
+	uint32_t run_left;		/* bytes */
+	uint32_t run_count;		/* records still announced */
+	uint32_t run_dev;
+	uint64_t run_off;		/* file offset of the next record */
 	uint32_t ndev;
 	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
 	struct npf_str str[NPF_STR_CACHE];
@@ -64,8 +72,70 @@ static int npf_push_sample(struct npf_samples *v,
 	return 0;
 }
 
+/* Start walking the records of a RECORDS item at file offset @off. */
+static void npf_run_start(struct npuprof_trace *t, const struct npf_item *it,
+			  uint64_t off)
+{
+	const struct npf_item_records *ir = (const void *)(it + 1);
+
+	t->run = (const uint8_t *)(ir + 1);
+	t->run_left = it->size - sizeof(*it) - sizeof(*ir);
+	t->run_count = ir->count;
+	t->run_dev = ir->dev;
+	t->run_off = off + sizeof(*it) + sizeof(*ir);
+}
+
+static int npf_run_bad(struct npuprof_trace *t, const char *what)
+{
+	snprintf(t->err, sizeof(t->err), "%s: offset %llu: %s", t->path,
+		 (unsigned long long)t->run_off, what);
+	t->bad = -EBADMSG;
+	t->run_left = 0;
+	t->run_count = 0;
+	return -EBADMSG;
+}
+
+/*
+ * The next record of the current RECORDS item: 1 with *@h set, 0 when the
+ * item is done, -EBADMSG when it is corrupt (sizes that do not add up, a
+ * known type shorter than its struct, a count that does not match).
+ */
+static int npf_run_next(struct npuprof_trace *t,
+			const struct npu_trace_rec_hdr **h, uint64_t *off)
+{
+	const struct npu_trace_rec_hdr *r;
+	struct npu_trace_rec_hdr hd;
+
+	for (;;) {
+		if (!t->run_left) {
+			if (t->run_count)
+				return npf_run_bad(t, "RECORDS item holds fewer records than its count");
+			return 0;
+		}
+		if (t->run_left < sizeof(hd))
+			return npf_run_bad(t, "ring record header cut short");
+		r = (const void *)t->run;
+		memcpy(&hd, r, sizeof(hd));
+		if (hd.size < sizeof(hd) || hd.size % 8 || hd.size > t->run_left)
+			return npf_run_bad(t, "ring record size is not a multiple of 8 inside its item");
+		if (hd.size < npf_ring_rec_min_size(hd.type))
+			return npf_run_bad(t, "ring record shorter than its type");
+		*off = t->run_off;
+		t->run += hd.size;
+		t->run_left -= hd.size;
+		t->run_off += hd.size;
+		if (hd.type == NPU_TRACE_REC_PAD)
+			continue;
+		if (!t->run_count)
+			return npf_run_bad(t, "RECORDS item holds more records than its count");
+		t->run_count--;
+		*h = r;
+		return 1;
+	}
+}
+
 /* Pass 1: the devices and their clock samples, then the fits. */
-static int npf_trace_fit(struct npuprof_trace *t)
+static int npf_trace_fit_all(struct npuprof_trace *t)
 {
 	struct npf_samples *v;
 	const struct npf_item *it;
@@ -100,11 +170,29 @@ static int npf_trace_fit(struct npuprof_trace *t)
 				if (ret)
 					break;
 			}
+		} else if (it->type == NPF_ITEM_RECORDS &&
+			   it->size >= sizeof(*it) + sizeof(struct npf_item_records)) {
+			const struct npu_trace_rec_hdr *h;
+			uint64_t roff;
+
+			npf_run_start(t, it, off);
+			while (!ret && npf_run_next(t, &h, &roff) == 1)
+				if (t->run_dev < NPF_TRACE_MAX_DEVS &&
+				    h->type == NPU_TRACE_REC_CLOCK)
+					ret = npf_push_sample(&v[t->run_dev],
+							      (const void *)h);
+			if (ret == -ENOMEM)
+				break;
+			ret = 1;
 		}
 	}
 	/* a corrupt item is reported again, with its offset, by _next() */
 	if (ret != -ENOMEM)
 		ret = 0;
+	t->bad = 0;
+	t->err[0] = 0;
+	t->run_left = 0;
+	t->run_count = 0;
 	for (i = 0; !ret && i < t->ndev; i++)
 		ret = npf_clock_fit_build(v[i].s, v[i].n,
 					  v[i].clock_hz ? v[i].clock_hz : 1,
@@ -128,9 +216,14 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->path = strdup(path);
+	if (!t->path) {
+		free(t);
+		return -ENOMEM;
+	}
 	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
 	if (!ret)
-		ret = npf_trace_fit(t);
+		ret = npf_trace_fit_all(t);
 	if (!ret)
 		ret = npf_reader_rewind(t->r);
 	if (ret) {
@@ -219,10 +312,38 @@ int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
 
 	if (!t || !ev)
 		return -EINVAL;
+	if (t->bad)
+		return t->bad;
 	for (;;) {
+		if (t->run_left || t->run_count) {
+			const struct npu_trace_rec_hdr *h;
+
+			ret = npf_run_next(t, &h, &off);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				memset(ev, 0, sizeof(*ev));
+				ev->type = NPUPROF_EV_RECORD;
+				ev->offset = off;
+				ev->dev = t->run_dev;
+				ev->rec = h;
+				npf_map_record(t, ev, h);
+				if (ev->time_ns)
+					t->last_time = ev->time_ns;
+				return 1;
+			}
+		}
 		ret = npf_reader_next(t->r, &it, &off);
 		if (ret <= 0)
 			return ret;
+		if (it->type == NPF_ITEM_RECORDS) {
+			if (it->size < sizeof(*it) + sizeof(struct npf_item_records)) {
+				t->run_off = off;
+				return npf_run_bad(t, "RECORDS item too short");
+			}
+			npf_run_start(t, it, off);
+			continue;
+		}
 		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
 			break;
 		/* END and unknown types are not events */
@@ -320,7 +441,15 @@ int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
 NPUPROF_EXPORT
 const char *npuprof_trace_error(const struct npuprof_trace *t)
 {
+	if (t && t->bad)
+		return t->err;
 	return t && t->r ? npf_reader_error(t->r) : "";
+}
+
+const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
+					  uint32_t dev)
+{
+	return dev < t->ndev ? &t->fit[dev] : NULL;
 }
 
 NPUPROF_EXPORT
@@ -335,6 +464,9 @@ int npuprof_trace_rewind(struct npuprof_trace *t)
 	if (!t)
 		return -EINVAL;
 	t->last_time = 0;
+	t->bad = 0;
+	t->run_left = 0;
+	t->run_count = 0;
 	return npf_reader_rewind(t->r);
 }
 
@@ -362,5 +494,6 @@ void npuprof_trace_close(struct npuprof_trace *t)
 		npf_clock_fit_release(&t->fit[i]);
 	for (i = 0; i < NPF_STR_CACHE; i++)
 		free(t->str[i].text);
+	free(t->path);
 	free(t);
 }
