@@ -418,12 +418,49 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 void npf_clock_fit_release(struct npf_clock_fit *fit);
 
 /* ------------------------------------------------------------------ */
-/* Host span buffers (span.c)                                           */
+/* Item rings between threads (iring.c)                                 */
 /* ------------------------------------------------------------------ */
 
 /* Receives one drained item (a file item body of @type, @len bytes). */
 typedef int (*npf_item_fn)(void *ctx, uint16_t type, const void *body,
 			   size_t len);
+
+/**
+ * struct npf_iring - single-producer single-consumer ring of file items
+ * @head: bytes written, free-running; the producer's, stored with release
+ * @tail: bytes consumed, free-running; the consumer's, stored with release
+ * @data: @size bytes
+ * @size: a power of two, >= 4096
+ */
+struct npf_iring {
+	uint64_t head;
+	uint8_t pad0_[56];
+	uint64_t tail;
+	uint8_t pad1_[56];
+	uint8_t *data;
+	uint32_t size;
+};
+
+int npf_iring_init(struct npf_iring *r, uint32_t size);
+void npf_iring_fini(struct npf_iring *r);
+/* Producer: append an item (body @a then @b); -ENOSPC when full. */
+int npf_iring_put(struct npf_iring *r, uint16_t type, const void *a,
+		  size_t alen, const void *b, size_t blen);
+/* Producer: the largest body an item put now is sure to fit. */
+uint32_t npf_iring_room(const struct npf_iring *r);
+/* Either side: bytes written and not yet consumed. */
+uint64_t npf_iring_used(const struct npf_iring *r);
+/*
+ * Consumer: pass every item to @fn in order (adding to *@items if not
+ * NULL); stops at the first nonzero return, which is returned, with that
+ * item left unread.
+ */
+int npf_iring_drain(struct npf_iring *r, npf_item_fn fn, void *ctx,
+		    uint64_t *items);
+
+/* ------------------------------------------------------------------ */
+/* Host span buffers (span.c)                                           */
+/* ------------------------------------------------------------------ */
 
 /*
  * npf_spans_attach() - make @owner the session that receives host spans,

@@ -11,11 +11,9 @@
  * release store, with no lock and no allocation.
  *
  * Buffers. Each thread owns one struct npf_thread, found through a
- * __thread pointer and kept in a registry list. Its buffer is a ring of
- * trace-file items (struct npf_item + body, 8-byte aligned, a pad item of
- * type 0 fills the tail), with free-running @head (written by the thread)
- * and @tail (written by the drainer), compared with != only, like the
- * kernel's trace ring. A span that finds the ring full is dropped and
+ * __thread pointer and kept in a registry list. Its buffer is a
+ * single-producer ring of trace-file items (iring.c) that the thread
+ * writes and the drainer reads. A span that finds the ring full is dropped and
  * counted in @lost; the drain turns the count into a HOST_LOST item. A
  * write that fills the ring past half wakes the drainer through its
  * eventfd: one write(2) per crossing, amortized over ~1500 spans.
@@ -65,22 +63,19 @@ struct npf_label {
 };
 
 struct npf_thread {
+	/* the thread produces, the drainer consumes (under npf_reg_lock) */
+	struct npf_iring ring;
 	/* written by the owning thread */
-	uint64_t head;			/* bytes written; release */
 	uint64_t lost;			/* spans dropped; relaxed */
 	int in_write;			/* inside the span write */
 	uint32_t gen;			/* registered in this generation */
-	uint8_t *data;			/* the ring, @size bytes */
 	uint64_t next_id;		/* next span id */
 	unsigned int nlabels;
 	struct npf_label *labels;	/* NPF_MAX_LABELS, on first use */
 	char pad_[64];
-	/* written by the drainer, under npf_reg_lock */
-	uint64_t tail;			/* bytes consumed; release */
-	uint64_t lost_seen;
 	/* under npf_reg_lock */
+	uint64_t lost_seen;
 	uint64_t serial;		/* attach registered with */
-	uint32_t size;			/* a power of two */
 	bool dead;			/* the thread exited */
 	int32_t pid;
 	int32_t tid;
@@ -149,7 +144,7 @@ static void npf_unlink(struct npf_thread *t)
 			*pp = t->next;
 			break;
 		}
-	free(t->data);
+	npf_iring_fini(&t->ring);
 	free(t->labels);
 	free(t);
 }
@@ -160,7 +155,7 @@ static void npf_thread_exit(void *arg)
 
 	pthread_mutex_lock(&npf_reg_lock);
 	if (npf_owner && t->serial == npf_serial &&
-	    __atomic_load_n(&t->head, __ATOMIC_RELAXED) != t->tail)
+	    npf_iring_used(&t->ring))
 		t->dead = true;		/* the next drain frees it */
 	else
 		npf_unlink(t);
@@ -172,40 +167,17 @@ static void npf_thread_exit(void *arg)
 static bool npf_put(struct npf_thread *t, uint16_t type, const void *a,
 		    size_t alen, const void *b, size_t blen)
 {
-	uint32_t len = (uint32_t)NPF_ALIGN8(sizeof(struct npf_item) + alen + blen);
-	uint64_t head = t->head;
-	uint64_t tail = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
-	uint32_t off = (uint32_t)head & (t->size - 1);
-	uint32_t to_end = t->size - off;
-	uint64_t need = len > to_end ? (uint64_t)to_end + len : len;
-	struct npf_item *it;
-	uint8_t *p;
+	struct npf_iring *r = &t->ring;
+	uint64_t before = r->head - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 
-	if (npf_unlikely(t->size - (head - tail) < need)) {
+	if (npf_unlikely(npf_iring_put(r, type, a, alen, b, blen))) {
 		__atomic_store_n(&t->lost, t->lost + 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	if (len > to_end) {
-		it = (struct npf_item *)(t->data + off);
-		it->type = 0;
-		it->flags = 0;
-		it->size = to_end;
-		head += to_end;
-		off = 0;
-	}
-	it = (struct npf_item *)(t->data + off);
-	it->type = type;
-	it->flags = 0;
-	it->size = len;
-	p = (uint8_t *)(it + 1);
-	memcpy(p, a, alen);
-	if (blen)
-		memcpy(p + alen, b, blen);
-	memset(p + alen + blen, 0, len - sizeof(*it) - alen - blen);
-	__atomic_store_n(&t->head, head + len, __ATOMIC_RELEASE);
 	/* crossing half full: wake the drainer (one write per crossing) */
-	if (npf_unlikely(head + len - tail >= t->size / 2 &&
-			 head - tail < t->size / 2)) {
+	if (npf_unlikely(before < r->size / 2 &&
+			 r->head - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) >=
+			 r->size / 2)) {
 		int fd = __atomic_load_n(&npf_wake_fd, __ATOMIC_RELAXED);
 		uint64_t one = 1;
 
@@ -229,23 +201,17 @@ static bool npf_register(struct npf_thread *t, uint32_t gen)
 	pthread_mutex_lock(&npf_reg_lock);
 	if (!npf_owner || __atomic_load_n(&npf_gen, __ATOMIC_RELAXED) != gen)
 		goto out;
-	if (t->size != npf_buf_bytes || !t->data) {
-		uint8_t *d = malloc(npf_buf_bytes);
-
-		if (!d)
+	if (t->ring.size != npf_buf_bytes || !t->ring.data) {
+		npf_iring_fini(&t->ring);
+		if (npf_iring_init(&t->ring, npf_buf_bytes))
 			goto out;
-		free(t->data);
-		t->data = d;
-		t->size = npf_buf_bytes;
-		t->head = 0;
-		t->tail = 0;
 		t->lost = 0;
 		t->lost_seen = 0;
 	}
 	if (t->serial != npf_serial) {
 		/* a new session: it gets the thread's name first */
 		t->serial = npf_serial;
-		t->tail = t->head;
+		t->ring.tail = t->ring.head;
 		t->lost_seen = t->lost;
 		memset(&ti, 0, sizeof(ti));
 		ti.pid = t->pid;
@@ -490,29 +456,33 @@ void npf_spans_detach(const void *owner)
 	pthread_mutex_unlock(&npf_reg_lock);
 }
 
+/* Passes drained items on, counting the spans. */
+struct npf_span_count {
+	npf_item_fn fn;
+	void *ctx;
+	uint64_t *spans;
+};
+
+static int npf_count_span(void *ctx, uint16_t type, const void *body,
+			  size_t len)
+{
+	struct npf_span_count *c = ctx;
+	int ret = c->fn(c->ctx, type, body, len);
+
+	if (!ret && type == NPF_ITEM_SPAN)
+		(*c->spans)++;
+	return ret;
+}
+
 /* Drain one thread's ring; under npf_reg_lock. */
 static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 			 uint64_t *spans, uint64_t *lost)
 {
-	uint64_t head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = t->tail;
+	struct npf_span_count c = { .fn = fn, .ctx = ctx, .spans = spans };
 	uint64_t l;
-	int ret = 0;
+	int ret;
 
-	while (tail != head) {
-		const struct npf_item *it =
-			(const void *)(t->data + ((uint32_t)tail & (t->size - 1)));
-
-		if (it->type) {
-			ret = fn(ctx, it->type, it + 1, it->size - sizeof(*it));
-			if (ret)
-				break;
-			if (it->type == NPF_ITEM_SPAN)
-				(*spans)++;
-		}
-		tail += it->size;
-	}
-	__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
+	ret = npf_iring_drain(&t->ring, npf_count_span, &c, NULL);
 	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
 	if (!ret && l != t->lost_seen) {
 		struct npf_item_host_lost hl = {
@@ -537,7 +507,8 @@ int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
 	pthread_mutex_lock(&npf_reg_lock);
 	for (t = npf_threads; t && !ret; t = next) {
 		next = t->next;
-		if (npf_owner != owner || t->serial != npf_serial || !t->data)
+		if (npf_owner != owner || t->serial != npf_serial ||
+		    !t->ring.data)
 			continue;
 		ret = npf_drain_one(t, fn, ctx, spans, lost);
 		if (!ret && t->dead)
