@@ -8,9 +8,10 @@
  * threaded handler drains it. All job state is protected by
  * npu_device.jobs_lock (a mutex: completion runs in a thread).
  *
- * A job holds references to its buffers until it completes, and belongs to
- * the file that submitted it until NPU_IOCTL_WAIT collects its result. A
- * job of a closed file is detached and freed at completion.
+ * A job holds references to its buffers until it completes, and to its
+ * submitter's struct pid (process and thread) until it is freed. It
+ * belongs to the file that submitted it until NPU_IOCTL_WAIT collects its
+ * result. A job of a closed file is detached and freed at completion.
  *
  * The job timeout runs from the moment a job becomes the oldest job of its
  * PE. On expiry the device is reset through the mailbox: completions that
@@ -22,6 +23,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -101,6 +103,8 @@ static void npu_job_free(struct npu_job *job)
 
 	for (i = 0; i < job->nbufs; i++)
 		npu_bo_put(job->bos[i]);
+	put_pid(job->tgid_ref);
+	put_pid(job->tid_ref);
 	kfree(job);
 }
 
@@ -144,7 +148,7 @@ static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
 
 	if (!nf) {
 		/* The file was closed: nobody will collect the result. */
-		kfree(job);
+		npu_job_free(job);
 		return;
 	}
 	job->done = true;
@@ -620,6 +624,8 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 	job->nf = nf;
 	job->tgid = task_tgid_nr(current);
 	job->pid = task_pid_nr(current);
+	job->tgid_ref = get_pid(task_tgid(current));
+	job->tid_ref = get_pid(task_pid(current));
 
 	ret = npu_job_queue(nf, job, &cmd, args.pe,
 			    nf->filp->f_flags & O_NONBLOCK, &id);

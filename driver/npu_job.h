@@ -15,6 +15,7 @@
 
 struct npu_bo;
 struct npu_device;
+struct pid;
 struct npu_file;
 
 /**
@@ -24,8 +25,12 @@ struct npu_file;
  * @pe: PE whose queue holds the job
  * @nbufs: entries in @bos
  * @bos: buffers, referenced until completion
- * @tgid: submitting process
- * @pid: submitting thread
+ * @tgid: submitting process, as seen from the initial PID namespace (for
+ *	the tracepoints and the log)
+ * @pid: submitting thread, likewise
+ * @tgid_ref: submitting process (a reference is held until the job is
+ *	freed): the identity trace rings compare, never reused as @tgid is
+ * @tid_ref: submitting thread (a reference is held until the job is freed)
  * @submit_ns: CLOCK_MONOTONIC just before the job was made visible to the
  *	device
  * @head_ns: CLOCK_MONOTONIC when the job became the oldest of its PE (the
@@ -50,6 +55,8 @@ struct npu_job {
 	struct npu_bo *bos[NPU_MAX_JOB_BUFS];
 	pid_t tgid;
 	pid_t pid;
+	struct pid *tgid_ref;
+	struct pid *tid_ref;
 	u64 submit_ns;
 	u64 head_ns;
 	u64 complete_ns;

@@ -19,6 +19,12 @@
  * devres after the interrupts are freed) and every trace fd holds one,
  * plus a reference on the npu_device. The ring memory belongs to the trace
  * fd and is freed when the last mapping and the file are gone.
+ *
+ * Scope: a ring holds a reference on its opener's struct pid (the thread
+ * group) and on the opener's PID namespace; a traced job's entry holds
+ * references on its submitter's struct pids (process and thread). Rings
+ * compare struct pid pointers, never pid numbers: a number can be reused
+ * once its process is reaped, a struct pid cannot.
  */
 
 #include <linux/anon_inodes.h>
@@ -30,6 +36,8 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -68,12 +76,15 @@ static atomic64_t npu_trace_ring_ids = ATOMIC64_INIT(0);
 #define NPU_TRACE_JOB_BITS	8
 #define NPU_TRACE_NR_REASONS	(NPU_TRACE_LOST_HOST + 1)
 
-/* Host context of a job submitted while a ring was enabled. */
+/*
+ * Host context of a job submitted while a ring was enabled. @tgid and @tid
+ * are the submitter's process and thread (references held).
+ */
 struct npu_trace_jobent {
 	struct hlist_node node;
 	u64 job_id;
-	pid_t tgid;
-	pid_t pid;
+	struct pid *tgid;
+	struct pid *tid;
 	bool started;
 	bool have_exec;
 	struct npu_hw_trec_exec exec;
@@ -121,7 +132,10 @@ struct npu_trace_dev {
  * @prod: producer position; the copy in @hdr is only ever written
  * @seq: next record sequence number
  * @watermark: poll() threshold in bytes
- * @tgid: process whose jobs the ring receives, unless @all
+ * @owner: the opener's thread group (a reference is held): the process
+ *	whose jobs the ring receives, unless @all
+ * @pid_ns: the opener's PID namespace (a reference is held): pids in the
+ *	ring's records are numbers in it
  * @all: NPU_TRACE_ALL_PROCESSES
  * @enabled: receiving records
  * @dead: the device is gone
@@ -145,7 +159,8 @@ struct npu_tring {
 	u64 prod;
 	u32 seq;
 	u32 watermark;
-	pid_t tgid;
+	struct pid *owner;
+	struct pid_namespace *pid_ns;
 	bool all;
 	bool enabled;
 	bool dead;
@@ -319,14 +334,30 @@ static void tring_emit(struct npu_tring *r, void *rec, u32 size)
 	tring_wake(r);
 }
 
-/* Device or host losses: no sequence numbers, reported to every ring. */
+/*
+ * May @r receive the records of a job of process @tgid? Its own process's
+ * (the same struct pid: a reused pid number is another struct pid) or,
+ * with NPU_TRACE_ALL_PROCESSES, everyone's. A ring whose opener exited
+ * receives nothing more, as no job can be submitted by a dead process.
+ */
+static bool tring_sees(const struct npu_tring *r, const struct pid *tgid)
+{
+	return r->all || r->owner == tgid;
+}
+
+/*
+ * Device or host losses: no sequence numbers. Device losses (@tgid NULL)
+ * cannot be attributed and go to every enabled ring; a host loss goes to
+ * the rings that would have received the job's records.
+ */
 static void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
-				  u64 count, pid_t tgid, bool all_rings)
+				  u64 count, const struct pid *tgid)
 {
 	struct npu_tring *r;
 
+	lockdep_assert_held(&tdev->lock);
 	list_for_each_entry(r, &tdev->rings, node) {
-		if (!r->enabled || (!all_rings && !r->all && r->tgid != tgid))
+		if (!r->enabled || (tgid && !tring_sees(r, tgid)))
 			continue;
 		r->pend[reason] += count;
 		if (reason == NPU_TRACE_LOST_DEVICE)
@@ -338,17 +369,24 @@ static void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
 	}
 }
 
-/* A job's record to every enabled ring that may see it. */
-static void npu_trace_deliver(struct npu_trace_dev *tdev, pid_t tgid,
-			      u32 min_level, void *rec, u32 size)
+/*
+ * A job's record to every enabled ring that may see it. @pid and @tid
+ * point into @rec: each ring gets the submitter's numbers in its opener's
+ * PID namespace, 0 where the submitter is not visible (as perf does).
+ */
+static void npu_trace_deliver(struct npu_trace_dev *tdev,
+			      const struct npu_trace_jobent *ent, u32 min_level,
+			      void *rec, u32 size, s32 *pid, s32 *tid)
 {
 	struct npu_tring *r;
 
+	lockdep_assert_held(&tdev->lock);
 	list_for_each_entry(r, &tdev->rings, node) {
-		if (!r->enabled || r->level < min_level)
+		if (!r->enabled || r->level < min_level ||
+		    !tring_sees(r, ent->tgid))
 			continue;
-		if (!r->all && r->tgid != tgid)
-			continue;
+		*pid = pid_nr_ns(ent->tgid, r->pid_ns);
+		*tid = pid_nr_ns(ent->tid, r->pid_ns);
 		tring_emit(r, rec, size);
 	}
 }
@@ -368,22 +406,34 @@ static struct npu_trace_jobent *npu_trace_job_find(struct npu_trace_dev *tdev,
 	return NULL;
 }
 
+/*
+ * Free an entry, removed from the table. put_pid() may run under the
+ * trace lock (it is atomic-safe), and the job holds references too.
+ */
+static void npu_trace_jobent_free(struct npu_trace_jobent *ent)
+{
+	put_pid(ent->tgid);
+	put_pid(ent->tid);
+	kfree(ent);
+}
+
 static void npu_trace_jobs_flush(struct npu_trace_dev *tdev)
 {
 	struct npu_trace_jobent *ent;
 	struct hlist_node *tmp;
 	int bkt;
 
+	lockdep_assert_held(&tdev->lock);
 	hash_for_each_safe(tdev->jobs, bkt, tmp, ent, node) {
 		hash_del(&ent->node);
-		kfree(ent);
+		npu_trace_jobent_free(ent);
 	}
 }
 
 /**
  * __npu_trace_job_submitted() - npu_trace_job_submitted() with a ring on
  * @ndev: the device
- * @job: the job (id, tgid, pid, pe and submit_ns set)
+ * @job: the job (id, its submitter, pe and submit_ns set)
  *
  * Remembers the submitter so the device's records of the job can be
  * attributed. jobs_lock is held: the entry is allocated without sleeping,
@@ -407,14 +457,14 @@ void __npu_trace_job_submitted(struct npu_device *ndev,
 	}
 	if (!ent) {
 		/* Its EXEC record and OP records will be missing. */
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_HOST, 1, job->tgid,
-				      false);
+		npu_trace_report_lost(tdev, NPU_TRACE_LOST_HOST, 1,
+				      job->tgid_ref);
 		spin_unlock_irqrestore(&tdev->lock, flags);
 		return;
 	}
 	ent->job_id = job->id;
-	ent->tgid = job->tgid;
-	ent->pid = job->pid;
+	ent->tgid = get_pid(job->tgid_ref);
+	ent->tid = get_pid(job->tid_ref);
 	hash_add(tdev->jobs, &ent->node, ent->job_id);
 	spin_unlock_irqrestore(&tdev->lock, flags);
 }
@@ -446,8 +496,6 @@ void __npu_trace_job_completed(struct npu_device *ndev,
 			npu_trace_rec_init(&rec, NPU_TRACE_REC_EXEC,
 					   sizeof(rec));
 			rec.status = job->status;
-			rec.pid = job->tgid;
-			rec.tid = job->pid;
 			rec.job_id = job->id;
 			rec.submit_ns = job->submit_ns;
 			rec.complete_ns = job->complete_ns;
@@ -466,11 +514,13 @@ void __npu_trace_job_completed(struct npu_device *ndev,
 				rec.macs = ent->exec.macs;
 			}
 			if (!tdev->dead)
-				npu_trace_deliver(tdev, job->tgid, 0, &rec,
-						  sizeof(rec));
+				npu_trace_deliver(tdev, ent, 0, &rec,
+						  sizeof(rec), &rec.pid,
+						  &rec.tid);
 		}
 		spin_unlock_irqrestore(&tdev->lock, flags);
-		kfree(ent);
+		if (ent)
+			npu_trace_jobent_free(ent);
 	}
 	if (!started)
 		trace_npu_job_start(ndev->id, job->id, job->pe,
@@ -497,8 +547,6 @@ static void npu_trace_area_op(struct npu_trace_dev *tdev,
 	if (!ent)
 		return;	/* a job submitted while no ring was enabled */
 	npu_trace_rec_init(&rec, NPU_TRACE_REC_OP, sizeof(rec));
-	rec.pid = ent->tgid;
-	rec.tid = ent->pid;
 	rec.job_id = op->job_id;
 	rec.pe = op->pe;
 	rec.opcode = op->opcode;
@@ -510,7 +558,8 @@ static void npu_trace_area_op(struct npu_trace_dev *tdev,
 	rec.iowait_ticks = op->iowait_ticks;
 	rec.dma_bytes = op->dma_bytes;
 	rec.macs = op->macs;
-	npu_trace_deliver(tdev, ent->tgid, NPU_TRACE_OPS, &rec, sizeof(rec));
+	npu_trace_deliver(tdev, ent, NPU_TRACE_OPS, &rec, sizeof(rec),
+			  &rec.pid, &rec.tid);
 }
 
 static void npu_trace_area_exec(struct npu_trace_dev *tdev,
@@ -598,8 +647,7 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 	delta = lost >= tdev->dev_lost_seen ? lost - tdev->dev_lost_seen : lost;
 	tdev->dev_lost_seen = lost;
 	if (delta && deliver)
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, delta, 0,
-				      true);
+		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, delta, NULL);
 }
 
 /**
@@ -943,6 +991,16 @@ static int tring_mmap(struct file *filp, struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, r->hdr, vma->vm_pgoff);
 }
 
+/* Free a ring that is on no list and holds no device reference. */
+static void tring_destroy(struct npu_tring *r)
+{
+	vfree(r->hdr);
+	put_pid(r->owner);
+	if (r->pid_ns)
+		put_pid_ns(r->pid_ns);
+	kfree(r);
+}
+
 /* Undo npu_trace_open_ioctl(): the ring is disabled. */
 static void tring_free(struct npu_tring *r)
 {
@@ -953,8 +1011,7 @@ static void tring_free(struct npu_tring *r)
 	spin_lock_irqsave(&tdev->lock, flags);
 	list_del(&r->node);
 	spin_unlock_irqrestore(&tdev->lock, flags);
-	vfree(r->hdr);
-	kfree(r);
+	tring_destroy(r);
 	npu_trace_dev_put(tdev);
 	npu_device_put(ndev);
 }
@@ -1042,15 +1099,16 @@ long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	r->owner = get_pid(task_tgid(current));
+	r->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	r->data_size = (u64)op.data_pages << PAGE_SHIFT;
 	r->hdr = vmalloc_user(PAGE_SIZE + r->data_size);
 	if (!r->hdr) {
-		kfree(r);
+		tring_destroy(r);
 		return -ENOMEM;
 	}
 	r->data = (u8 *)r->hdr + PAGE_SIZE;
 	r->watermark = op.watermark;
-	r->tgid = task_tgid_nr(current);
 	r->all = op.flags & NPU_TRACE_ALL_PROCESSES;
 	r->id = atomic64_inc_return(&npu_trace_ring_ids);
 	init_waitqueue_head(&r->wq);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,6 +134,30 @@ static inline int npu_find_bdf(char *bdf, size_t len)
 		return -ENAMETOOLONG;
 	strcpy(bdf, base);
 	return 0;
+}
+
+/*
+ * Become nobody (uid and gid 65534, no supplementary groups): a root
+ * process that changes every uid to a non-zero one loses all its
+ * capabilities, CAP_IPC_LOCK and CAP_PERFMON included.
+ */
+#define NPU_NOBODY	65534
+
+static inline int npu_drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(NPU_NOBODY) || setuid(NPU_NOBODY))
+		return -errno;
+	return 0;
+}
+
+/* Wait for child @pid; its exit status, or -1 if it did not exit. */
+static inline int npu_wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 static inline unsigned long long npu_now_ns(void)

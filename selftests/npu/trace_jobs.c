@@ -553,13 +553,6 @@ TEST_F(tj, two_rings_two_levels)
 	trace_close(&b);
 }
 
-static int drop_to_nobody(void)
-{
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-		return -errno;
-	return 0;
-}
-
 /* Child: as nobody, trace its own jobs only. Exit status 0 = passed. */
 static int scope_child(int devfd, int go_rd, int ready_wr)
 {
@@ -571,7 +564,7 @@ static int scope_child(int devfd, int go_rd, int ready_wr)
 	unsigned int i;
 	char c = 0;
 
-	if (drop_to_nobody())
+	if (npu_drop_to_nobody())
 		return 10;
 	if (trace_open(devfd, NPU_TRACE_ALL_PROCESSES, 1, 0, &t) != -EACCES)
 		return 11;

@@ -580,13 +580,6 @@ TEST_F(trace, fdinfo)
 	trace_close(&t);
 }
 
-static int drop_to_nobody(void)
-{
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-		return -errno;
-	return 0;
-}
-
 /*
  * NPU_TRACE_ALL_PROCESSES needs CAP_PERFMON or CAP_SYS_ADMIN unless
  * trace_paranoid is 0; the own-process scope needs nothing.
@@ -605,7 +598,7 @@ TEST_F(trace, all_processes_privilege)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* /dev/npu0 was opened as root; now become nobody. */
-		if (drop_to_nobody())
+		if (npu_drop_to_nobody())
 			_exit(10);
 		if (trace_open(self->fd, NPU_TRACE_ALL_PROCESSES, 1, 0, &t) !=
 		    -EACCES)
@@ -625,7 +618,7 @@ TEST_F(trace, all_processes_privilege)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (drop_to_nobody())
+		if (npu_drop_to_nobody())
 			_exit(10);
 		if (trace_open(self->fd, NPU_TRACE_ALL_PROCESSES, 1, 0, &t))
 			_exit(11);

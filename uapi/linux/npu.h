@@ -225,9 +225,12 @@ struct npu_wait {
 /**
  * struct npu_trace_open - open a trace ring, from NPU_IOCTL_TRACE_OPEN
  * @flags: in: NPU_TRACE_ALL_PROCESSES or 0. Without it the ring receives the
- *	job records of the opening process (thread group) only. With it, the
- *	caller needs CAP_PERFMON or CAP_SYS_ADMIN unless the module parameter
- *	trace_paranoid is 0; otherwise the ioctl fails with -EACCES.
+ *	job records of the opening process (thread group) only: that process
+ *	itself, not its pid number, so a ring inherited by another process
+ *	receives nothing more once its opener has exited, even if the pid is
+ *	reused. With it, the caller needs CAP_PERFMON or CAP_SYS_ADMIN unless
+ *	the module parameter trace_paranoid is 0; otherwise the ioctl fails
+ *	with -EACCES.
  * @data_pages: in: pages of the data area, a power of two between
  *	NPU_TRACE_MIN_DATA_PAGES and NPU_TRACE_MAX_DATA_PAGES
  * @watermark: in: poll() reports the fd readable when at least this many
@@ -328,8 +331,9 @@ struct npu_trace_rec_hdr {
  * @flags: NPU_TRACE_EXEC_F_*; without NPU_TRACE_EXEC_F_DEVICE (level 0, or
  *	the device dropped its record) every field from @pe on is 0
  * @status: NPU_JOB_* status, as NPU_IOCTL_WAIT returns it
- * @pid: submitting process (thread group id)
- * @tid: submitting thread
+ * @pid: submitting process (thread group id), in the PID namespace of the
+ *	ring's opener; 0 when the process is not visible there
+ * @tid: submitting thread, likewise
  * @job_id: job id from NPU_IOCTL_SUBMIT
  * @submit_ns: CLOCK_MONOTONIC when the job was queued
  * @complete_ns: CLOCK_MONOTONIC when the driver saw its completion
@@ -374,8 +378,9 @@ struct npu_trace_rec_exec {
 /**
  * struct npu_trace_rec_op - one operator of an execution (NPU_TRACE_REC_OP)
  * @hdr: common header
- * @pid: submitting process (thread group id)
- * @tid: submitting thread
+ * @pid: submitting process (thread group id), in the PID namespace of the
+ *	ring's opener; 0 when the process is not visible there
+ * @tid: submitting thread, likewise
  * @job_id: job id from NPU_IOCTL_SUBMIT
  * @pe: PE that ran the operator
  * @opcode: NPU_OP_* (see Documentation/npu/program.rst)
@@ -449,9 +454,11 @@ struct npu_trace_rec_clock {
  *
  * When the ring is full nothing is overwritten: the record is dropped and
  * counted, and a LOST record is written as soon as there is room, before
- * any other record. Device and host losses (the device's trace area
- * overflowed; they are not attributable to a process, so every enabled
- * ring gets them) do not take ring sequence numbers.
+ * any other record. Device and host losses do not take ring sequence
+ * numbers. Device losses (the device's trace area overflowed) cannot be
+ * attributed to a process, so every enabled ring gets them; a host loss
+ * (the driver could not track a job) goes to the rings that would have
+ * received the job's records: its process's and the all-process rings.
  */
 struct npu_trace_rec_lost {
 	struct npu_trace_rec_hdr hdr;
