@@ -56,6 +56,7 @@ _Static_assert(sizeof(struct npf_item_summary) == 80, "SUMMARY body");
 _Static_assert(sizeof(struct npf_item_string) == 8, "STRING body");
 _Static_assert(sizeof(struct npf_item_thread) == 24, "THREAD body");
 _Static_assert(sizeof(struct npf_item_end) == 16, "END body");
+_Static_assert(sizeof(struct npf_item_records) == 8, "RECORDS body");
 _Static_assert(sizeof(struct npuprof_span_rec) == 80, "SPAN body");
 _Static_assert(NPF_CHUNK_MIN % 8 == 0 && NPF_CHUNK_MAX % 8 == 0,
 	       "chunk limits are multiples of 8");
@@ -73,6 +74,8 @@ const uint32_t npf_item_min_body[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_STRING] = sizeof(struct npf_item_string) + 1,
 	[NPF_ITEM_THREAD] = sizeof(struct npf_item_thread),
 	[NPF_ITEM_END] = sizeof(struct npf_item_end),
+	[NPF_ITEM_RECORDS] = sizeof(struct npf_item_records) +
+			     sizeof(struct npu_trace_rec_hdr),
 };
 
 static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
@@ -87,6 +90,7 @@ static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_STRING] = "STRING",
 	[NPF_ITEM_THREAD] = "THREAD",
 	[NPF_ITEM_END] = "END",
+	[NPF_ITEM_RECORDS] = "RECORDS",
 };
 
 /* write() all of @buf, looping on short writes and EINTR; 0 or -errno */
@@ -506,6 +510,38 @@ int npf_reader_open(const char *path, struct npf_reader **rp, char *err,
 
 #define ITEM_FAIL(r, off, ...) rd_fail(r, -EBADMSG, off, __VA_ARGS__)
 
+/* RECORDS: @count ring records filling the body (@blen bytes at @boff) */
+static int check_records(struct npf_reader *r, const uint8_t *body,
+			 uint32_t blen, uint64_t boff)
+{
+	const struct npf_item_records *rs = (const void *)body;
+	uint64_t coff = boff + offsetof(struct npf_item_records, count);
+	uint32_t pos = sizeof(*rs), n;
+
+	if (!rs->count)
+		return ITEM_FAIL(r, coff, "RECORDS count 0");
+	for (n = 0; n < rs->count; n++) {
+		const struct npu_trace_rec_hdr *h = (const void *)(body + pos);
+
+		/* pos and blen are multiples of 8: the header is inside */
+		if (pos == blen)
+			return ITEM_FAIL(r, coff,
+					 "RECORDS count %u, the item holds %u records",
+					 rs->count, n);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > blen - pos)
+			return ITEM_FAIL(r, boff + pos +
+					 offsetof(struct npu_trace_rec_hdr, size),
+					 "RECORDS record %u of size %u (%u bytes left)",
+					 n, h->size, blen - pos);
+		pos += h->size;
+	}
+	if (pos != blen)
+		return ITEM_FAIL(r, coff,
+				 "RECORDS count %u, the item holds more records",
+				 rs->count);
+	return 0;
+}
+
 /*
  * Check the type-specific layout of the item at file offset @off: @body
  * (@blen bytes, 8-aligned) is its body; @before is the number of items
@@ -566,6 +602,8 @@ static int check_item(struct npf_reader *r, const struct npf_item *it,
 					 h->size, it->size);
 		break;
 	}
+	case NPF_ITEM_RECORDS:
+		return check_records(r, body, blen, boff);
 	case NPF_ITEM_STRING: {
 		const struct npf_item_string *s = (const void *)body;
 		const uint8_t *text = body + sizeof(*s), *nul;

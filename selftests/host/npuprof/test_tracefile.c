@@ -674,8 +674,9 @@ struct edit {
  */
 TEST_F(tf, hostile_fields)
 {
-	/* item index i of the file is gen_item(i); i % 11 gives the type:
-	 * 0 META, 1 DEVICE, 2 SPAN, 3 RECORD, 8 STRING, 9 THREAD */
+	/* item index i of the file is gen_item(i); i % 12 gives the type:
+	 * 0 META, 1 DEVICE, 2 SPAN, 3 RECORD, 8 STRING, 9 THREAD,
+	 * 10 RECORDS (3 records: 8, 64 and 112 bytes) */
 	static const struct edit edits[] = {
 		{ "chunk magic", -1, 1, 0, 0x12345678, 4, 0, 0 },
 		{ "chunk hdr_size 0", -1, 1, 4, 0, 4, 0, 4 },
@@ -714,6 +715,13 @@ TEST_F(tf, hostile_fields)
 		{ "STRING without NUL", 8, -1, 8 + 8 + 8, 0x7878787878787878ull,
 		  8, 1, 8 + 8 + 8 },
 		{ "THREAD name without NUL", 9, -1, 8 + 8, 'x', 16, 1, 8 + 8 },
+		{ "RECORDS count 0", 10, -1, 8 + 4, 0, 4, 1, 8 + 4 },
+		{ "RECORDS count too large", 10, -1, 8 + 4, 4, 4, 1, 8 + 4 },
+		{ "RECORDS count too small", 10, -1, 8 + 4, 2, 4, 1, 8 + 4 },
+		{ "RECORDS record size 0", 10, -1, 8 + 8 + 2, 0, 2, 1,
+		  8 + 8 + 2 },
+		{ "RECORDS record too long", 10, -1, 8 + 16 + 2, 200, 2, 1,
+		  8 + 16 + 2 },
 		{ "END chunks", 11, -1, 8, 99, 8, 1, 8 },
 		{ "END items", 11, -1, 16, 99, 8, 1, 16 },
 	};
@@ -747,8 +755,10 @@ TEST_F(tf, hostile_fields)
 	ASSERT_NE(NULL, copy);
 	layout_of(buf, len, &l);
 	ASSERT_EQ(12u, l.n);
-	/* item 8 is a STRING of 8 characters: the edits above count on it */
+	/* item 8 is a STRING of 8 characters, item 10 RECORDS of 3 records:
+	 * the edits above count on it */
 	ASSERT_EQ(8 + 8 + 16u, rd_item(full, 8)->size);
+	ASSERT_EQ(8 + 8 + 8 + 64 + 112u, rd_item(full, 10)->size);
 
 	for (e = 0; e < sizeof(edits) / sizeof(edits[0]); e++) {
 		const struct edit *d = &edits[e];
@@ -1053,6 +1063,7 @@ TEST(item_min_body)
 	EXPECT_EQ(9u, npf_item_min_body[NPF_ITEM_STRING]);
 	EXPECT_EQ(24u, npf_item_min_body[NPF_ITEM_THREAD]);
 	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_END]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_RECORDS]);
 	EXPECT_EQ(0u, npf_item_min_body[0]);
 }
 

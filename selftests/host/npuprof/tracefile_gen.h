@@ -17,7 +17,7 @@
 #include "npuprof_int.h"
 
 #define GEN_UNKNOWN_TYPE	200	/* a type no reader knows */
-#define GEN_NTYPES		11	/* 10 known types (END excluded) + 1 */
+#define GEN_NTYPES		12	/* 11 known types (END excluded) + 1 */
 #define GEN_MAX_PART		512
 
 /* One item: npf_writer_add(w, type, a, alen, b, blen) */
@@ -146,6 +146,18 @@ static inline void gen_item(unsigned int i, struct gen_item *g)
 		snprintf(t.name, sizeof(t.name), "worker-%u", i % 100000);
 		memcpy(g->a, &t, sizeof(t));
 		g->alen = sizeof(t);
+		break;
+	}
+	case 10: {
+		struct npf_item_records rs = { .dev = i % 3,
+					       .count = 1 + i % 4 };
+		unsigned int k;
+
+		g->type = NPF_ITEM_RECORDS;
+		memcpy(g->a, &rs, sizeof(rs));
+		g->alen = sizeof(rs);
+		for (k = 0; k < rs.count; k++)
+			g->blen += gen_ring_rec(i + k, g->b + g->blen);
 		break;
 	}
 	default:
