@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1048,6 +1050,97 @@ TEST_F(tf, write_errors)
 	EXPECT_EQ(0u, npf_writer_chunks(w));
 	EXPECT_EQ(-ENOSPC, npf_writer_close(w));
 	EXPECT_EQ(4242, errno);
+}
+
+/*
+ * The reader's heap: its struct and a chunk buffer no larger than the
+ * largest chunk met, bounded by chunk_max; a header promising a huge chunk
+ * in a small file allocates nothing for it.
+ */
+TEST_F(tf, reader_memory_bounded)
+{
+	size_t base, peak = 0, now;
+	const struct npf_item *it;
+	struct npf_reader *rdr;
+	struct npf_chunk_hdr ch;
+	struct npf_file_hdr h;
+	uint8_t file[64 + 32 + 64];
+	uint64_t off;
+	char err[256];
+	int ret;
+
+	ASSERT_EQ(0, gen_file(self->path, NPF_CHUNK_MIN, 2000, 1));
+	base = __sanitizer_get_current_allocated_bytes();
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	while ((ret = npf_reader_next(rdr, &it, &off)) == 1) {
+		now = __sanitizer_get_current_allocated_bytes();
+		if (now > peak)
+			peak = now;
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_GE(base + NPF_CHUNK_MIN + 256 + 1024 + strlen(self->path), peak);
+	npf_reader_close(rdr);
+	EXPECT_EQ(base, __sanitizer_get_current_allocated_bytes());
+
+	/* chunk_max 16 MiB and a 16 MiB chunk announced, 64 bytes there */
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, NPF_FILE_MAGIC, 8);
+	h.version = NPF_FILE_VERSION;
+	h.hdr_size = sizeof(h);
+	h.byte_order = NPF_BYTE_ORDER;
+	h.chunk_max = NPF_CHUNK_MAX;
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = NPF_CHUNK_MAGIC;
+	ch.hdr_size = sizeof(ch);
+	ch.size = NPF_CHUNK_MAX;
+	ch.items = 1;
+	memset(file, 0, sizeof(file));
+	memcpy(file, &h, sizeof(h));
+	memcpy(file + 64, &ch, sizeof(ch));
+	ASSERT_EQ(0, write_file(self->path, file, sizeof(file)));
+	base = __sanitizer_get_current_allocated_bytes();
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	EXPECT_EQ(0, npf_reader_next(rdr, &it, &off));
+	EXPECT_EQ(1, npf_reader_truncated(rdr));
+	EXPECT_GE(base + 1024 + strlen(self->path),
+		  __sanitizer_get_current_allocated_bytes());
+	npf_reader_close(rdr);
+}
+
+/*
+ * A write cut short (RLIMIT_FSIZE: part of a chunk, then -EFBIG): the
+ * writer fails for good, and the file reads as truncated after the chunks
+ * that made it whole.
+ */
+TEST_F(tf, write_cut_by_file_size_limit)
+{
+	struct rlimit rl = { .rlim_cur = 64 + 2 * (32 + 4000) + 1000,
+			     .rlim_max = RLIM_INFINITY };
+	struct npf_writer *w;
+	uint8_t body[4000 - 8];
+	unsigned int i;
+	struct rd *r;
+	int ret = 0;
+
+	memset(body, 0x33, sizeof(body));
+	signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &rl));	/* this test's child */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	/* one 4000-byte item a chunk: chunks 0 and 1 fit, chunk 2 is cut */
+	for (i = 0; i < 10 && !ret; i++)
+		ret = npf_writer_add(w, 77, body, sizeof(body), NULL, 0);
+	EXPECT_EQ(-EFBIG, ret);
+	EXPECT_EQ(4u, i);	/* the 4th add writes chunk 2 */
+	EXPECT_EQ(2u, npf_writer_chunks(w));
+	EXPECT_EQ(-EFBIG, npf_writer_flush(w));
+	EXPECT_EQ(-EFBIG, npf_writer_close(w));
+
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->ret) TH_LOG("%s", r->msg);
+	EXPECT_EQ(1, r->truncated);
+	EXPECT_EQ(2u, r->n);
+	rd_free(r);
 }
 
 TEST(item_min_body)
