@@ -18,13 +18,21 @@
  * Lifetime: the device holds a reference on its npu_trace_dev (dropped by
  * devres after the interrupts are freed) and every trace fd holds one,
  * plus a reference on the npu_device. The ring memory belongs to the trace
- * fd and is freed when the last mapping and the file are gone.
+ * fd and is freed when the last mapping and the file are gone (a mapping
+ * holds the file).
  *
  * Scope: a ring holds a reference on its opener's struct pid (the thread
  * group) and on the opener's PID namespace; a traced job's entry holds
  * references on its submitter's struct pids (process and thread). Rings
  * compare struct pid pointers, never pid numbers: a number can be reused
  * once its process is reaped, a struct pid cannot.
+ *
+ * Memory: a ring's pages are charged to the memory cgroup of the opener
+ * (__GFP_ACCOUNT) and to the opener's user as perf charges its buffers:
+ * first a per-user allowance (trace_mlock_kb, npu_trace_mlock_lock), the
+ * rest to user_struct.locked_vm against RLIMIT_MEMLOCK unless
+ * CAP_IPC_LOCK. The charge is taken at TRACE_OPEN and given back when the
+ * ring is freed.
  */
 
 #include <linux/anon_inodes.h>
@@ -40,6 +48,8 @@
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -71,7 +81,29 @@ module_param(clock_samples, uint, 0644);
 MODULE_PARM_DESC(clock_samples,
 		 "Bracketed samples per CLOCK record; the narrowest is kept (1..32, default 8)");
 
+static unsigned int trace_mlock_kb = 516;
+module_param(trace_mlock_kb, uint, 0644);
+MODULE_PARM_DESC(trace_mlock_kb,
+		 "Ring memory each user may hold before RLIMIT_MEMLOCK applies (KiB, default 516, as perf_event_mlock_kb)");
+
 static atomic64_t npu_trace_ring_ids = ATOMIC64_INIT(0);
+
+/**
+ * struct npu_trace_mlock - ring memory of one user within trace_mlock_kb
+ * @node: entry in npu_trace_mlock_users
+ * @user: the user; its rings hold the references
+ * @pages: pages of the user's rings charged to the allowance (never 0:
+ *	the entry goes with its last page)
+ */
+struct npu_trace_mlock {
+	struct hlist_node node;
+	struct user_struct *user;
+	unsigned long pages;
+};
+
+/* Serializes the allowance charges; protects npu_trace_mlock_users. */
+static DEFINE_MUTEX(npu_trace_mlock_lock);
+static DEFINE_HASHTABLE(npu_trace_mlock_users, 4);
 
 #define NPU_TRACE_JOB_BITS	8
 #define NPU_TRACE_NR_REASONS	(NPU_TRACE_LOST_HOST + 1)
@@ -126,9 +158,15 @@ struct npu_trace_dev {
  * @node: entry in npu_trace_dev.rings
  * @tdev: the device's trace state (a reference is held)
  * @ndev: the device (a reference is held)
- * @hdr: header page, followed by the data pages (vmalloc_user memory)
+ * @hdr: header page, followed by the data pages (@pages mapped with vmap)
  * @data: first data page
  * @data_size: bytes of data, a power of two
+ * @pages: the header page and the data pages, charged to the opener's
+ *	memory cgroup
+ * @nr_pages: pages allocated in @pages
+ * @user: the opener's user (a reference is held), charged for the ring
+ * @allow_pages: pages charged to the user's trace_mlock_kb allowance
+ * @locked_pages: pages charged to @user's locked_vm
  * @prod: producer position; the copy in @hdr is only ever written
  * @seq: next record sequence number
  * @watermark: poll() threshold in bytes
@@ -156,6 +194,11 @@ struct npu_tring {
 	struct npu_trace_ring *hdr;
 	u8 *data;
 	u64 data_size;
+	struct page **pages;
+	unsigned int nr_pages;
+	struct user_struct *user;
+	unsigned long allow_pages;
+	unsigned long locked_pages;
 	u64 prod;
 	u32 seq;
 	u32 watermark;
@@ -991,10 +1034,147 @@ static int tring_mmap(struct file *filp, struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, r->hdr, vma->vm_pgoff);
 }
 
+/* ------------------------------------------------------------------------
+ * Ring memory and its charge
+ */
+
+static struct npu_trace_mlock *npu_trace_mlock_find(struct user_struct *user)
+{
+	struct npu_trace_mlock *m;
+
+	lockdep_assert_held(&npu_trace_mlock_lock);
+	hash_for_each_possible(npu_trace_mlock_users, m, node,
+			       (unsigned long)user)
+		if (m->user == user)
+			return m;
+	return NULL;
+}
+
+/*
+ * Charge @pages of ring memory to the current user, as perf_mmap() charges
+ * its buffers: the user's allowance of trace_mlock_kb first, the rest to
+ * user_struct.locked_vm (which 6.1 and 6.12 both have, shared with
+ * io_uring and the network stack) against RLIMIT_MEMLOCK. CAP_IPC_LOCK
+ * lifts the limit, not the charge. Return: 0 or -EPERM (limit), -ENOMEM.
+ */
+static int tring_charge(struct npu_tring *r, unsigned long pages)
+{
+	unsigned long allow = READ_ONCE(trace_mlock_kb) >> (PAGE_SHIFT - 10);
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user = get_current_user();
+	struct npu_trace_mlock *m, *new_m = NULL;
+	unsigned long used, mine, extra, cur;
+	bool exempt = false;
+	int ret = 0;
+
+	mutex_lock(&npu_trace_mlock_lock);
+	m = npu_trace_mlock_find(user);
+	used = m ? m->pages : 0;
+	mine = used < allow ? min(allow - used, pages) : 0;
+	extra = pages - mine;
+	if (mine && !m) {
+		new_m = kzalloc(sizeof(*new_m), GFP_KERNEL_ACCOUNT);
+		if (!new_m) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	/* Other subsystems charge locked_vm concurrently: compare-exchange. */
+	cur = extra ? atomic_long_read(&user->locked_vm) : 0;
+	while (extra) {
+		/* Asked only when needed, as perf does: it may audit. */
+		if (cur + extra > limit && !exempt) {
+			exempt = capable(CAP_IPC_LOCK);
+			if (!exempt) {
+				kfree(new_m);
+				ret = -EPERM;
+				goto out;
+			}
+		}
+		if (atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + extra))
+			break;
+	}
+	if (new_m) {
+		m = new_m;
+		m->user = user;
+		hash_add(npu_trace_mlock_users, &m->node, (unsigned long)user);
+	}
+	if (m)
+		m->pages += mine;
+	r->user = user;
+	r->allow_pages = mine;
+	r->locked_pages = extra;
+out:
+	mutex_unlock(&npu_trace_mlock_lock);
+	if (ret)
+		free_uid(user);
+	return ret;
+}
+
+/* Give back what tring_charge() took. */
+static void tring_uncharge(struct npu_tring *r)
+{
+	struct npu_trace_mlock *m;
+
+	if (!r->user)
+		return;
+	mutex_lock(&npu_trace_mlock_lock);
+	m = r->allow_pages ? npu_trace_mlock_find(r->user) : NULL;
+	if (m) {
+		m->pages -= min(m->pages, r->allow_pages);
+		if (!m->pages) {
+			hash_del(&m->node);
+			kfree(m);
+		}
+	}
+	atomic_long_sub(r->locked_pages, &r->user->locked_vm);
+	mutex_unlock(&npu_trace_mlock_lock);
+	free_uid(r->user);
+	r->user = NULL;
+}
+
+/*
+ * The header page and @data_pages data pages, zeroed, charged to the
+ * current memory cgroup (vmalloc_user() memory is not), mapped with
+ * VM_USERMAP for remap_vmalloc_range(), as the BPF ring buffer does. A
+ * cgroup at its limit fails the allocation rather than invoking its OOM
+ * killer. Return: 0 or -ENOMEM.
+ */
+static int tring_alloc_mem(struct npu_tring *r, u32 data_pages)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			  __GFP_NOWARN;
+	unsigned int n = 1 + data_pages;
+
+	r->pages = kvcalloc(n, sizeof(*r->pages), gfp);
+	if (!r->pages)
+		return -ENOMEM;
+	for (; r->nr_pages < n; r->nr_pages++) {
+		r->pages[r->nr_pages] = alloc_page(gfp | __GFP_ZERO);
+		if (!r->pages[r->nr_pages])
+			return -ENOMEM;
+	}
+	r->hdr = vmap(r->pages, n, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!r->hdr)
+		return -ENOMEM;
+	r->data = (u8 *)r->hdr + PAGE_SIZE;
+	return 0;
+}
+
+static void tring_free_mem(struct npu_tring *r)
+{
+	if (r->hdr)
+		vunmap(r->hdr);
+	while (r->nr_pages)
+		__free_page(r->pages[--r->nr_pages]);
+	kvfree(r->pages);
+}
+
 /* Free a ring that is on no list and holds no device reference. */
 static void tring_destroy(struct npu_tring *r)
 {
-	vfree(r->hdr);
+	tring_free_mem(r);
+	tring_uncharge(r);
 	put_pid(r->owner);
 	if (r->pid_ns)
 		put_pid_ns(r->pid_ns);
@@ -1050,6 +1230,10 @@ static void tring_show_fdinfo(struct seq_file *m, struct file *filp)
 	seq_printf(m, "records:\t%llu\n", r->n_records);
 	seq_printf(m, "lost:\t%llu\n", r->n_lost);
 	spin_unlock_irqrestore(&r->tdev->lock, flags);
+	/* Constant from open to release. */
+	seq_printf(m, "mlock_kb:\t%lu\n", r->allow_pages << (PAGE_SHIFT - 10));
+	seq_printf(m, "locked_vm_kb:\t%lu\n",
+		   r->locked_pages << (PAGE_SHIFT - 10));
 }
 
 static const struct file_operations npu_tring_fops = {
@@ -1096,18 +1280,19 @@ long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
 	if (!tdev)
 		return -ENODEV;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	r->owner = get_pid(task_tgid(current));
 	r->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	r->data_size = (u64)op.data_pages << PAGE_SHIFT;
-	r->hdr = vmalloc_user(PAGE_SIZE + r->data_size);
-	if (!r->hdr) {
+	ret = tring_charge(r, 1 + op.data_pages);
+	if (!ret)
+		ret = tring_alloc_mem(r, op.data_pages);
+	if (ret) {
 		tring_destroy(r);
-		return -ENOMEM;
+		return ret;
 	}
-	r->data = (u8 *)r->hdr + PAGE_SIZE;
+	r->data_size = (u64)op.data_pages << PAGE_SHIFT;
 	r->watermark = op.watermark;
 	r->all = op.flags & NPU_TRACE_ALL_PROCESSES;
 	r->id = atomic64_inc_return(&npu_trace_ring_ids);

@@ -232,7 +232,11 @@ struct npu_wait {
  *	the module parameter trace_paranoid is 0; otherwise the ioctl fails
  *	with -EACCES.
  * @data_pages: in: pages of the data area, a power of two between
- *	NPU_TRACE_MIN_DATA_PAGES and NPU_TRACE_MAX_DATA_PAGES
+ *	NPU_TRACE_MIN_DATA_PAGES and NPU_TRACE_MAX_DATA_PAGES. The ring's
+ *	pages (header included) are charged to the caller's user: beyond the
+ *	module parameter trace_mlock_kb per user they count against
+ *	RLIMIT_MEMLOCK (-EPERM when over it, unless CAP_IPC_LOCK); and to the
+ *	caller's memory cgroup (-ENOMEM)
  * @watermark: in: poll() reports the fd readable when at least this many
  *	bytes are unread (0 means "any record"), and also while records are
  *	being dropped because the ring is full. Must be below the data size.
@@ -563,8 +567,9 @@ struct npu_clock_sample {
  *
  * NPU_IOCTL_TRACE_OPEN (struct npu_trace_open): opens a trace ring and
  * returns its fd. -EINVAL: bad flags, size, watermark or reserved field;
- * -EACCES: NPU_TRACE_ALL_PROCESSES without the privilege; -ENOMEM;
- * -EMFILE; -EFAULT.
+ * -EACCES: NPU_TRACE_ALL_PROCESSES without the privilege; -EPERM: the
+ * ring memory is over the caller's locked memory limit; -ENOMEM (also:
+ * over the memory cgroup's limit); -EMFILE; -EFAULT.
  *
  * NPU_IOCTL_CLOCK_SAMPLE (struct npu_clock_sample): bracketed device clock
  * samples. -EINVAL, -EOPNOTSUPP, -EIO, -ETIMEDOUT, -EINTR, -ENOMEM,
