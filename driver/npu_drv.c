@@ -446,6 +446,11 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	ndev->misc.minor = MISC_DYNAMIC_MINOR;
 	ndev->misc.name = ndev->name;
+	/*
+	 * crw-rw---- root root: a udev rule (GROUP=) grants the NPU to a
+	 * group; everyone else is refused at open (Documentation/npu/uapi.rst).
+	 */
+	ndev->misc.mode = 0660;
 	ndev->misc.fops = &npu_fops;
 	ndev->misc.parent = &pdev->dev;
 	ndev->misc.groups = npu_sysfs_groups;

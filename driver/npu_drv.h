@@ -165,6 +165,8 @@ struct npu_device {
  *	(npu_device.jobs_lock)
  * @done: completed jobs awaiting NPU_IOCTL_WAIT, oldest first (jobs_lock)
  * @outstanding: jobs of this file not yet completed (jobs_lock)
+ * @njobs: jobs in @jobs, bounded by the module parameter max_file_jobs
+ *	(jobs_lock)
  * @done_seq: incremented at every completion of a job of this file
  *	(jobs_lock; read locklessly by waiters)
  */
@@ -177,6 +179,7 @@ struct npu_file {
 	struct xarray jobs;
 	struct list_head done;
 	u32 outstanding;
+	u32 njobs;
 	u64 done_seq;
 };
 

@@ -11,7 +11,8 @@
  * A job holds references to its buffers until it completes, and to its
  * submitter's struct pid (process and thread) until it is freed. It
  * belongs to the file that submitted it until NPU_IOCTL_WAIT collects its
- * result. A job of a closed file is detached and freed at completion.
+ * result; a file holds at most max_file_jobs jobs, outstanding or
+ * uncollected. A job of a closed file is detached and freed at completion.
  *
  * The job timeout runs from the moment a job becomes the oldest job of its
  * PE. On expiry the device is reset through the mailbox: completions that
@@ -41,6 +42,11 @@ static unsigned int job_timeout_ms = 5000;
 module_param(job_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(job_timeout_ms,
 		 "Reset the device when a job runs longer than this (ms, 0 = never, default 5000)");
+
+static unsigned int max_file_jobs = 4096;
+module_param(max_file_jobs, uint, 0644);
+MODULE_PARM_DESC(max_file_jobs,
+		 "Jobs one open file may hold, outstanding or awaiting NPU_IOCTL_WAIT; beyond it SUBMIT fails with EBUSY (0 = no limit, default 4096)");
 
 /* ------------------------------------------------------------------------
  * queue geometry
@@ -524,10 +530,17 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 			 u64 *id)
 {
 	struct npu_device *ndev = nf->ndev;
+	unsigned int limit;
 	int pe, ret;
 
 	mutex_lock(&ndev->jobs_lock);
 	for (;;) {
+		limit = READ_ONCE(max_file_jobs);
+		if (limit && nf->njobs >= limit) {
+			/* Sleeping would not help: only this file's WAIT does. */
+			mutex_unlock(&ndev->jobs_lock);
+			return -EBUSY;
+		}
 		pe = npu_job_pick_pe(ndev, want);
 		if (pe >= 0)
 			break;
@@ -550,6 +563,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 		mutex_unlock(&ndev->jobs_lock);
 		return ret;
 	}
+	nf->njobs++;
 	job->pe = pe;
 	ndev->pe_rr = (pe + 1) % ndev->hw.pe_count;
 	cmd->job_id = job->id;
@@ -669,6 +683,7 @@ static struct npu_job *npu_job_take(struct npu_file *nf,
 	if (job) {
 		list_del(&job->done_node);
 		xa_erase(&nf->jobs, job->id);
+		nf->njobs--;
 	}
 	return job;
 }

@@ -1025,8 +1025,13 @@ static int tring_mmap(struct file *filp, struct vm_area_struct *vma)
 
 	if (vma->vm_pgoff >= total || pages > total - vma->vm_pgoff)
 		return -EINVAL;
-	/* Only the header page may be written: it holds the consumer. */
-	if (vma->vm_pgoff + pages > 1) {
+	/*
+	 * Only a shared mapping of the header page may be written: it holds
+	 * the consumer position. A private one would be copied on write and
+	 * the kernel would never see the consumer move; like the data pages,
+	 * it may be mapped read-only, and can never become writable.
+	 */
+	if (vma->vm_pgoff + pages > 1 || !(vma->vm_flags & VM_SHARED)) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;
 		npu_compat_vm_flags_clear(vma, VM_MAYWRITE);

@@ -34,6 +34,10 @@ TEST(probe_char_device)
 
 	ASSERT_EQ(0, stat(NPU_DEV, &st));
 	ASSERT_TRUE(S_ISCHR(st.st_mode));
+	/* crw-rw---- root root: a udev rule grants it to a group. */
+	EXPECT_EQ(0660, st.st_mode & 07777);
+	EXPECT_EQ(0, st.st_uid);
+	EXPECT_EQ(0, st.st_gid);
 	/* The node is the misc device the driver registered. */
 	ASSERT_EQ(0, npu_read_file(NPU_SYSFS "/dev", buf, sizeof(buf)));
 	ASSERT_EQ(2, sscanf(buf, "%u:%u", &maj, &min));
@@ -221,6 +225,21 @@ TEST(open_many)
 		EXPECT_EQ(0, npu_ioctl(fds[i], NPU_IOCTL_GET_INFO, &info));
 		close(fds[i]);
 	}
+}
+
+/* Users outside the node's group cannot open it. */
+TEST(node_refuses_others)
+{
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (npu_drop_to_nobody())
+			_exit(10);
+		_exit(npu_open() == -EACCES ? 0 : 11);
+	}
+	EXPECT_EQ(0, npu_wait_child(pid));
 }
 
 TEST_HARNESS_MAIN

@@ -13,6 +13,7 @@
 #include "npu_test.h"
 
 #define N 4096		/* bytes clipped per job */
+#define MAX_FILE_JOBS	"/sys/module/npu/parameters/max_file_jobs"
 #define LO 10
 #define HI 200
 
@@ -27,10 +28,12 @@ FIXTURE(job) {
 	struct npu_bo_create prog, in, out;
 	unsigned char *prog_map, *in_map, *out_map;
 	unsigned int h[3];	/* slots: 0 program, 1 input, 2 output */
+	long long max_file_jobs;	/* -1: no such parameter */
 };
 
 FIXTURE_SETUP(job)
 {
+	unsigned long long v;
 	unsigned int i;
 
 	self->fd = npu_open();
@@ -52,10 +55,16 @@ FIXTURE_SETUP(job)
 	self->h[0] = self->prog.handle;
 	self->h[1] = self->in.handle;
 	self->h[2] = self->out.handle;
+	self->max_file_jobs = npu_read_u64(MAX_FILE_JOBS, &v) ? -1 : (long long)v;
 }
 
 FIXTURE_TEARDOWN(job)
 {
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", self->max_file_jobs);
+	if (self->max_file_jobs >= 0)
+		npu_write_file(MAX_FILE_JOBS, buf);
 	close(self->fd);
 }
 
@@ -600,6 +609,38 @@ TEST_F(job, shared_file_waiters)
 		total += a[i].got;
 	}
 	EXPECT_EQ(200, total);
+}
+
+/*
+ * A file holds at most max_file_jobs jobs, outstanding or uncollected:
+ * beyond it SUBMIT fails with EBUSY until a result is collected.
+ */
+TEST_F(job, file_job_limit)
+{
+	unsigned long long id[9];
+	struct npu_wait w;
+	unsigned int i;
+
+	EXPECT_EQ(4096, self->max_file_jobs);
+	ASSERT_EQ(0, npu_write_file(MAX_FILE_JOBS, "8"));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id[i]));
+	/* Completed or not, the 8 results are the file's until collected. */
+	ASSERT_EQ(0, npu_wait_job(self->fd, id[7], 0, -1, &w));
+	ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id[8]));
+	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
+	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
+	ASSERT_EQ(0, npu_wait_job(self->fd, id[0], 0, -1, &w));
+	EXPECT_EQ(NPU_JOB_OK, w.status);
+	ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id[0]));
+	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
+	for (i = 0; i < 9; i++) {
+		if (i == 7)
+			continue;
+		ASSERT_EQ(0, npu_wait_job(self->fd, id[i], 0, -1, &w));
+		EXPECT_EQ(NPU_JOB_OK, w.status);
+	}
+	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, 0, &w));
 }
 
 TEST_HARNESS_MAIN

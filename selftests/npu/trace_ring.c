@@ -186,6 +186,40 @@ TEST_F(trace, mapping)
 	close(op.fd);
 }
 
+/*
+ * Only a shared mapping of the header page is writable. A private one
+ * would be copied on the first write and the kernel would never see the
+ * consumer move: PROT_WRITE is refused, and a read-only private mapping
+ * cannot be made writable later.
+ */
+TEST_F(trace, private_header_mapping)
+{
+	long page = getpagesize();
+	struct trace_ring t;
+	void *w;
+
+	ASSERT_EQ(0, trace_open(self->fd, 0, 4, 0, &t));
+	w = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE, t.fd, 0);
+	EXPECT_EQ(MAP_FAILED, w);
+	EXPECT_EQ(EPERM, errno);
+	w = mmap(NULL, page + t.data_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 t.fd, 0);
+	EXPECT_EQ(MAP_FAILED, w);
+	EXPECT_EQ(EPERM, errno);
+
+	/* Read-only and private: it reads the kernel's page, for good. */
+	w = mmap(NULL, page, PROT_READ, MAP_PRIVATE, t.fd, 0);
+	ASSERT_NE(MAP_FAILED, w);
+	EXPECT_EQ(NPU_TRACE_RING_VERSION,
+		  ((const struct npu_trace_ring *)w)->version);
+	EXPECT_EQ(-1, mprotect(w, page, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	t.hdr->consumer = 0;	/* the shared mapping stays writable */
+	EXPECT_EQ(0, ((const struct npu_trace_ring *)w)->consumer);
+	munmap(w, page);
+	trace_close(&t);
+}
+
 TEST_F(trace, enable_writes_clock)
 {
 	unsigned long long hz = clock_hz(self->fd);

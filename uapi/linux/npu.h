@@ -208,8 +208,8 @@ struct npu_wait {
  *
  * Documentation/npu/ring.rst describes the ring protocol. In short: a trace
  * fd from NPU_IOCTL_TRACE_OPEN is mmapped as one header page (struct
- * npu_trace_ring, read-write) followed by data_size bytes of data pages
- * (read-only). The kernel appends records at @producer, the reader consumes
+ * npu_trace_ring, read-write when MAP_SHARED) followed by data_size bytes
+ * of data pages (read-only). The kernel appends records at @producer, the reader consumes
  * them up to @producer and then stores @consumer. Both are free-running
  * byte counts; the record at position p starts at data offset
  * p & (data_size - 1) and never wraps (a PAD record fills the tail).
