@@ -87,9 +87,19 @@ struct npuprof_session {
 	bool spans;			/* attached for host spans */
 	pid_t pid;
 	uint64_t start_ns;
-	uint64_t last_flush_ns;
+	uint64_t last_flush_ns;		/* writer thread */
 	struct npuprof_stats st;	/* under @lock */
-	int werr;			/* first writer error, under @lock */
+	int werr;			/* first writer error; atomic */
+	/* the stage: reader thread (producer, under @lock) -> writer thread */
+	struct npf_iring stage;
+	pthread_t wthr;
+	bool wthr_started;
+	int wefd;			/* wakes the writer thread */
+	int pefd;			/* the writer made room */
+	int wquit;			/* writer thread: drain and exit */
+	bool stalled;			/* the stage was full */
+	uint64_t bytes;			/* of the file, atomic (stats) */
+	uint64_t chunks;		/* of the file, atomic (stats) */
 };
 
 /* ---- options and devices ---- */
@@ -264,21 +274,153 @@ fail_map:
 
 /* ---- writing ---- */
 
-/* Append an item; the first error sticks. Under s->lock. */
-static int npf_add(struct npuprof_session *s, uint16_t type, const void *a,
-		   size_t alen, const void *b, size_t blen)
+/*
+ * Writing. While the writer thread runs, items go through the stage: the
+ * reader thread (and control calls, under s->lock) put them there and the
+ * writer thread copies them into chunks, checksums and writes them, so
+ * that reading the rings never waits for the file. Before the writer
+ * thread starts and after it ended, items go to the writer directly.
+ */
+
+static void npf_werr(struct npuprof_session *s, int ret)
+{
+	int zero = 0;
+
+	if (__atomic_compare_exchange_n(&s->werr, &zero, ret, false,
+					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: write failed: %s",
+			s->output, strerror(-ret));
+}
+
+static void npf_wstats(struct npuprof_session *s)
+{
+	__atomic_store_n(&s->bytes, npf_writer_bytes(s->w), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->chunks, npf_writer_chunks(s->w), __ATOMIC_RELAXED);
+}
+
+/* Straight into the writer: the writer thread, or no writer thread. */
+static int npf_wadd(struct npuprof_session *s, uint16_t type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	int ret = __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE);
+
+	if (ret)
+		return ret;
+	ret = npf_writer_add(s->w, type, a, alen, b, blen);
+	if (ret)
+		npf_werr(s, ret);
+	return ret;
+}
+
+static void npf_flush(struct npuprof_session *s)
 {
 	int ret;
 
-	if (s->werr)
-		return s->werr;
-	ret = npf_writer_add(s->w, type, a, alen, b, blen);
-	if (ret) {
-		s->werr = ret;
-		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: write failed: %s",
-			s->output, strerror(-ret));
+	if (__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
+		return;
+	ret = npf_writer_flush(s->w);
+	if (ret)
+		npf_werr(s, ret);
+	npf_wstats(s);
+	s->last_flush_ns = npf_now_ns();
+}
+
+static void npf_kick(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0)
+		(void)0;
+}
+
+/*
+ * Append an item: to the stage while the writer thread runs (-ENOSPC when
+ * it is full), else to the writer. Under s->lock.
+ */
+static int npf_add(struct npuprof_session *s, uint16_t type, const void *a,
+		   size_t alen, const void *b, size_t blen)
+{
+	int ret = __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE);
+
+	if (ret)
+		return ret;
+	if (!s->wthr_started)
+		return npf_wadd(s, type, a, alen, b, blen);
+	ret = npf_iring_put(&s->stage, type, a, alen, b, blen);
+	if (ret)
+		s->stalled = true;
+	return ret;
+}
+
+/* Wait (up to @ms) for the writer thread to make room in the stage. */
+static void npf_wait_room(struct npuprof_session *s, int ms)
+{
+	struct pollfd pfd = { .fd = s->pefd, .events = POLLIN };
+	uint64_t v;
+
+	npf_kick(s->wefd);
+	if (poll(&pfd, 1, ms) > 0 && read(s->pefd, &v, sizeof(v)) < 0)
+		(void)0;
+}
+
+/* npf_add() of a control item, waiting for room (bounded). Under s->lock. */
+static int npf_add_wait(struct npuprof_session *s, uint16_t type,
+			const void *a, size_t alen)
+{
+	int i, ret;
+
+	for (i = 0; i < 1000; i++) {
+		ret = npf_add(s, type, a, alen, NULL, 0);
+		if (ret != -ENOSPC)
+			return ret;
+		npf_wait_room(s, 10);
 	}
 	return ret;
+}
+
+static int npf_on_staged(void *ctx, uint16_t type, const void *body,
+			 size_t len)
+{
+	return npf_wadd(ctx, type, body, len, NULL, 0);
+}
+
+static void *npf_writer_thread(void *arg)
+{
+	struct npuprof_session *s = arg;
+	struct pollfd pfd = { .fd = s->wefd, .events = POLLIN };
+	sigset_t all;
+	uint64_t v;
+	int quit;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		if (poll(&pfd, 1, NPF_POLL_MS) > 0 &&
+		    read(s->wefd, &v, sizeof(v)) < 0)
+			(void)0;
+		quit = __atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE);
+		if (npf_iring_used(&s->stage)) {
+			npf_iring_drain(&s->stage, npf_on_staged, s, NULL);
+			npf_wstats(s);
+			npf_kick(s->pefd);
+		}
+		if (quit || npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS)
+			npf_flush(s);
+		if (quit && (!npf_iring_used(&s->stage) ||
+			     __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE)))
+			break;
+	}
+	return NULL;
+}
+
+static void npf_writer_join(struct npuprof_session *s)
+{
+	if (!s->wthr_started)
+		return;
+	__atomic_store_n(&s->wquit, 1, __ATOMIC_RELEASE);
+	npf_kick(s->wefd);
+	pthread_join(s->wthr, NULL);
+	s->wthr_started = false;
 }
 
 static int npf_meta(struct npuprof_session *s, const char *key,
@@ -356,14 +498,15 @@ static int npf_write_header(struct npuprof_session *s)
 		ret |= npf_add(s, NPF_ITEM_DEVICE, &d, sizeof(d),
 			       &s->devs[i].info, sizeof(struct npu_info));
 	}
-	return ret ? s->werr : 0;
+	return ret ? __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE) : 0;
 }
 
+/* A session event; under s->lock. */
 static int npf_session_item(struct npuprof_session *s, uint32_t op)
 {
 	struct npf_item_session it = { .op = op, .time_ns = npf_now_ns() };
 
-	return npf_add(s, NPF_ITEM_SESSION, &it, sizeof(it), NULL, 0);
+	return npf_add_wait(s, NPF_ITEM_SESSION, &it, sizeof(it));
 }
 
 /* ---- reading the rings and the span buffers ---- */
@@ -382,7 +525,11 @@ struct npf_run {
 	const uint8_t *start;
 	uint32_t len;
 	uint32_t count;
+	uint32_t room;		/* largest body the stage takes now */
 };
+
+/* npf_on_record(): the stage is full, leave the rest in the ring */
+#define NPF_RUN_FULL	1
 
 static int npf_run_flush(struct npf_run *r)
 {
@@ -394,6 +541,8 @@ static int npf_run_flush(struct npf_run *r)
 			      r->len);
 	r->len = 0;
 	r->count = 0;
+	r->room = r->s->wthr_started ? npf_iring_room(&r->s->stage) :
+		UINT32_MAX;
 	return ret;
 }
 
@@ -403,12 +552,18 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 	const uint8_t *p = (const void *)h;
 	int ret;
 
-	/* a PAD (the wrap) or a full item ends the run */
+	/* a PAD (the wrap), a full item or a full stage ends the run */
 	if (r->count && (p != r->start + r->len ||
-			 r->len + h->size > NPF_RUN_MAX)) {
+			 r->len + h->size > NPF_RUN_MAX ||
+			 sizeof(struct npf_item_records) + r->len + h->size >
+			 r->room)) {
 		ret = npf_run_flush(r);
 		if (ret)
 			return ret;
+	}
+	if (sizeof(struct npf_item_records) + h->size > r->room) {
+		r->s->stalled = true;
+		return NPF_RUN_FULL;	/* not consumed: read again later */
 	}
 	if (!r->count)
 		r->start = p;
@@ -427,6 +582,7 @@ static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 
 	if (d->stopped)
 		return;
+	run.room = s->wthr_started ? npf_iring_room(&s->stage) : UINT32_MAX;
 	prod = __atomic_load_n(&d->hdr->producer, __ATOMIC_ACQUIRE);
 	if (prod == d->cons)
 		return;
@@ -475,31 +631,42 @@ static int npf_on_span_item(void *ctx, uint16_t type, const void *body,
 	return npf_add(ctx, type, body, len, NULL, 0);
 }
 
-/* Move everything available into the file; under s->lock. */
+/*
+ * Move everything available towards the file; under s->lock. Sets
+ * s->stalled when the stage could not take it all.
+ */
 static void npf_collect(struct npuprof_session *s)
 {
 	unsigned int i;
 
+	s->stalled = false;
 	for (i = 0; i < s->ndev; i++)
 		npf_read_ring(s, &s->devs[i]);
 	if (s->spans)
 		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
 				&s->st.spans_lost);
+	if (s->wthr_started)
+		npf_kick(s->wefd);
 }
 
-static void npf_flush(struct npuprof_session *s)
+/*
+ * Collect until the rings and span buffers are empty, waiting for the
+ * writer thread when the stage is full (bounded). Under s->lock, which is
+ * dropped while waiting.
+ */
+static void npf_collect_all(struct npuprof_session *s)
 {
-	int ret;
+	int i;
 
-	if (s->werr)
-		return;
-	ret = npf_writer_flush(s->w);
-	if (ret) {
-		s->werr = ret;
-		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: write failed: %s",
-			s->output, strerror(-ret));
+	for (i = 0; i < 1000; i++) {
+		npf_collect(s);
+		if (!s->stalled ||
+		    __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
+			return;
+		pthread_mutex_unlock(&s->lock);
+		npf_wait_room(s, 10);
+		pthread_mutex_lock(&s->lock);
 	}
-	s->last_flush_ns = npf_now_ns();
 }
 
 /* ---- enabling and disabling the rings ---- */
@@ -615,7 +782,10 @@ static int npf_check_file(struct npuprof_session *s,
 	return ret < 0 ? ret : 0;
 }
 
-/* Fits, causality, totals and END; under s->lock, reader thread gone. */
+/*
+ * Fits, causality, totals and END; under s->lock, the reader and writer
+ * threads gone (items go straight to the writer).
+ */
 static int npf_finish_file(struct npuprof_session *s)
 {
 	struct npf_item_clock_fit fits[NPF_MAX_DEVS];
@@ -625,7 +795,7 @@ static int npf_finish_file(struct npuprof_session *s)
 
 	memset(fits, 0, sizeof(fits));
 	npf_flush(s);
-	if (!s->werr)
+	if (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
 		npf_check_file(s, fits);
 	for (i = 0; i < s->ndev; i++) {
 		s->st.clock_violations += fits[i].violations;
@@ -650,16 +820,12 @@ static int npf_finish_file(struct npuprof_session *s)
 	sum.start_ns = s->start_ns;
 	sum.stop_ns = npf_now_ns();
 	npf_add(s, NPF_ITEM_SUMMARY, &sum, sizeof(sum), NULL, 0);
-	s->st.bytes_written = npf_writer_bytes(s->w);
-	s->st.chunks = npf_writer_chunks(s->w);
+	npf_flush(s);
 	ret = npf_writer_close(s->w);
 	s->w = NULL;
-	if (ret && !s->werr) {
-		s->werr = ret;
-		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", s->output,
-			strerror(-ret));
-	}
-	return s->werr;
+	if (ret)
+		npf_werr(s, ret);
+	return __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -676,7 +842,7 @@ static int npf_finish(struct npuprof_session *s)
 		npf_spans_pause(s, true);
 	npf_disable(s);
 	pthread_mutex_lock(&s->lock);
-	npf_collect(s);
+	npf_collect_all(s);
 	npf_session_item(s, NPUPROF_SESSION_STOP);
 	for (i = 0; i < s->ndev; i++) {
 		struct npf_dev *d = &s->devs[i];
@@ -690,6 +856,9 @@ static int npf_finish(struct npuprof_session *s)
 		npf_spans_detach(s);
 		s->spans = false;
 	}
+	pthread_mutex_unlock(&s->lock);
+	npf_writer_join(s);
+	pthread_mutex_lock(&s->lock);
 	ret = npf_finish_file(s);
 	s->state = NPF_STOPPED;
 	__atomic_store_n(&s->finished, 1, __ATOMIC_RELEASE);
@@ -700,7 +869,7 @@ static int npf_finish(struct npuprof_session *s)
 static void *npf_reader_thread(void *arg)
 {
 	struct npuprof_session *s = arg;
-	struct pollfd pfd[NPF_MAX_DEVS + 1];
+	struct pollfd pfd[NPF_MAX_DEVS + 2];
 	sigset_t all;
 	unsigned int i;
 	int quit;
@@ -709,19 +878,30 @@ static void *npf_reader_thread(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
+		bool stalled;
+		uint64_t v;
+
+		pthread_mutex_lock(&s->lock);
+		stalled = s->stalled;
+		pthread_mutex_unlock(&s->lock);
 		pfd[0].fd = s->efd;
 		pfd[0].events = POLLIN;
+		pfd[1].fd = s->pefd;
+		pfd[1].events = POLLIN;
+		/* a full stage: wait for the writer, not for the rings */
 		for (i = 0; i < s->ndev; i++) {
-			pfd[i + 1].fd = s->devs[i].stopped ? -1 : s->devs[i].tfd;
-			pfd[i + 1].events = POLLIN;
+			pfd[i + 2].fd = s->devs[i].stopped || stalled ? -1 :
+				s->devs[i].tfd;
+			pfd[i + 2].events = POLLIN;
+			pfd[i + 2].revents = 0;
 		}
-		poll(pfd, s->ndev + 1, NPF_POLL_MS);
-		if (pfd[0].revents & POLLIN) {
-			uint64_t v;
-
-			if (read(s->efd, &v, sizeof(v)) < 0)
-				v = 0;
-		}
+		poll(pfd, s->ndev + 2, NPF_POLL_MS);
+		if ((pfd[0].revents & POLLIN) &&
+		    read(s->efd, &v, sizeof(v)) < 0)
+			v = 0;
+		if ((pfd[1].revents & POLLIN) &&
+		    read(s->pefd, &v, sizeof(v)) < 0)
+			v = 0;
 		quit = __atomic_load_n(&s->quit, __ATOMIC_ACQUIRE);
 		if (quit == 2) {
 			npf_finish(s);
@@ -732,15 +912,13 @@ static void *npf_reader_thread(void *arg)
 		for (i = 0; i < s->ndev; i++) {
 			struct npf_dev *d = &s->devs[i];
 
-			if (!d->stopped && (pfd[i + 1].revents & POLLHUP)) {
+			if (!d->stopped && (pfd[i + 2].revents & POLLHUP)) {
 				d->stopped = true;
 				npf_log(&s->log, NPUPROF_LOG_WARN,
 					"%s: device removed; its trace ends here",
 					d->path);
 			}
 		}
-		if (npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS)
-			npf_flush(s);
 		pthread_mutex_unlock(&s->lock);
 		if (quit)
 			break;
@@ -769,6 +947,21 @@ static void npf_join(struct npuprof_session *s)
 }
 
 /* ---- the API ---- */
+
+/*
+ * The stage holds four times the devices' rings (so that the rings can be
+ * emptied while a slow file catches up), at least 4 MiB, at most 64 MiB.
+ */
+static uint32_t npf_stage_size(const struct npuprof_session *s)
+{
+	uint64_t want = 4ull * s->ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+		(s->ndev ? s->ndev : 1);
+	uint32_t size = 4u << 20;
+
+	while (size < want && size < (64u << 20))
+		size <<= 1;
+	return size;
+}
 
 NPUPROF_EXPORT
 int npuprof_session_create(const struct npuprof_opts *opts,
@@ -804,6 +997,8 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	s->flags = o.flags;
 	s->span_buf = o.span_buf_kb * 1024;
 	s->efd = -1;
+	s->wefd = -1;
+	s->pefd = -1;
 	s->pid = getpid();
 	s->st.sz = sizeof(s->st);
 	pthread_mutex_init(&s->lock, NULL);
@@ -847,10 +1042,15 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 			goto fail;
 	}
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->efd < 0) {
+	s->wefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->pefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0 || s->wefd < 0 || s->pefd < 0) {
 		ret = -errno;
 		goto fail;
 	}
+	ret = npf_iring_init(&s->stage, npf_stage_size(s));
+	if (ret)
+		goto fail;
 	ret = npf_writer_open(s->output, 0, &s->w);
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", s->output,
@@ -886,11 +1086,15 @@ int npuprof_session_start(struct npuprof_session *s)
 		}
 		s->spans = true;
 	}
+	s->start_ns = npf_now_ns();
+	s->last_flush_ns = s->start_ns;
+	ret = -pthread_create(&s->wthr, NULL, npf_writer_thread, s);
+	if (ret)
+		goto fail;
+	s->wthr_started = true;
 	ret = npf_enable(s);
 	if (ret)
 		goto fail;
-	s->start_ns = npf_now_ns();
-	s->last_flush_ns = s->start_ns;
 	pthread_mutex_lock(&s->lock);
 	ret = npf_session_item(s, NPUPROF_SESSION_START);
 	pthread_mutex_unlock(&s->lock);
@@ -905,6 +1109,7 @@ int npuprof_session_start(struct npuprof_session *s)
 fail_disable:
 	npf_disable(s);
 fail:
+	npf_writer_join(s);
 	if (s->spans) {
 		npf_spans_detach(s);
 		s->spans = false;
@@ -923,7 +1128,7 @@ int npuprof_session_pause(struct npuprof_session *s)
 		npf_spans_pause(s, true);
 	npf_disable(s);
 	pthread_mutex_lock(&s->lock);
-	npf_collect(s);
+	npf_collect_all(s);
 	npf_session_item(s, NPUPROF_SESSION_PAUSE);
 	s->state = NPF_PAUSED;
 	pthread_mutex_unlock(&s->lock);
@@ -956,7 +1161,7 @@ int npuprof_session_stop(struct npuprof_session *s)
 		return -EINVAL;
 	if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) {
 		npf_join(s);
-		return s->werr;
+		return __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE);
 	}
 	npf_join(s);
 	return npf_finish(s);
@@ -972,6 +1177,7 @@ void npuprof_session_free(struct npuprof_session *s)
 	if (s->state == NPF_RUNNING || s->state == NPF_PAUSED)
 		npuprof_session_stop(s);
 	npf_join(s);
+	npf_writer_join(s);
 	if (s->spans)
 		npf_spans_detach(s);
 	if (s->w)
@@ -980,6 +1186,11 @@ void npuprof_session_free(struct npuprof_session *s)
 		npf_dev_close(&s->devs[i]);
 	if (s->efd >= 0)
 		close(s->efd);
+	if (s->wefd >= 0)
+		close(s->wefd);
+	if (s->pefd >= 0)
+		close(s->pefd);
+	npf_iring_fini(&s->stage);
 	pthread_mutex_destroy(&s->lock);
 	free(s->output);
 	free(s);
@@ -997,10 +1208,8 @@ int npuprof_session_stats(const struct npuprof_session *s,
 	n = stats->sz < sizeof(*stats) ? stats->sz : sizeof(*stats);
 	pthread_mutex_lock(&ms->lock);
 	npf_sum_rings(ms);
-	if (ms->w) {
-		ms->st.bytes_written = npf_writer_bytes(ms->w);
-		ms->st.chunks = npf_writer_chunks(ms->w);
-	}
+	ms->st.bytes_written = __atomic_load_n(&ms->bytes, __ATOMIC_RELAXED);
+	ms->st.chunks = __atomic_load_n(&ms->chunks, __ATOMIC_RELAXED);
 	memcpy((char *)stats + sizeof(size_t), (const char *)&ms->st +
 	       sizeof(size_t), n - sizeof(size_t));
 	pthread_mutex_unlock(&ms->lock);

@@ -176,6 +176,7 @@ static int npf_trace_fit_all(struct npuprof_trace *t)
 			uint64_t roff;
 
 			npf_run_start(t, it, off);
+			ret = 0;
 			while (!ret && npf_run_next(t, &h, &roff) == 1)
 				if (t->run_dev < NPF_TRACE_MAX_DEVS &&
 				    h->type == NPU_TRACE_REC_CLOCK)
