@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench.sh - host benchmarks of libnpuprof's hot paths (make bench):
-# host span cost with profiling off and on, ring parser and reader
-# throughput, trace-file write and read rates. Figures only; no pass/fail.
+# bench.sh - benchmarks of libnpuprof (make bench): on the host, the cost of
+# a host span with profiling off and on, ring parser and reader throughput,
+# trace-file write and read rates (npuprof-bench-host); in the VM, the
+# record rate the library's reader takes from the driver into its file,
+# and losses, per ring size (npuprof-bench-vm). Figures only; no pass/fail.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
-exec "$BUILD/bin/npuprof-bench-host" "$@"
+"$BUILD/bin/npuprof-bench-host" "$@"
+timeout 900 "$ROOT/tools/vm/npu-vm" -- npuprof-bench-vm
