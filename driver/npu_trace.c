@@ -381,7 +381,8 @@ static void tring_emit(struct npu_tring *r, void *rec, u32 size)
  * May @r receive the records of a job of process @tgid? Its own process's
  * (the same struct pid: a reused pid number is another struct pid) or,
  * with NPU_TRACE_ALL_PROCESSES, everyone's. A ring whose opener exited
- * receives nothing more, as no job can be submitted by a dead process.
+ * receives the jobs submitted before, and no other: a dead process submits
+ * nothing and its struct pid is never reused.
  */
 static bool tring_sees(const struct npu_tring *r, const struct pid *tgid)
 {
