@@ -235,7 +235,9 @@ const char *npuprof_session_output(const struct npuprof_session *sess);
  * npuprof_env_start() - start the session the environment asks for
  *
  * With NPUPROF_OUTPUT_PATH set (and optionally NPUPROF_LEVEL 0..2,
- * NPUPROF_PAGES, NPUPROF_ALL=1), creates and starts a session once per
+ * NPUPROF_PAGES, NPUPROF_ALL=1, NPUPROF_DEVICES=a comma-separated list of
+ * device nodes, empty for host spans only; "%p" in the path is the pid),
+ * creates and starts a session once per
  * process, stopped and completed at exit() and by a fatal signal
  * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS: the file is
  * then readable up to its last flushed chunk). libnpu calls this when a

@@ -1335,9 +1335,13 @@ static int npf_expand_path(const char *pat, char *out, size_t len)
 static int npf_env_create(void)
 {
 	const char *out = getenv("NPUPROF_OUTPUT_PATH");
+	const char *devlist[NPF_MAX_DEVS + 1];
 	struct npuprof_session *s;
 	struct npuprof_opts o;
 	char path[PATH_MAX];
+	char devbuf[NPF_MAX_DEVS * 64];
+	const char *devs;
+	unsigned int n = 0;
 	unsigned long v;
 	int ret;
 
@@ -1363,6 +1367,18 @@ static int npf_env_create(void)
 		goto fail;
 	if (ret && v)
 		o.flags |= NPUPROF_F_ALL_PROCESSES;
+	devs = getenv("NPUPROF_DEVICES");
+	if (devs) {
+		/* comma-separated device nodes; empty: host spans only */
+		char *p, *save = NULL;
+
+		snprintf(devbuf, sizeof(devbuf), "%s", devs);
+		for (p = strtok_r(devbuf, ",", &save); p && n < NPF_MAX_DEVS;
+		     p = strtok_r(NULL, ",", &save))
+			devlist[n++] = p;
+		devlist[n] = NULL;
+		o.devices = devlist;
+	}
 	ret = npuprof_session_create(&o, &s);
 	if (ret)
 		goto fail;
