@@ -187,6 +187,36 @@ static bool npf_put(struct npf_thread *t, uint16_t type, const void *a,
 	return true;
 }
 
+_Static_assert(sizeof(struct npuprof_span_rec) % 8 == 0,
+	       "a SPAN item needs no padding");
+
+/*
+ * The hot path's put: a SPAN item of constant size, copied with an
+ * inlined fixed-size copy; the ring's general put handles the tail pad
+ * and the full ring.
+ */
+static inline bool npf_put_span(struct npf_thread *t,
+				const struct npuprof_span_rec *rec)
+{
+	struct npf_iring *r = &t->ring;
+	const uint32_t len = sizeof(struct npf_item) + sizeof(*rec);
+	uint64_t head = r->head;
+	uint64_t used = head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	uint32_t off = (uint32_t)head & (r->size - 1);
+	struct npf_item *it;
+
+	if (npf_unlikely(r->size - off < len || r->size - used < len ||
+			 (used + len >= r->size / 2 && used < r->size / 2)))
+		return npf_put(t, NPF_ITEM_SPAN, rec, sizeof(*rec), NULL, 0);
+	it = (struct npf_item *)(r->data + off);
+	it->type = NPF_ITEM_SPAN;
+	it->flags = 0;
+	it->size = len;
+	memcpy(it + 1, rec, sizeof(*rec));
+	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
+
 /*
  * Register @t with the attached session in generation @gen: the thread's
  * first span of a generation. Allocates the ring on first use or when the
@@ -266,8 +296,7 @@ static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
 				     sizeof(s->rec), NULL, 0))
 				s->rec.name_id = 0;
 		} else {
-			npf_put(t, NPF_ITEM_SPAN, &s->rec, sizeof(s->rec),
-				NULL, 0);
+			npf_put_span(t, &s->rec);
 		}
 	}
 	__atomic_store_n(&t->in_write, 0, __ATOMIC_RELEASE);
