@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -590,6 +591,98 @@ void npuprof_trace_close(struct npuprof_trace *trace);
  * Return: "Quantize", "Lower", "submit", ... or "unknown".
  */
 const char *npuprof_span_kind_name(unsigned int kind);
+
+/* ------------------------------------------------------------------ */
+/* Analysis: the timeline, exports and reports (issue 9)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * These functions read a trace file through a reader opened with
+ * npuprof_trace_open(); each rewinds it first and leaves it at its end.
+ * Memory is bounded independent of the trace's length, except where a
+ * function says otherwise (exact percentiles keep one number per
+ * inference).
+ */
+
+/* Output formats */
+enum npuprof_format {
+	NPUPROF_FORMAT_TABLE = 1,	/* aligned text, as the reference docs */
+	NPUPROF_FORMAT_CSV = 2,		/* RFC 4180, a header line */
+	NPUPROF_FORMAT_JSONL = 3,	/* one JSON object per line */
+	NPUPROF_FORMAT_JSON = 4,	/* one JSON document */
+	NPUPROF_FORMAT_CHROME = 5,	/* Chrome Trace Event JSON */
+	NPUPROF_FORMAT_SQLITE = 6,	/* a SQLite database file */
+};
+
+/* Tables */
+enum npuprof_table {
+	NPUPROF_TABLE_INFERENCES = 1,	/* one row per inference */
+	NPUPROF_TABLE_EXECUTIONS = 2,	/* one row per NPU execution */
+	NPUPROF_TABLE_OPERATORS = 3,	/* NPU operators, aggregated */
+	NPUPROF_TABLE_EXTERNAL = 4,	/* CPU (external) operators */
+	NPUPROF_TABLE_SPANS = 5,	/* every host span */
+	NPUPROF_TABLE_OP_RECORDS = 6,	/* every NPU operator execution */
+};
+
+/**
+ * struct npuprof_export_opts - options of the exporters
+ * @sz: sizeof(struct npuprof_export_opts)
+ * @flags: 0
+ */
+struct npuprof_export_opts {
+	size_t sz;
+	unsigned int flags;
+};
+
+/**
+ * npuprof_export_chrome() - write the merged timeline as Chrome Trace
+ * Event JSON (Perfetto UI, chrome://tracing, speedscope)
+ * @trace: an open trace
+ * @out: the stream to write to
+ * @opts: options, or NULL
+ *
+ * Return: 0, -EBADMSG for a corrupt trace (npuprof_trace_error() tells),
+ * -EIO when writing fails.
+ */
+int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_export_opts *opts);
+
+/**
+ * npuprof_report() - write one table
+ * @trace: an open trace
+ * @table: enum npuprof_table
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ *
+ * Return: 0, -EINVAL for a table or format it does not know, -EBADMSG,
+ * -EIO.
+ */
+int npuprof_report(struct npuprof_trace *trace, unsigned int table,
+		   unsigned int format, FILE *out);
+
+/**
+ * npuprof_print_summary() - the summary of the reference docs: inference
+ * count, min, max, mean, median and the 90/95/97/99/99.9 percentiles (ns,
+ * exact), and the totals of the trace
+ * @trace: an open trace
+ * @format: NPUPROF_FORMAT_TABLE or _JSON
+ * @out: the stream to write to
+ *
+ * Return: as npuprof_report().
+ */
+int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
+			  FILE *out);
+
+/**
+ * npuprof_export_sqlite() - write every table into a new SQLite database
+ * (Documentation/npu/sqlite.rst gives the schema)
+ * @trace: an open trace
+ * @path: the database file, created (an existing one is replaced)
+ *
+ * Return: 0, -EBADMSG, -EIO (with the SQLite message in
+ * npuprof_trace_error()).
+ */
+int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path);
 
 #ifdef __cplusplus
 }
