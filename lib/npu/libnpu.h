@@ -392,7 +392,8 @@ int npu_inference_submit(struct npu_inference *inf);
 /**
  * npu_inference_wait() - wait for the submitted job
  * @inf: the inference
- * @timeout_ns: relative timeout; < 0 waits forever, 0 polls
+ * @timeout_ns: relative timeout; < 0 waits forever, 0 polls. Signals
+ *	do not restart it: after one, the wait goes on for what is left.
  * @res: out: the job's result, or NULL
  *
  * Return: 0 when the job completed with NPU_JOB_OK; -EIO when it completed

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 
 #include "npu_internal.h"
 
@@ -311,6 +312,37 @@ int npu_inference_submit(struct npu_inference *c)
 	return 0;
 }
 
+/*
+ * NPU_IOCTL_WAIT with a relative timeout that a signal does not restart:
+ * after -EINTR the remaining time is recomputed from a CLOCK_MONOTONIC
+ * deadline, as ppoll() and clock_nanosleep() users do, so a signal storm
+ * (a profiler's SIGPROF) cannot make a timed wait block for ever.
+ */
+static int npu_wait_ioctl(int fd, struct npu_wait *req, int64_t timeout_ns)
+{
+	struct timespec ts;
+	int64_t deadline = 0, now;
+
+	if (timeout_ns > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		deadline = ts.tv_sec * 1000000000ll + ts.tv_nsec + timeout_ns;
+	}
+	for (;;) {
+		req->timeout_ns = timeout_ns;
+		if (!ioctl(fd, NPU_IOCTL_WAIT, req))
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+		if (timeout_ns > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			now = ts.tv_sec * 1000000000ll + ts.tv_nsec;
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			timeout_ns = deadline - now;
+		}
+	}
+}
+
 NPU_EXPORT
 int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		       struct npu_job_result *res)
@@ -323,9 +355,8 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		return -EINVAL;
 	memset(&req, 0, sizeof(req));
 	req.job_id = c->job_id;
-	req.timeout_ns = timeout_ns;
 	npuprof_span_begin(&sp, NPUPROF_SPAN_WAIT, &c->span);
-	ret = npu_xioctl(c->runner->dev->fd, NPU_IOCTL_WAIT, &req);
+	ret = npu_wait_ioctl(c->runner->dev->fd, &req, timeout_ns);
 	if (sp.on) {
 		sp.rec.flags |= NPUPROF_SPAN_F_JOB;
 		sp.rec.job_id = c->job_id;
