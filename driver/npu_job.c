@@ -612,7 +612,8 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 			if (handles[i] == handles[j])
 				return -EINVAL;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	/* Charged to the submitter's memory cgroup: it may wait uncollected. */
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	memset(&cmd, 0, sizeof(cmd));
