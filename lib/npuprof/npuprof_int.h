@@ -169,19 +169,8 @@ struct npf_item_clock_fit {
 	uint64_t checked;	/* executions checked */
 };
 
-/* SUMMARY: totals of the session, at the end */
-struct npf_item_summary {
-	uint64_t spans;
-	uint64_t spans_lost;
-	uint64_t records;
-	uint64_t lost_ring;
-	uint64_t lost_device;
-	uint64_t lost_host;
-	uint64_t ring_errors;
-	uint64_t violations;
-	uint64_t start_ns;
-	uint64_t stop_ns;
-};
+/* SUMMARY: totals of the session, at the end: struct npuprof_summary */
+#define npf_item_summary npuprof_summary
 
 /* STRING: string table entry @id (ids start at 1) */
 struct npf_item_string {
@@ -513,5 +502,385 @@ void npf_log(const struct npf_log *log, int level, const char *fmt, ...)
 
 /* Monotonic clock in ns */
 uint64_t npf_now_ns(void);
+
+/* ------------------------------------------------------------------ */
+/* Reports: the join, the tables, SQLite (join.c, report*.c,           */
+/* export_sqlite.c; Documentation/npu/reports.rst, sqlite.rst)          */
+/* ------------------------------------------------------------------ */
+
+/* Name of an NPU_OP_* opcode ("CONV2D", ...), or NULL when unknown */
+const char *npf_opcode_name(uint32_t opcode);
+
+/* "%016llx%016llx" of a trace id (33 bytes) and "%016llx" of a span id */
+#define NPF_HEX_TRACE	33
+#define NPF_HEX_SPAN	17
+char *npf_hex_trace(char *buf, const uint64_t id[2]);
+char *npf_hex_span(char *buf, uint64_t id);
+
+/**
+ * struct npf_dur - a device duration in host ns: @total == @run + @iowait
+ * exactly (each converted from its ticks through the slope of the clock
+ * fit piece of the start tick, or the nominal clock), signed
+ * @ok: false when the device has no clock (no fit, no nominal frequency)
+ *	or a value does not fit in int64_t
+ * @err_ns: bound of the error of @total: the bounds of the mapped start
+ *	and end added (conservative)
+ */
+struct npf_dur {
+	bool ok;
+	int64_t total;
+	int64_t run;
+	int64_t iowait;
+	uint64_t err_ns;
+};
+
+/**
+ * struct npf_exec_row - an EXEC record joined to its SUBMIT span
+ * @rec: the record (a copy)
+ * @dev: device index in the file
+ * @minor: N of /dev/npuN (from the DEVICE event), UINT32_MAX unknown
+ * @matched: a SUBMIT span of the same (minor, job_id) was found; then
+ *	@trace_id, @span_id (the SUBMIT span's) and @parent_id (its parent,
+ *	the inference) are set
+ * @device: device times are valid (NPU_TRACE_EXEC_F_DEVICE)
+ * @start: mapped start, @end: mapped end
+ * @dur: durations (with @device)
+ * @inconsistent: run_ticks + iowait_ticks != end_tick - start_tick
+ * @violation: the mapped interval, widened by its bounds, is not inside
+ *	the host submit..complete interval
+ */
+struct npf_exec_row {
+	struct npu_trace_rec_exec rec;
+	uint32_t dev;
+	uint32_t minor;
+	bool matched;
+	bool device;
+	bool inconsistent;
+	bool violation;
+	uint64_t trace_id[2];
+	uint64_t span_id;
+	uint64_t parent_id;
+	struct npuprof_clock_map start;
+	struct npuprof_clock_map end;
+	struct npf_dur dur;
+};
+
+/**
+ * struct npf_inf_row - an INFERENCE span with its executions
+ * @span: the span
+ * @executions: executions joined to its SUBMIT children
+ * @npu_total_ns: sum of their NPU Total
+ * @unmatched: SUBMIT children still without an execution when the row
+ *	was emitted (at the end of the trace)
+ */
+struct npf_inf_row {
+	struct npuprof_span_rec span;
+	uint64_t executions;
+	int64_t npu_total_ns;
+	uint64_t unmatched;
+};
+
+/**
+ * struct npf_op_row - an OP record with its durations
+ * @rec: the record, in the reader's buffer
+ * @dev: device index, @minor: its /dev/npuN (UINT32_MAX unknown)
+ * @start: mapped start, @end: mapped end
+ * @dur: @dur.total is end_tick - start_tick, @dur.iowait iowait_ticks
+ *	and @dur.run the rest, converted as npf_dev_dur() does
+ * @inconsistent: iowait_ticks > end_tick - start_tick, or end < start
+ *	(then @dur.ok is false)
+ */
+struct npf_op_row {
+	const struct npu_trace_rec_op *rec;
+	uint32_t dev;
+	uint32_t minor;
+	bool inconsistent;
+	struct npuprof_clock_map start;
+	struct npuprof_clock_map end;
+	struct npf_dur dur;
+};
+
+/* Receivers of the join's rows; a nonzero return stops the join. */
+struct npf_join_ops {
+	int (*exec)(void *ctx, const struct npf_exec_row *row);
+	int (*inference)(void *ctx, const struct npf_inf_row *row);
+	int (*op)(void *ctx, const struct npf_op_row *row);
+};
+
+/**
+ * struct npf_join_stats - what the join saw
+ * @execs: EXEC records
+ * @matched: of them, joined to a SUBMIT span
+ * @submits: SUBMIT spans with a job
+ * @submits_unmatched: of them, without an execution at the end
+ * @inferences: INFERENCE spans
+ * @violations: executions outside their host interval
+ * @checked: executions checked for it (device times and a valid fit)
+ * @inconsistent: EXEC and OP records whose ticks do not add up
+ * @max_pending: most entries the join held at once (its memory)
+ */
+struct npf_join_stats {
+	uint64_t execs;
+	uint64_t matched;
+	uint64_t submits;
+	uint64_t submits_unmatched;
+	uint64_t inferences;
+	uint64_t violations;
+	uint64_t checked;
+	uint64_t inconsistent;
+	uint64_t max_pending;
+};
+
+struct npf_join;
+
+/* A join over @trace's events; rows go to @ops (either may be NULL). */
+int npf_join_new(const struct npuprof_trace *trace,
+		 const struct npf_join_ops *ops, void *ctx,
+		 struct npf_join **j);
+/* Feed one event (any type); returns 0, -ENOMEM or what a receiver did */
+int npf_join_event(struct npf_join *j, const struct npuprof_event *ev);
+/* Emit what is still unmatched (executions without a SUBMIT span,
+ * inferences waiting for theirs), then the stats are final. */
+int npf_join_finish(struct npf_join *j);
+const struct npf_join_stats *npf_join_stats(const struct npf_join *j);
+/* Minor of device @dev as the DEVICE events told, UINT32_MAX unknown */
+uint32_t npf_join_minor(const struct npf_join *j, uint32_t dev);
+void npf_join_free(struct npf_join *j);
+
+/*
+ * npf_dev_dur() - durations of @run_ticks and @iowait_ticks of device
+ * @dev, with the slope at @tick (nominal @clock_hz without a fit); the
+ * error bound is @start.err_ns + @end.err_ns
+ */
+void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
+		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,
+		 uint64_t iowait_ticks, const struct npuprof_clock_map *start,
+		 const struct npuprof_clock_map *end, struct npf_dur *out);
+
+/* -- table writer (report_fmt.c) -- */
+
+/* npf_col.type */
+enum { NPF_COL_STR, NPF_COL_I64, NPF_COL_U64, NPF_COL_F64 };
+/* npf_col.flags: left out of NPUPROF_FORMAT_TABLE (machine formats only) */
+#define NPF_COL_DATA	1u
+
+/* A column: its label, type, text width and flags */
+struct npf_col {
+	const char *name;
+	uint8_t type;
+	uint8_t flags;
+	int width;
+};
+
+/* A value of a row; @null: no value (table "-", CSV empty, JSON null) */
+struct npf_val {
+	bool null;
+	union {
+		const char *s;
+		int64_t i;
+		uint64_t u;
+		double f;
+	};
+};
+
+struct npf_tw {
+	FILE *out;
+	unsigned int format;
+	const struct npf_col *cols;
+	unsigned int ncols;
+	uint64_t rows;
+	bool name_index;
+};
+
+/*
+ * npf_tw_begin() - start a table of @ncols @cols in @format (TABLE, CSV,
+ * JSONL or JSON) on @out; @name_index: the first column is the row label
+ * (pandas' named index) instead of a row number
+ */
+void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
+		  const struct npf_col *cols, unsigned int ncols,
+		  bool name_index);
+void npf_tw_row(struct npf_tw *w, const struct npf_val *v);
+void npf_tw_end(struct npf_tw *w);
+/* @s as a JSON string (escaped, valid UTF-8) */
+void npf_json_str(FILE *f, const char *s);
+
+/*
+ * npf_percentile() - the @pm-th permille (500: the median) of the @n > 0
+ * sorted values @v: linear interpolation between the closest ranks
+ * (numpy's default), rounded to the nearest integer, halves up; exact
+ */
+int64_t npf_percentile(const int64_t *v, size_t n, unsigned int pm);
+
+/*
+ * npf_trace_set_error() - make npuprof_trace_error() return "PATH: MSG"
+ * (trace.c); used by the exporters for errors that are not the file's
+ */
+void npf_trace_set_error(struct npuprof_trace *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* The merged timeline (timeline.c) and the Chrome exporter            */
+/* (export_chrome.c; Documentation/npu/export.rst)                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The reorder buffer: events copied into a bounded min-heap keyed by
+ * (time, rank, longer span first, file order); the earliest is released
+ * once more than @max_held are held or once it is more than @window_ns
+ * older than the newest event pushed. An event without a time of its own
+ * (time_ns 0) takes the newest time. Released events go to @fn, valid
+ * during the call only. Single-threaded.
+ */
+struct npf_reorder;
+typedef int (*npf_reorder_fn)(void *ctx, const struct npuprof_event *ev,
+			      int64_t key);
+
+/* Return: 0, -EINVAL (@max_held 0 or above 1 << 24), -ENOMEM */
+int npf_reorder_new(size_t max_held, int64_t window_ns,
+		    struct npf_reorder **ro);
+/* Copy @ev in (SPAN, RECORD, SESSION, HOST_LOST) and release what is due;
+ * returns 0, -ENOMEM or the first nonzero value of @fn */
+int npf_reorder_push(struct npf_reorder *ro, const struct npuprof_event *ev,
+		     npf_reorder_fn fn, void *ctx);
+/* Release everything held, in order */
+int npf_reorder_drain(struct npf_reorder *ro, npf_reorder_fn fn, void *ctx);
+/* Most events held at once */
+size_t npf_reorder_max_held(const struct npf_reorder *ro);
+void npf_reorder_free(struct npf_reorder *ro);
+
+/* Default bounds of the timeline's reorder buffer (as npuprof dump's) */
+#define NPF_TL_MAX_HELD		65536u
+#define NPF_TL_WINDOW_NS	2000000000ll
+
+/*
+ * Synthetic ids of the timeline's tracks (all fit a uint32): host
+ * processes and threads keep their pid and tid (< 2^22); device @dev is
+ * process NPF_TL_DEV_PID + @dev, its PE p track tid NPF_TL_PE_TID + p, its
+ * queue lane l tid NPF_TL_QUEUE_TID + l, its jobs without device times
+ * (level 0 or no clock fit) lane l tid NPF_TL_HOSTJOB_TID + l; a host
+ * span that does not nest on its thread goes to lane l > 0 of the thread,
+ * tid + (l << NPF_TL_LANE_SHIFT); the capture sessions are thread
+ * NPF_TL_SESSION_TID of process NPF_TL_SESSION_PID.
+ */
+#define NPF_TL_DEV_PID		0x40000000u
+#define NPF_TL_SESSION_PID	0x3fffffffu
+#define NPF_TL_SESSION_TID	1u
+#define NPF_TL_PE_TID		1u
+#define NPF_TL_QUEUE_TID	0x10000u
+#define NPF_TL_HOSTJOB_TID	0x20000u
+#define NPF_TL_LANE_SHIFT	22
+#define NPF_TL_LANES		4	/* host span lanes per thread */
+#define NPF_TL_QLANES		64	/* queue lanes per device */
+#define NPF_TL_UTIL_BIN_NS	1000000	/* PE utilization bins */
+
+enum npf_tl_kind {
+	NPF_TL_SPAN = 1,	/* host span: @ev SPAN, @lane */
+	NPF_TL_EXEC,		/* execution: @ev EXEC, @dur_dev, @violation */
+	NPF_TL_OP,		/* operator: @ev OP, @dur_dev */
+	NPF_TL_QUEUE,		/* queued: @ev EXEC, submit to device start */
+	NPF_TL_FLOW_OUT,	/* flow start at a SUBMIT span: @id */
+	NPF_TL_FLOW_IN,		/* flow end at its EXEC: @id */
+	NPF_TL_COUNTER,		/* @name = @value / 10^@decimals */
+	NPF_TL_INSTANT,		/* @name, @what, @ev (may be NULL) */
+	NPF_TL_BEGIN,		/* a capture interval begins: @name */
+	NPF_TL_END,		/* ... ends */
+	NPF_TL_PROCESS,		/* at the end: process @pid @name @sort */
+	NPF_TL_THREAD,		/* at the end: track @pid @tid @name @sort */
+	NPF_TL_META,		/* at the end: @name = @text (META) */
+	NPF_TL_FIT,		/* at the end: @ev CLOCK_FIT */
+	NPF_TL_SUMMARY,		/* at the end: @ev SUMMARY */
+};
+
+/* npf_tl_item.what of NPF_TL_INSTANT */
+enum npf_tl_instant {
+	NPF_TL_I_LOST = 1,	/* @ev LOST record */
+	NPF_TL_I_HOST_LOST,	/* @ev HOST_LOST */
+	NPF_TL_I_VIOLATION,	/* @ev EXEC outside its host interval */
+	NPF_TL_I_FIT,		/* @ev CLOCK_FIT with an anomaly */
+	NPF_TL_I_UNMAPPED,	/* @ev first record of a device without fit */
+};
+
+/**
+ * struct npf_tl_item - one item of the merged timeline
+ * @kind: enum npf_tl_kind
+ * @what: NPF_TL_INSTANT: enum npf_tl_instant
+ * @pid: track: process (as exported)
+ * @tid: track: thread (as exported)
+ * @ts: CLOCK_MONOTONIC ns
+ * @dur: ns (spans, executions, operators, queue intervals), >= 0
+ * @ev: the event the item comes from, or NULL
+ * @id: flows: the flow id, (minor + 1) << 48 | job_id (48 bits)
+ * @name: display name (processes, threads, counters, instants, META key)
+ * @text: META: the value
+ * @value: counters: the value times 10^@decimals
+ * @decimals: counters
+ * @sort: processes and threads: sort index
+ * @lane: spans: 0, or the lane it was moved to (it did not nest)
+ * @device: EXEC: device times valid and mapped
+ * @violation: EXEC: outside its host interval (an instant follows)
+ * @minor: EXEC, OP: N of /dev/npuN, UINT32_MAX unknown
+ * @dur_dev: EXEC, OP: durations from the device's ticks
+ * @err_ns: EXEC, OP: error bound of the mapped start and end
+ */
+struct npf_tl_item {
+	uint32_t kind;
+	uint32_t what;
+	uint32_t pid;
+	uint32_t tid;
+	int64_t ts;
+	int64_t dur;
+	const struct npuprof_event *ev;
+	uint64_t id;
+	const char *name;
+	const char *text;
+	int64_t value;
+	int decimals;
+	int sort;
+	unsigned int lane;
+	bool device;
+	bool violation;
+	uint32_t minor;
+	struct npf_dur dur_dev;
+	uint64_t err_ns;
+};
+
+typedef int (*npf_tl_fn)(void *ctx, const struct npf_tl_item *it);
+
+/**
+ * struct npf_tl_stats - what the timeline did
+ * @events: events read
+ * @items: items emitted
+ * @max_held: most events the reorder buffer held
+ * @late: events released after a later one (out of time order)
+ * @lanes: host spans moved to another lane (they did not nest)
+ * @violations: executions outside their host interval
+ * @unmapped: device records without a clock fit (placed at host times,
+ *	or, OP records, left out)
+ * @untracked: threads or PEs beyond the tables (not named)
+ */
+struct npf_tl_stats {
+	uint64_t events;
+	uint64_t items;
+	uint64_t max_held;
+	uint64_t late;
+	uint64_t lanes;
+	uint64_t violations;
+	uint64_t unmapped;
+	uint64_t untracked;
+};
+
+/*
+ * npf_timeline_run() - rewind @trace and pass its merged timeline to
+ * @fn, in time order within the reorder buffer's bounds (@max_held
+ * events, @window_ns; 0: the defaults), then the names, sort indices,
+ * metadata, fits and summary. Memory: the reorder buffer and tables
+ * bounded in size, whatever the trace's length.
+ * Return: 0, -ENOMEM, -EBADMSG (npuprof_trace_error()), -errno of read,
+ * or the first nonzero value of @fn.
+ */
+int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
+		     int64_t window_ns, npf_tl_fn fn, void *ctx,
+		     struct npf_tl_stats *stats);
 
 #endif /* NPUPROF_INT_H */

@@ -12,6 +12,7 @@
  * A reader is used by one thread at a time.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,6 @@
 
 #define NPF_TRACE_MAX_DEVS	64
 #define NPF_STR_CACHE		64
-
-_Static_assert(sizeof(struct npf_item_summary) ==
-	       sizeof(struct npuprof_summary), "summary layouts differ");
 
 struct npf_str {
 	uint32_t id;
@@ -445,6 +443,21 @@ const char *npuprof_trace_error(const struct npuprof_trace *t)
 	if (t && t->bad)
 		return t->err;
 	return t && t->r ? npf_reader_error(t->r) : "";
+}
+
+void npf_trace_set_error(struct npuprof_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(t->err, sizeof(t->err), "%s: ", t->path);
+	if (n < 0 || (size_t)n >= sizeof(t->err))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(t->err + n, sizeof(t->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* reported until the next rewind, which every exporter starts with */
+	t->bad = -EIO;
 }
 
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
