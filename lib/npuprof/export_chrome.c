@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * export_chrome.c - npuprof_export_chrome(): the merged timeline
+ * (timeline.c) as Chrome Trace Event JSON, the format Perfetto UI,
+ * chrome://tracing and speedscope load. Documentation/npu/export.rst
+ * gives the mapping of events to phases, tracks, ids and args.
+ *
+ * Streaming: each timeline item is formatted by hand (no printf in the
+ * hot path: integers, times and hex are written digit by digit) into a
+ * 1 MiB buffer written with fwrite() when it fills, so memory is the
+ * buffer, the timeline's bounded tables and a small buffer for the
+ * trailing metadata object, whatever the trace's length. Times are
+ * printed from integer ns as µs with 3 decimals: exact to the ns.
+ *
+ * Locking: none; one export runs in the caller's thread. Lifetime: all
+ * memory is freed before npuprof_export_chrome() returns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npuprof_int.h"
+
+#define NPF_JS_BUF	(1u << 20)
+#define NPF_JS_ROOM	4096		/* an item never needs more at once */
+#define NPF_JS_TAIL	65536		/* trailing metadata, fits, summary */
+
+struct npf_js {
+	FILE *f;
+	char *buf;
+	size_t len;
+	int err;
+	bool first;		/* no event written yet */
+	char *tail;		/* "key":value pairs of the metadata object */
+	size_t tail_len;
+	bool tail_cut;
+	bool have_fit;
+	struct npf_tl_stats st;
+};
+
+static const char npf_digits2[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static void npf_js_flush(struct npf_js *o)
+{
+	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->err = -EIO;
+	o->len = 0;
+}
+
+static inline char *npf_js_room(struct npf_js *o, size_t n)
+{
+	if (npf_unlikely(o->len + n > NPF_JS_BUF))
+		npf_js_flush(o);
+	return o->buf + o->len;
+}
+
+/* Decimal digits of @v at @p; returns the end */
+static inline char *npf_u64(char *p, uint64_t v)
+{
+	char t[20];
+	char *e = t + sizeof(t);
+
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		e -= 2;
+		memcpy(e, &npf_digits2[r * 2], 2);
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, &npf_digits2[v * 2], 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	memcpy(p, e, (size_t)(t + sizeof(t) - e));
+	return p + (t + sizeof(t) - e);
+}
+
+static inline char *npf_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return npf_u64(p, -(uint64_t)v);
+	}
+	return npf_u64(p, (uint64_t)v);
+}
+
+/* @v / 10^@dec with @dec decimals, exactly (dec <= 9) */
+static char *npf_fixed(char *p, int64_t v, int dec)
+{
+	static const uint64_t pow10[10] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000,
+	};
+	uint64_t a, q, r;
+	int i;
+
+	if (!dec)
+		return npf_i64(p, v);
+	if (v < 0)
+		*p++ = '-';
+	a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	q = a / pow10[dec];
+	r = a % pow10[dec];
+	p = npf_u64(p, q);
+	*p++ = '.';
+	for (i = dec - 1; i >= 0; i--) {
+		p[i] = (char)('0' + r % 10);
+		r /= 10;
+	}
+	return p + dec;
+}
+
+/* ns as µs with 3 decimals */
+static inline char *npf_us(char *p, int64_t ns)
+{
+	uint64_t a;
+	unsigned int r;
+
+	if (ns < 0) {
+		*p++ = '-';
+		a = -(uint64_t)ns;
+	} else {
+		a = (uint64_t)ns;
+	}
+	r = (unsigned int)(a % 1000);
+	p = npf_u64(p, a / 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	memcpy(p + 2, &npf_digits2[(r % 100) * 2], 2);
+	return p + 4;
+}
+
+static inline char *npf_hex(char *p, uint64_t v, int width)
+{
+	static const char hx[] = "0123456789abcdef";
+	int n = 1, i;
+
+	while (n < 16 && (v >> (4 * n)))
+		n++;
+	if (n < width)
+		n = width;
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = hx[v & 15];
+		v >>= 4;
+	}
+	return p + n;
+}
+
+#define NPF_LIT(p, s)	(memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* Length of the valid UTF-8 sequence at @s (0: invalid) */
+static size_t npf_utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, c = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, c = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) ||
+	    (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string of @s (at most @max bytes of it): quotes, backslashes and
+ * control characters escaped, invalid UTF-8 replaced by U+FFFD.
+ */
+static void npf_js_str(struct npf_js *o, const char *s, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	char *p = npf_js_room(o, 8);
+
+	*p++ = '"';
+	o->len = (size_t)(p - o->buf);
+	while (i < max && u[i]) {
+		size_t n;
+
+		p = npf_js_room(o, 8);
+		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\') {
+			*p++ = (char)u[i++];
+		} else if (u[i] == '"' || u[i] == '\\') {
+			*p++ = '\\';
+			*p++ = (char)u[i++];
+		} else if (u[i] < 0x20) {
+			p = NPF_LIT(p, "\\u00");
+			*p++ = "0123456789abcdef"[u[i] >> 4];
+			*p++ = "0123456789abcdef"[u[i] & 15];
+			i++;
+		} else if ((n = npf_utf8_len(u + i)) && i + n <= max) {
+			memcpy(p, u + i, n);
+			p += n;
+			i += n;
+		} else {
+			p = NPF_LIT(p, "\\ufffd");
+			i++;
+		}
+		o->len = (size_t)(p - o->buf);
+	}
+	p = npf_js_room(o, 1);
+	*p++ = '"';
+	o->len = (size_t)(p - o->buf);
+}
+
+/* Start an event: the separator, then {"ph":"<ph>" */
+static inline char *npf_js_begin(struct npf_js *o, const char *head, size_t n)
+{
+	char *p = npf_js_room(o, NPF_JS_ROOM);
+
+	if (!o->first)
+		*p++ = ',';
+	o->first = false;
+	*p++ = '\n';
+	memcpy(p, head, n);
+	return p + n;
+}
+
+#define NPF_JS_BEGIN(o, s)	npf_js_begin((o), (s), sizeof(s) - 1)
+
+static inline char *npf_js_track(char *p, uint32_t pid, uint32_t tid)
+{
+	p = NPF_LIT(p, ",\"pid\":");
+	p = npf_u64(p, pid);
+	p = NPF_LIT(p, ",\"tid\":");
+	return npf_u64(p, tid);
+}
+
+static inline char *npf_js_ts(char *p, int64_t ts)
+{
+	p = NPF_LIT(p, ",\"ts\":");
+	return npf_us(p, ts);
+}
+
+static inline void npf_js_end(struct npf_js *o, char *p)
+{
+	o->len = (size_t)(p - o->buf);
+}
+
+static const char *npf_job_status(uint32_t st)
+{
+	static const char *const names[] = {
+		[NPU_JOB_OK] = "OK",
+		[NPU_JOB_BAD_OPCODE] = "BAD_OPCODE",
+		[NPU_JOB_BAD_ADDRESS] = "BAD_ADDRESS",
+		[NPU_JOB_MISALIGNED] = "MISALIGNED",
+		[NPU_JOB_BAD_SHAPE] = "BAD_SHAPE",
+		[NPU_JOB_BAD_PROGRAM] = "BAD_PROGRAM",
+		[NPU_JOB_ABORTED] = "ABORTED",
+		[NPU_JOB_BAD_CMD] = "BAD_CMD",
+		[NPU_JOB_TIMEOUT] = "TIMEOUT",
+	};
+
+	return st < sizeof(names) / sizeof(names[0]) ? names[st] : NULL;
+}
+
+static const char *npf_lost_reason(uint32_t r)
+{
+	switch (r) {
+	case NPU_TRACE_LOST_RING_FULL:
+		return "ring-full";
+	case NPU_TRACE_LOST_DEVICE:
+		return "device";
+	case NPU_TRACE_LOST_HOST:
+		return "host";
+	default:
+		return "unknown";
+	}
+}
+
+static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npuprof_span_rec *s = it->ev->span;
+	char *p;
+
+	if (s->kind == NPUPROF_SPAN_LABEL) {
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"label\",\"name\":");
+		npf_js_end(o, p);
+		npf_js_str(o, it->ev->label ? it->ev->label : "label", 256);
+		p = o->buf + o->len;
+	} else {
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"");
+		p = stpcpy(p, npuprof_span_kind_name(s->kind));
+		*p++ = '"';
+	}
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"dur\":");
+	p = npf_us(p, it->dur);
+	p = NPF_LIT(p, ",\"args\":{\"trace_id\":\"");
+	p = npf_hex(p, s->trace_id[0], 16);
+	p = npf_hex(p, s->trace_id[1], 16);
+	p = NPF_LIT(p, "\",\"span_id\":\"");
+	p = npf_hex(p, s->span_id, 16);
+	p = NPF_LIT(p, "\",\"parent_id\":\"");
+	p = npf_hex(p, s->parent_id, 16);
+	*p++ = '"';
+	if (s->flags & NPUPROF_SPAN_F_OP) {
+		p = NPF_LIT(p, ",\"op_index\":");
+		p = npf_u64(p, s->op_index);
+	}
+	if (s->flags & NPUPROF_SPAN_F_JOB) {
+		p = NPF_LIT(p, ",\"job_id\":");
+		p = npf_u64(p, s->job_id);
+		p = NPF_LIT(p, ",\"npu\":");
+		p = npf_u64(p, s->minor);
+	}
+	if (s->flags & NPUPROF_SPAN_F_ERROR)
+		p = NPF_LIT(p, ",\"error\":true");
+	if (it->lane) {
+		p = NPF_LIT(p, ",\"lane\":");
+		p = npf_u64(p, it->lane);
+	}
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static char *npf_js_dur_args(char *p, const struct npf_tl_item *it)
+{
+	if (!it->dur_dev.ok)
+		return p;
+	p = NPF_LIT(p, ",\"run_ns\":");
+	p = npf_i64(p, it->dur_dev.run);
+	p = NPF_LIT(p, ",\"iowait_ns\":");
+	p = npf_i64(p, it->dur_dev.iowait);
+	p = NPF_LIT(p, ",\"total_ns\":");
+	return npf_i64(p, it->dur_dev.total);
+}
+
+static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_exec *x = it->ev->rec;
+	const char *st = npf_job_status(x->status);
+	char *p;
+
+	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"npu\",\"name\":\"exec\"");
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"dur\":");
+	p = npf_us(p, it->dur);
+	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
+	p = npf_u64(p, x->job_id);
+	p = NPF_LIT(p, ",\"pe\":");
+	p = npf_u64(p, x->pe);
+	p = NPF_LIT(p, ",\"status\":\"");
+	if (st)
+		p = stpcpy(p, st);
+	else
+		p = npf_u64(p, x->status);
+	*p++ = '"';
+	if (it->device) {
+		p = npf_js_dur_args(p, it);
+		p = NPF_LIT(p, ",\"macs\":");
+		p = npf_u64(p, x->macs);
+		p = NPF_LIT(p, ",\"dma_bytes\":");
+		p = npf_u64(p, x->dma_bytes);
+		p = NPF_LIT(p, ",\"exec_index\":");
+		p = npf_u64(p, x->exec_index);
+		p = NPF_LIT(p, ",\"n_ops\":");
+		p = npf_u64(p, x->n_ops);
+		p = NPF_LIT(p, ",\"err_ns\":");
+		p = npf_u64(p, it->err_ns);
+		if (x->dev_status) {
+			p = NPF_LIT(p, ",\"dev_status\":");
+			p = npf_u64(p, x->dev_status);
+		}
+	} else {
+		p = NPF_LIT(p, ",\"device_times\":false");
+	}
+	p = NPF_LIT(p, ",\"pid\":");
+	p = npf_i64(p, x->pid);
+	p = NPF_LIT(p, ",\"tid\":");
+	p = npf_i64(p, x->tid);
+	if (it->minor != UINT32_MAX) {
+		p = NPF_LIT(p, ",\"npu\":");
+		p = npf_u64(p, it->minor);
+	}
+	p = NPF_LIT(p, ",\"submit_ns\":");
+	p = npf_u64(p, x->submit_ns);
+	p = NPF_LIT(p, ",\"complete_ns\":");
+	p = npf_u64(p, x->complete_ns);
+	if (it->violation)
+		p = NPF_LIT(p, ",\"violation\":true");
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_op *r = it->ev->rec;
+	const char *name = npf_opcode_name(r->opcode);
+	char *p;
+
+	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"npu-op\",\"name\":\"");
+	if (name) {
+		p = stpcpy(p, name);
+	} else {
+		p = NPF_LIT(p, "opcode ");
+		p = npf_u64(p, r->opcode);
+	}
+	*p++ = '"';
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"dur\":");
+	p = npf_us(p, it->dur);
+	p = NPF_LIT(p, ",\"args\":{\"opcode\":\"");
+	if (name)
+		p = stpcpy(p, name);
+	else
+		p = npf_u64(p, r->opcode);
+	p = NPF_LIT(p, "\",\"op_index\":");
+	p = npf_u64(p, r->op_index);
+	p = NPF_LIT(p, ",\"job_id\":");
+	p = npf_u64(p, r->job_id);
+	p = NPF_LIT(p, ",\"macs\":");
+	p = npf_u64(p, r->macs);
+	p = NPF_LIT(p, ",\"dma\":");
+	p = npf_u64(p, r->dma_bytes);
+	p = npf_js_dur_args(p, it);
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_queue(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_exec *x = it->ev->rec;
+	char *p;
+
+	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"queue\",\"name\":\"queued\"");
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"dur\":");
+	p = npf_us(p, it->dur);
+	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
+	p = npf_u64(p, x->job_id);
+	p = NPF_LIT(p, ",\"pe\":");
+	p = npf_u64(p, x->pe);
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_flow(struct npf_js *o, const struct npf_tl_item *it)
+{
+	char *p;
+
+	if (it->kind == NPF_TL_FLOW_OUT)
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"job\",\"id\":\"0x");
+	else
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"job\",\"id\":\"0x");
+	p = npf_hex(p, it->id, 1);
+	*p++ = '"';
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	*p++ = '}';
+	npf_js_end(o, p);
+}
+
+static void npf_js_counter(struct npf_js *o, const struct npf_tl_item *it)
+{
+	char *p = NPF_JS_BEGIN(o, "{\"ph\":\"C\",\"name\":");
+
+	npf_js_end(o, p);
+	npf_js_str(o, it->name, 64);
+	p = o->buf + o->len;
+	p = npf_js_track(p, it->pid, 0);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"args\":{");
+	npf_js_end(o, p);
+	npf_js_str(o, it->text ? it->text : "value", 64);
+	p = o->buf + o->len;
+	*p++ = ':';
+	p = npf_fixed(p, it->value, it->decimals);
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_instant(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npuprof_event *ev = it->ev;
+	bool thread = it->what == NPF_TL_I_HOST_LOST ||
+		      it->what == NPF_TL_I_VIOLATION;
+	char *p;
+
+	if (thread)
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"anomaly\",\"name\":");
+	else
+		p = NPF_JS_BEGIN(o, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"anomaly\",\"name\":");
+	npf_js_end(o, p);
+	npf_js_str(o, it->name, 64);
+	p = o->buf + o->len;
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	p = NPF_LIT(p, ",\"args\":{");
+	switch (it->what) {
+	case NPF_TL_I_LOST: {
+		const struct npu_trace_rec_lost *l = ev->rec;
+
+		p = NPF_LIT(p, "\"count\":");
+		p = npf_u64(p, l->count);
+		p = NPF_LIT(p, ",\"reason\":\"");
+		p = stpcpy(p, npf_lost_reason(l->reason));
+		*p++ = '"';
+		break;
+	}
+	case NPF_TL_I_HOST_LOST:
+		p = NPF_LIT(p, "\"count\":");
+		p = npf_u64(p, ev->count);
+		break;
+	case NPF_TL_I_VIOLATION: {
+		const struct npu_trace_rec_exec *x = ev->rec;
+
+		p = NPF_LIT(p, "\"job_id\":");
+		p = npf_u64(p, x->job_id);
+		p = NPF_LIT(p, ",\"submit_ns\":");
+		p = npf_u64(p, x->submit_ns);
+		p = NPF_LIT(p, ",\"complete_ns\":");
+		p = npf_u64(p, x->complete_ns);
+		p = NPF_LIT(p, ",\"start_ns\":");
+		p = npf_i64(p, ev->start.ns);
+		p = NPF_LIT(p, ",\"end_ns\":");
+		p = npf_i64(p, ev->end.ns);
+		p = NPF_LIT(p, ",\"err_ns\":");
+		p = npf_u64(p, it->err_ns);
+		break;
+	}
+	case NPF_TL_I_FIT:
+		p += sprintf(p, "\"samples\":%u,\"used\":%u,\"segments\":%u,"
+			     "\"err_ns\":%llu,\"violations\":%llu,\"checked\":%llu",
+			     ev->fit.samples, ev->fit.used, ev->fit.segments,
+			     (unsigned long long)ev->fit.err_ns,
+			     (unsigned long long)ev->fit.violations,
+			     (unsigned long long)ev->fit.checked);
+		break;
+	default:
+		break;
+	}
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_meta_ev(struct npf_js *o, const struct npf_tl_item *it)
+{
+	bool proc = it->kind == NPF_TL_PROCESS;
+	char *p;
+
+	p = proc ? NPF_JS_BEGIN(o, "{\"ph\":\"M\",\"name\":\"process_name\"") :
+		   NPF_JS_BEGIN(o, "{\"ph\":\"M\",\"name\":\"thread_name\"");
+	p = npf_js_track(p, it->pid, it->tid);
+	p = NPF_LIT(p, ",\"args\":{\"name\":");
+	npf_js_end(o, p);
+	npf_js_str(o, it->name, 256);
+	p = o->buf + o->len;
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+	p = proc ? NPF_JS_BEGIN(o, "{\"ph\":\"M\",\"name\":\"process_sort_index\"") :
+		   NPF_JS_BEGIN(o, "{\"ph\":\"M\",\"name\":\"thread_sort_index\"");
+	p = npf_js_track(p, it->pid, it->tid);
+	p = NPF_LIT(p, ",\"args\":{\"sort_index\":");
+	p = npf_i64(p, it->sort);
+	p = NPF_LIT(p, "}}");
+	npf_js_end(o, p);
+}
+
+static void npf_js_session(struct npf_js *o, const struct npf_tl_item *it)
+{
+	char *p = it->kind == NPF_TL_BEGIN ?
+		  NPF_JS_BEGIN(o, "{\"ph\":\"B\",\"cat\":\"session\",\"name\":\"capture\"") :
+		  NPF_JS_BEGIN(o, "{\"ph\":\"E\",\"cat\":\"session\",\"name\":\"capture\"");
+
+	p = npf_js_track(p, it->pid, it->tid);
+	p = npf_js_ts(p, it->ts);
+	*p++ = '}';
+	npf_js_end(o, p);
+}
+
+/* ---- the trailing metadata object, kept apart until the end ---- */
+
+static void npf_js_tail(struct npf_js *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void npf_js_tail(struct npf_js *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->tail_cut)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->tail + o->tail_len, NPF_JS_TAIL - o->tail_len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= NPF_JS_TAIL - o->tail_len) {
+		o->tail[o->tail_len] = 0;
+		o->tail_cut = true;
+		return;
+	}
+	o->tail_len += (size_t)n;
+}
+
+/* Escape @s into the tail (META keys and values, cut at 128 bytes) */
+static void npf_js_tail_str(struct npf_js *o, const char *s)
+{
+	char *save = o->buf, tmp[1024];
+	size_t len = o->len;
+
+	/* the string writer on a scratch buffer: 128 bytes escape to < 1024 */
+	o->buf = tmp;
+	o->len = 0;
+	npf_js_str(o, s, 128);
+	tmp[o->len] = 0;
+	o->buf = save;
+	o->len = len;
+	npf_js_tail(o, "%s", tmp);
+}
+
+static void npf_js_meta_kv(struct npf_js *o, const struct npf_tl_item *it)
+{
+	npf_js_tail(o, ",\n  ");
+	npf_js_tail_str(o, it->name);
+	npf_js_tail(o, ":");
+	npf_js_tail_str(o, it->text);
+}
+
+static void npf_js_fit(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npuprof_event *ev = it->ev;
+
+	npf_js_tail(o, "%s{\"device\":%u,\"samples\":%u,\"used\":%u,"
+		    "\"segments\":%u,\"ns_per_tick\":%.12g,\"err_ns\":%llu,"
+		    "\"checked\":%llu,\"violations\":%llu}",
+		    o->have_fit ? ",\n    " : ",\n  \"clock_fits\":[",
+		    ev->dev, ev->fit.samples, ev->fit.used, ev->fit.segments,
+		    ev->fit.ns_per_tick, (unsigned long long)ev->fit.err_ns,
+		    (unsigned long long)ev->fit.checked,
+		    (unsigned long long)ev->fit.violations);
+	o->have_fit = true;
+}
+
+static void npf_js_summary(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npuprof_summary *s = &it->ev->summary;
+
+	if (o->have_fit)
+		npf_js_tail(o, "]");
+	o->have_fit = false;
+	npf_js_tail(o, ",\n  \"summary\":{\"spans\":%llu,\"spans_lost\":%llu,"
+		    "\"records\":%llu,\"lost_ring\":%llu,\"lost_device\":%llu,"
+		    "\"lost_host\":%llu,\"ring_errors\":%llu,\"violations\":%llu,"
+		    "\"start_ns\":%llu,\"stop_ns\":%llu}",
+		    (unsigned long long)s->spans,
+		    (unsigned long long)s->spans_lost,
+		    (unsigned long long)s->records,
+		    (unsigned long long)s->lost_ring,
+		    (unsigned long long)s->lost_device,
+		    (unsigned long long)s->lost_host,
+		    (unsigned long long)s->ring_errors,
+		    (unsigned long long)s->violations,
+		    (unsigned long long)s->start_ns,
+		    (unsigned long long)s->stop_ns);
+}
+
+static int npf_js_item(void *ctx, const struct npf_tl_item *it)
+{
+	struct npf_js *o = ctx;
+
+	switch (it->kind) {
+	case NPF_TL_SPAN:
+		npf_js_span(o, it);
+		break;
+	case NPF_TL_EXEC:
+		npf_js_exec(o, it);
+		break;
+	case NPF_TL_OP:
+		npf_js_op(o, it);
+		break;
+	case NPF_TL_QUEUE:
+		npf_js_queue(o, it);
+		break;
+	case NPF_TL_FLOW_OUT:
+	case NPF_TL_FLOW_IN:
+		npf_js_flow(o, it);
+		break;
+	case NPF_TL_COUNTER:
+		npf_js_counter(o, it);
+		break;
+	case NPF_TL_INSTANT:
+		npf_js_instant(o, it);
+		break;
+	case NPF_TL_BEGIN:
+	case NPF_TL_END:
+		npf_js_session(o, it);
+		break;
+	case NPF_TL_PROCESS:
+	case NPF_TL_THREAD:
+		npf_js_meta_ev(o, it);
+		break;
+	case NPF_TL_META:
+		npf_js_meta_kv(o, it);
+		break;
+	case NPF_TL_FIT:
+		npf_js_fit(o, it);
+		break;
+	case NPF_TL_SUMMARY:
+		npf_js_summary(o, it);
+		break;
+	default:
+		break;
+	}
+	return o->err;
+}
+
+NPUPROF_EXPORT
+int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_export_opts *opts)
+{
+	struct npf_js o = { .f = out, .first = true };
+	char *p;
+	int ret;
+
+	if (!trace || !out || (opts && opts->sz < sizeof(size_t)))
+		return -EINVAL;
+	o.buf = malloc(NPF_JS_BUF);
+	o.tail = malloc(NPF_JS_TAIL);
+	if (!o.buf || !o.tail) {
+		free(o.buf);
+		free(o.tail);
+		return -ENOMEM;
+	}
+	o.tail[0] = 0;
+	p = npf_js_room(&o, 64);
+	p = NPF_LIT(p, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	npf_js_end(&o, p);
+	ret = npf_timeline_run(trace, 0, 0, npf_js_item, &o, &o.st);
+	if (!ret && o.err)
+		ret = o.err;
+	if (!ret) {
+		if (o.have_fit)
+			npf_js_tail(&o, "]");
+		npf_js_tail(&o, ",\n  \"timeline\":{\"events\":%llu,\"items\":%llu,"
+			    "\"max_held\":%llu,\"late\":%llu,\"lanes\":%llu,"
+			    "\"violations\":%llu,\"unmapped\":%llu,"
+			    "\"untracked\":%llu,\"truncated\":%s}",
+			    (unsigned long long)o.st.events,
+			    (unsigned long long)o.st.items,
+			    (unsigned long long)o.st.max_held,
+			    (unsigned long long)o.st.late,
+			    (unsigned long long)o.st.lanes,
+			    (unsigned long long)o.st.violations,
+			    (unsigned long long)o.st.unmapped,
+			    (unsigned long long)o.st.untracked,
+			    npuprof_trace_truncated(trace) ? "true" : "false");
+		p = npf_js_room(&o, 256);
+		p = NPF_LIT(p, "\n],\n\"metadata\":{\n  \"exporter\":\"npuprof "
+			    "chrome 1\",\n  \"clock_domain\":\"CLOCK_MONOTONIC\","
+			    "\n  \"ts_unit\":\"us\"");
+		npf_js_end(&o, p);
+		npf_js_flush(&o);
+		if (!o.err && (fputs(o.tail, out) == EOF ||
+			       fputs("\n}}\n", out) == EOF))
+			o.err = -EIO;
+		if (!o.err && fflush(out))
+			o.err = -EIO;
+		ret = o.err;
+	}
+	free(o.buf);
+	free(o.tail);
+	return ret;
+}
