@@ -40,6 +40,7 @@ struct npc_cmd {
 
 extern const struct npc_cmd npc_cmd_record;
 extern const struct npc_cmd npc_cmd_dump;
+extern const struct npc_cmd npc_cmd_export;
 
 /* Devices of a trace that the totals and the dump name and track */
 #define NPC_MAX_DEV	64

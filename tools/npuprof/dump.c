@@ -6,13 +6,15 @@
  * last. --raw prints every item in file order with its raw fields.
  *
  * Events in a trace are not sorted (spans are written when they end, ring
- * records when the reader drains them), so the dump reorders them in a
- * bounded buffer: a binary min-heap keyed by (time, file order) that
- * prints its earliest event once it holds more than --max-buffered events
- * or once that event is more than --window older than the newest event
- * read. Memory is bounded by --max-buffered, whatever the trace's length.
+ * records when the reader drains them), so the dump reorders them in the
+ * library's bounded reorder buffer (npf_reorder_*, timeline.c, which the
+ * merged timeline of the exporters uses too): a binary min-heap keyed by
+ * (time, file order) that prints its earliest event once it holds more
+ * than --max-buffered events or once that event is more than --window
+ * older than the newest event read. Memory is bounded by --max-buffered,
+ * whatever the trace's length.
  *
- * Single-threaded; the heap and its entries belong to one dump run.
+ * Single-threaded; the reorder buffer belongs to one dump run.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,7 @@
 
 #include "cli.h"
 #include "npu_cli.h"
+#include "npuprof_int.h"
 
 #define DEFAULT_MAX_BUFFERED	65536u
 #define DEFAULT_WINDOW_MS	2000u
@@ -114,101 +117,14 @@ struct dump_opts {
 	int64_t window_ns;
 };
 
-/*
- * A held event with copies of what its pointers referred to. Events of
- * the same time print session events first, then spans (the longer, i.e.
- * the enclosing one, first), then EXEC records before the OP records of
- * their execution, then the rest; then in file order.
- */
-struct dent {
-	int64_t key;
-	unsigned int rank;
-	int64_t neg_dur;
-	uint64_t order;
-	struct npuprof_event ev;
-	struct npuprof_span_rec span;
-	unsigned char data[];	/* ring record, or label text and NUL */
-};
-
 struct dump {
 	const struct dump_opts *o;
 	struct npc_totals t;
-	struct dent **heap;
-	size_t n;
-	size_t max_held;
-	uint64_t order;
-	bool have_newest;
-	int64_t newest;
+	struct npf_reorder *ro;
 	bool have_printed;
 	int64_t last_printed;
 	uint64_t late;
-	bool header_done;
 };
-
-static bool dent_less(const struct dent *a, const struct dent *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
-	if (a->neg_dur != b->neg_dur)
-		return a->neg_dur < b->neg_dur;
-	return a->order < b->order;
-}
-
-static unsigned int rank_of(const struct npuprof_event *ev)
-{
-	switch (ev->type) {
-	case NPUPROF_EV_SESSION:
-		return 0;
-	case NPUPROF_EV_SPAN:
-		return 1;
-	case NPUPROF_EV_RECORD:
-		return ((const struct npu_trace_rec_hdr *)ev->rec)->type ==
-		       NPU_TRACE_REC_EXEC ? 2 : 3;
-	default:
-		return 4;
-	}
-}
-
-static void heap_push(struct dump *d, struct dent *e)
-{
-	size_t i = d->n++;
-
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!dent_less(e, d->heap[p]))
-			break;
-		d->heap[i] = d->heap[p];
-		i = p;
-	}
-	d->heap[i] = e;
-	if (d->n > d->max_held)
-		d->max_held = d->n;
-}
-
-static struct dent *heap_pop(struct dump *d)
-{
-	struct dent *top = d->heap[0], *last = d->heap[--d->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= d->n)
-			break;
-		if (c + 1 < d->n && dent_less(d->heap[c + 1], d->heap[c]))
-			c++;
-		if (!dent_less(d->heap[c], last))
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (d->n)
-		d->heap[i] = last;
-	return top;
-}
 
 /* ---- event lines ---- */
 
@@ -457,66 +373,23 @@ static void print_totals(const struct dump *d, bool truncated)
 	if (!d->o->raw)
 		printf("# reorder buffer: at most %zu events held, %" PRIu64
 		       " printed out of time order (window %s, %" PRIu64 " events)\n",
-		       d->max_held, d->late, npc_fmt_dur(b2, d->o->window_ns),
+		       npf_reorder_max_held(d->ro), d->late, npc_fmt_dur(b2, d->o->window_ns),
 		       d->o->max_buffered);
 	if (truncated)
 		printf("# truncated: the file ends before its trailer\n");
 }
 
-/* ---- the reorder buffer ---- */
+/* ---- the reorder buffer (the library's, timeline.c) ---- */
 
-static void flush(struct dump *d, bool all)
+static int print_held(void *ctx, const struct npuprof_event *ev, int64_t key)
 {
-	while (d->n && (all || d->n > d->o->max_buffered ||
-			d->newest - d->heap[0]->key > d->o->window_ns)) {
-		struct dent *e = heap_pop(d);
-
-		print_event(d, &e->ev, e->key);
-		free(e);
-	}
+	print_event(ctx, ev, key);
+	return 0;
 }
 
-/* Copy @ev into the heap; returns -ENOMEM */
 static int hold(struct dump *d, const struct npuprof_event *ev)
 {
-	size_t extra = 0;
-	struct dent *e;
-	int64_t key;
-
-	if (ev->type == NPUPROF_EV_RECORD)
-		extra = ((const struct npu_trace_rec_hdr *)ev->rec)->size;
-	else if (ev->type == NPUPROF_EV_SPAN && ev->label)
-		extra = strlen(ev->label) + 1;
-	e = malloc(sizeof(*e) + extra);
-	if (!e)
-		return -ENOMEM;
-	/* events without a time of their own happen "now" */
-	key = ev->time_ns || !d->have_newest ? ev->time_ns : d->newest;
-	e->key = key;
-	e->rank = rank_of(ev);
-	e->neg_dur = ev->type == NPUPROF_EV_SPAN ?
-		     (int64_t)ev->span->start_ns - (int64_t)ev->span->end_ns : 0;
-	e->order = d->order++;
-	e->ev = *ev;
-	e->ev.key = e->ev.value = NULL;
-	e->ev.info = NULL;
-	if (ev->type == NPUPROF_EV_RECORD) {
-		memcpy(e->data, ev->rec, extra);
-		e->ev.rec = e->data;
-	} else if (ev->type == NPUPROF_EV_SPAN) {
-		e->span = *ev->span;
-		e->ev.span = &e->span;
-		if (ev->label) {
-			memcpy(e->data, ev->label, extra);
-			e->ev.label = (const char *)e->data;
-		}
-	}
-	if (!d->have_newest || key > d->newest)
-		d->newest = key;
-	d->have_newest = true;
-	heap_push(d, e);
-	flush(d, false);
-	return 0;
+	return npf_reorder_push(d->ro, ev, print_held, d);
 }
 
 static int dump_event(struct dump *d, const struct npuprof_event *ev)
@@ -719,8 +592,7 @@ static int dump_main(int argc, char **argv)
 		npc_err("%s", err[0] ? err : strerror(-ret));
 		return 1;
 	}
-	d.heap = malloc((o.max_buffered + 1) * sizeof(*d.heap));
-	if (!d.heap) {
+	if (npf_reorder_new(o.max_buffered, o.window_ns, &d.ro)) {
 		npc_err("out of memory");
 		npuprof_trace_close(tr);
 		return 1;
@@ -737,8 +609,7 @@ static int dump_main(int argc, char **argv)
 		if (ret)
 			break;
 	}
-	flush(&d, true);
-	free(d.heap);
+	npf_reorder_drain(d.ro, print_held, &d);
 	if (ret < 0) {
 		const char *m = npuprof_trace_error(tr);
 
@@ -751,6 +622,7 @@ static int dump_main(int argc, char **argv)
 		npc_warn("%s is truncated (its writer was killed?): dumped up to its last complete chunk",
 			 o.input);
 	npuprof_trace_close(tr);
+	npf_reorder_free(d.ro);
 	if (fflush(stdout) || ferror(stdout)) {
 		npc_err("writing the output: %s", strerror(errno));
 		status = 1;

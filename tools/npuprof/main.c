@@ -15,6 +15,7 @@
 static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_record,
 	&npc_cmd_dump,
+	&npc_cmd_export,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
