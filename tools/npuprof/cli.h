@@ -41,6 +41,8 @@ struct npc_cmd {
 extern const struct npc_cmd npc_cmd_record;
 extern const struct npc_cmd npc_cmd_dump;
 extern const struct npc_cmd npc_cmd_export;
+extern const struct npc_cmd npc_cmd_summary;
+extern const struct npc_cmd npc_cmd_report;
 
 /* Devices of a trace that the totals and the dump name and track */
 #define NPC_MAX_DEV	64

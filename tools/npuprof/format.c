@@ -11,42 +11,19 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "npuprof_int.h"
 #include "npu_cli.h"
 #include "npu_hw.h"
 
+/* the names live in the library, which the reports share */
 const char *npc_lost_reason_name(uint32_t reason)
 {
-	switch (reason) {
-	case NPU_TRACE_LOST_RING_FULL:
-		return "ring-full";
-	case NPU_TRACE_LOST_DEVICE:
-		return "device";
-	case NPU_TRACE_LOST_HOST:
-		return "host";
-	default:
-		return "unknown";
-	}
+	return npf_lost_reason_name(reason);
 }
 
 const char *npc_opcode_name(uint32_t opcode)
 {
-	static const char *const names[NPU_OP_MAX + 1] = {
-		[NPU_OP_CONV2D] = "CONV2D",
-		[NPU_OP_DWCONV2D] = "DWCONV2D",
-		[NPU_OP_PAD] = "PAD",
-		[NPU_OP_AVGPOOL] = "AVGPOOL",
-		[NPU_OP_MAXPOOL] = "MAXPOOL",
-		[NPU_OP_FC] = "FC",
-		[NPU_OP_MATMUL] = "MATMUL",
-		[NPU_OP_ADD] = "ADD",
-		[NPU_OP_CLIP] = "CLIP",
-		[NPU_OP_RESHAPE] = "RESHAPE",
-		[NPU_OP_TRANSPOSE] = "TRANSPOSE",
-		[NPU_OP_SLICE] = "SLICE",
-		[NPU_OP_CONCAT] = "CONCAT",
-	};
-
-	return opcode <= NPU_OP_MAX ? names[opcode] : NULL;
+	return npf_opcode_name(opcode);
 }
 
 const char *npc_session_op_name(uint32_t op)

@@ -16,6 +16,8 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_record,
 	&npc_cmd_dump,
 	&npc_cmd_export,
+	&npc_cmd_summary,
+	&npc_cmd_report,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

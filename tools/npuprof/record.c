@@ -405,6 +405,10 @@ static void report(const struct record_opts *o, const char *file,
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated: %s ended before the profiler completed it; counted up to its last complete chunk",
 			 path, cmd);
+	/* the summary of `npuprof summary`, on stderr as the rest */
+	if (!o->quiet && ret == 0 &&
+	    npuprof_print_summary(tr, NPUPROF_FORMAT_TABLE, stderr))
+		npc_warn("no summary of %s: %s", path, npuprof_trace_error(tr));
 	npuprof_trace_close(tr);
 
 	if (!o->quiet) {

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * join.c - joins the device's executions to the host spans that submitted
+ * them, and inferences to their executions, over a trace read in file
+ * order (Documentation/npu/reports.rst, "The join").
+ *
+ * An EXEC record and the SUBMIT span of the same job share (minor,
+ * job_id): the minor is the DEVICE event's npu_info.minor of the record's
+ * device, the span carries it with NPUPROF_SPAN_F_JOB. File order is not
+ * time order (spans are written when they end, from thread buffers drained
+ * now and then; ring records come separately), so whichever side comes
+ * first waits in a hash map until the other arrives. An inference (an
+ * INFERENCE span) is the parent of its SUBMIT spans: its row waits until
+ * every SUBMIT child seen so far has its execution. What is still
+ * unmatched at the end is emitted as such (executions without trace ids)
+ * and counted, never dropped. Memory: the entries waiting, i.e. the jobs
+ * in flight between the two streams plus those that never match.
+ *
+ * A join is used by one thread at a time; it lives from npf_join_new() to
+ * npf_join_free() and keeps no pointer into the events it is fed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npuprof_int.h"
+
+#define NPF_JOIN_DEVS	64
+
+/*
+ * A hash map node: two 64-bit keys, a place in the map's insertion-order
+ * list (so that what is left at the end comes out in a stable order),
+ * and the payload.
+ */
+struct npf_node {
+	struct npf_node *hnext;
+	struct npf_node *prev, *next;	/* insertion order */
+	uint64_t k1, k2;
+};
+
+struct npf_map {
+	struct npf_node **b;
+	size_t nb;			/* buckets, a power of two */
+	size_t n;
+	struct npf_node head;		/* list sentinel */
+};
+
+struct npf_submit {
+	struct npf_node node;
+	uint64_t trace_id[2];
+	uint64_t span_id;
+	uint64_t parent_id;
+	int32_t pid;
+};
+
+struct npf_pexec {
+	struct npf_node node;
+	struct npf_exec_row row;
+};
+
+struct npf_acc {
+	struct npf_node node;
+	bool have_span;
+	uint64_t pending;		/* SUBMIT children waiting */
+	struct npf_inf_row row;
+};
+
+struct npf_join {
+	const struct npuprof_trace *trace;
+	const struct npf_join_ops *ops;
+	void *ctx;
+	uint32_t minor[NPF_JOIN_DEVS];
+	uint64_t clock_hz[NPF_JOIN_DEVS];
+	struct npf_map submits;		/* (minor, job_id) */
+	struct npf_map execs;		/* (minor, job_id) */
+	struct npf_map accs;		/* (pid, inference span_id) */
+	struct npf_join_stats st;
+};
+
+static uint64_t npf_hash(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static int npf_map_init(struct npf_map *m)
+{
+	m->nb = 64;
+	m->n = 0;
+	m->b = calloc(m->nb, sizeof(*m->b));
+	m->head.prev = m->head.next = &m->head;
+	return m->b ? 0 : -ENOMEM;
+}
+
+static struct npf_node *npf_map_find(const struct npf_map *m, uint64_t k1,
+				     uint64_t k2)
+{
+	struct npf_node *n = m->b[npf_hash(k1, k2) & (m->nb - 1)];
+
+	while (n && (n->k1 != k1 || n->k2 != k2))
+		n = n->hnext;
+	return n;
+}
+
+static void npf_map_grow(struct npf_map *m)
+{
+	size_t nb = m->nb * 2, i;
+	struct npf_node **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < m->nb; i++) {
+		struct npf_node *n = m->b[i], *next;
+
+		for (; n; n = next) {
+			size_t h = npf_hash(n->k1, n->k2) & (nb - 1);
+
+			next = n->hnext;
+			n->hnext = b[h];
+			b[h] = n;
+		}
+	}
+	free(m->b);
+	m->b = b;
+	m->nb = nb;
+}
+
+/* Insert a new node of @size bytes (zeroed); NULL without memory. */
+static void *npf_map_add(struct npf_map *m, uint64_t k1, uint64_t k2,
+			 size_t size)
+{
+	struct npf_node *n = calloc(1, size);
+	size_t h;
+
+	if (!n)
+		return NULL;
+	if (m->n >= m->nb)
+		npf_map_grow(m);
+	n->k1 = k1;
+	n->k2 = k2;
+	h = npf_hash(k1, k2) & (m->nb - 1);
+	n->hnext = m->b[h];
+	m->b[h] = n;
+	n->prev = m->head.prev;
+	n->next = &m->head;
+	m->head.prev->next = n;
+	m->head.prev = n;
+	m->n++;
+	return n;
+}
+
+static void npf_map_del(struct npf_map *m, struct npf_node *n)
+{
+	struct npf_node **pp = &m->b[npf_hash(n->k1, n->k2) & (m->nb - 1)];
+
+	while (*pp != n)
+		pp = &(*pp)->hnext;
+	*pp = n->hnext;
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	m->n--;
+	free(n);
+}
+
+static void npf_map_fini(struct npf_map *m)
+{
+	struct npf_node *n, *next;
+
+	if (!m->b)
+		return;
+	for (n = m->head.next; n != &m->head; n = next) {
+		next = n->next;
+		free(n);
+	}
+	free(m->b);
+	m->b = NULL;
+}
+
+int npf_join_new(const struct npuprof_trace *trace,
+		 const struct npf_join_ops *ops, void *ctx,
+		 struct npf_join **jp)
+{
+	struct npf_join *j = calloc(1, sizeof(*j));
+	unsigned int i;
+
+	if (!j)
+		return -ENOMEM;
+	j->trace = trace;
+	j->ops = ops;
+	j->ctx = ctx;
+	for (i = 0; i < NPF_JOIN_DEVS; i++)
+		j->minor[i] = UINT32_MAX;
+	if (npf_map_init(&j->submits) || npf_map_init(&j->execs) ||
+	    npf_map_init(&j->accs)) {
+		npf_join_free(j);
+		return -ENOMEM;
+	}
+	*jp = j;
+	return 0;
+}
+
+void npf_join_free(struct npf_join *j)
+{
+	if (!j)
+		return;
+	npf_map_fini(&j->submits);
+	npf_map_fini(&j->execs);
+	npf_map_fini(&j->accs);
+	free(j);
+}
+
+const struct npf_join_stats *npf_join_stats(const struct npf_join *j)
+{
+	return &j->st;
+}
+
+uint32_t npf_join_minor(const struct npf_join *j, uint32_t dev)
+{
+	return dev < NPF_JOIN_DEVS ? j->minor[dev] : UINT32_MAX;
+}
+
+static void npf_join_pending(struct npf_join *j)
+{
+	uint64_t n = j->submits.n + j->execs.n + j->accs.n;
+
+	if (n > j->st.max_pending)
+		j->st.max_pending = n;
+}
+
+static int npf_emit_inf(struct npf_join *j, const struct npf_inf_row *row)
+{
+	return j->ops && j->ops->inference ?
+		j->ops->inference(j->ctx, row) : 0;
+}
+
+static int npf_emit_exec(struct npf_join *j, const struct npf_exec_row *row)
+{
+	return j->ops && j->ops->exec ? j->ops->exec(j->ctx, row) : 0;
+}
+
+/* The accumulator of inference (@pid, @span_id), created if needed */
+static struct npf_acc *npf_acc_get(struct npf_join *j, int32_t pid,
+				   uint64_t span_id)
+{
+	struct npf_acc *a = (void *)npf_map_find(&j->accs, (uint32_t)pid,
+						 span_id);
+
+	if (!a)
+		a = npf_map_add(&j->accs, (uint32_t)pid, span_id, sizeof(*a));
+	return a;
+}
+
+/* An execution meets its SUBMIT span @s; @was_pending: @s waited. */
+static int npf_match(struct npf_join *j, struct npf_exec_row *row,
+		     const struct npf_submit *s, bool was_pending)
+{
+	struct npf_acc *a = NULL;
+	int ret;
+
+	row->matched = true;
+	row->trace_id[0] = s->trace_id[0];
+	row->trace_id[1] = s->trace_id[1];
+	row->span_id = s->span_id;
+	row->parent_id = s->parent_id;
+	j->st.matched++;
+	ret = npf_emit_exec(j, row);
+	if (ret || !s->parent_id)
+		return ret;
+	a = npf_acc_get(j, s->pid, s->parent_id);
+	if (!a)
+		return -ENOMEM;
+	a->row.executions++;
+	if (row->dur.ok)
+		a->row.npu_total_ns += row->dur.total;
+	if (was_pending && a->pending)
+		a->pending--;
+	if (a->have_span && !a->pending) {
+		ret = npf_emit_inf(j, &a->row);
+		npf_map_del(&j->accs, &a->node);
+	}
+	return ret;
+}
+
+static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp)
+{
+	struct npf_pexec *e;
+	struct npf_submit s = { .span_id = sp->span_id,
+				.parent_id = sp->parent_id, .pid = sp->pid };
+	struct npf_submit *p;
+	struct npf_acc *a;
+	int ret;
+
+	j->st.submits++;
+	s.trace_id[0] = sp->trace_id[0];
+	s.trace_id[1] = sp->trace_id[1];
+	e = (void *)npf_map_find(&j->execs, sp->minor, sp->job_id);
+	if (e) {
+		ret = npf_match(j, &e->row, &s, false);
+		npf_map_del(&j->execs, &e->node);
+		return ret;
+	}
+	/* a second SUBMIT of the same job (not from libnpu): first one wins */
+	if (npf_map_find(&j->submits, sp->minor, sp->job_id)) {
+		j->st.submits_unmatched++;
+		return 0;
+	}
+	p = npf_map_add(&j->submits, sp->minor, sp->job_id, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->trace_id[0] = s.trace_id[0];
+	p->trace_id[1] = s.trace_id[1];
+	p->span_id = s.span_id;
+	p->parent_id = s.parent_id;
+	p->pid = s.pid;
+	if (sp->parent_id) {
+		a = npf_acc_get(j, sp->pid, sp->parent_id);
+		if (!a)
+			return -ENOMEM;
+		a->pending++;
+	}
+	npf_join_pending(j);
+	return 0;
+}
+
+static int npf_join_inference(struct npf_join *j,
+			      const struct npuprof_span_rec *sp)
+{
+	struct npf_acc *a;
+	struct npf_inf_row row = { .span = *sp };
+	int ret;
+
+	j->st.inferences++;
+	a = (void *)npf_map_find(&j->accs, (uint32_t)sp->pid, sp->span_id);
+	if (!a)
+		return npf_emit_inf(j, &row);
+	a->row.span = *sp;
+	if (a->pending) {
+		a->have_span = true;
+		return 0;
+	}
+	ret = npf_emit_inf(j, &a->row);
+	npf_map_del(&j->accs, &a->node);
+	return ret;
+}
+
+static uint64_t npf_dev_hz(const struct npf_join *j, uint32_t dev)
+{
+	return dev < NPF_JOIN_DEVS ? j->clock_hz[dev] : 0;
+}
+
+/* Is [start, end] (widened by the bounds) outside [submit, complete]? */
+static bool npf_outside(const struct npuprof_clock_map *s,
+			const struct npuprof_clock_map *e, uint64_t submit,
+			uint64_t complete)
+{
+	__int128 lo = (__int128)s->ns + s->err_ns;
+	__int128 hi = (__int128)e->ns - e->err_ns;
+
+	return lo < (__int128)submit || hi > (__int128)complete;
+}
+
+static int npf_join_exec(struct npf_join *j, const struct npuprof_event *ev)
+{
+	const struct npu_trace_rec_hdr *h = ev->rec;
+	struct npf_exec_row row;
+	struct npf_exec_row *r = &row;
+	struct npf_submit *s;
+	struct npf_pexec *p;
+	const struct npu_trace_rec_exec *e;
+	int ret;
+
+	memset(&row, 0, sizeof(row));
+	memcpy(&row.rec, h, h->size < sizeof(row.rec) ? h->size : sizeof(row.rec));
+	e = &row.rec;
+	row.dev = ev->dev;
+	row.minor = npf_join_minor(j, ev->dev);
+	row.start = ev->start;
+	row.end = ev->end;
+	j->st.execs++;
+	if (e->flags & NPU_TRACE_EXEC_F_DEVICE) {
+		uint64_t span = e->end_tick - e->start_tick;
+		uint64_t sum;
+
+		row.device = true;
+		if (e->end_tick < e->start_tick ||
+		    __builtin_add_overflow(e->run_ticks, e->iowait_ticks, &sum) ||
+		    sum != span) {
+			row.inconsistent = true;
+			j->st.inconsistent++;
+		}
+		npf_dev_dur(j->trace, ev->dev, npf_dev_hz(j, ev->dev),
+			    e->start_tick, e->run_ticks, e->iowait_ticks,
+			    &ev->start, &ev->end, &row.dur);
+		if (ev->start.valid && ev->end.valid) {
+			j->st.checked++;
+			if (npf_outside(&ev->start, &ev->end, e->submit_ns,
+					e->complete_ns)) {
+				row.violation = true;
+				j->st.violations++;
+			}
+		}
+	}
+	s = (void *)npf_map_find(&j->submits, row.minor, e->job_id);
+	if (s) {
+		ret = npf_match(j, &row, s, true);
+		npf_map_del(&j->submits, &s->node);
+		return ret;
+	}
+	p = npf_map_add(&j->execs, row.minor, e->job_id, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->row = *r;
+	npf_join_pending(j);
+	return 0;
+}
+
+static int npf_join_op(struct npf_join *j, const struct npuprof_event *ev)
+{
+	const struct npu_trace_rec_op *o = ev->rec;
+	struct npf_op_row row = { .rec = o, .dev = ev->dev,
+				  .minor = npf_join_minor(j, ev->dev),
+				  .start = ev->start, .end = ev->end };
+
+	if (o->end_tick < o->start_tick ||
+	    o->iowait_ticks > o->end_tick - o->start_tick) {
+		row.inconsistent = true;
+		j->st.inconsistent++;
+	} else {
+		npf_dev_dur(j->trace, ev->dev, npf_dev_hz(j, ev->dev),
+			    o->start_tick,
+			    o->end_tick - o->start_tick - o->iowait_ticks,
+			    o->iowait_ticks, &ev->start, &ev->end, &row.dur);
+	}
+	return j->ops && j->ops->op ? j->ops->op(j->ctx, &row) : 0;
+}
+
+int npf_join_event(struct npf_join *j, const struct npuprof_event *ev)
+{
+	switch (ev->type) {
+	case NPUPROF_EV_DEVICE: {
+		const struct npu_info *info = ev->info;
+
+		if (ev->dev >= NPF_JOIN_DEVS)
+			return 0;
+		if (ev->info_size >= offsetof(struct npu_info, minor) +
+		    sizeof(info->minor))
+			j->minor[ev->dev] = info->minor;
+		if (ev->info_size >= offsetof(struct npu_info, dram_size))
+			j->clock_hz[ev->dev] = info->clock_hz;
+		return 0;
+	}
+	case NPUPROF_EV_SPAN:
+		if (ev->span->kind == NPUPROF_SPAN_SUBMIT &&
+		    (ev->span->flags & NPUPROF_SPAN_F_JOB))
+			return npf_join_submit(j, ev->span);
+		if (ev->span->kind == NPUPROF_SPAN_INFERENCE)
+			return npf_join_inference(j, ev->span);
+		return 0;
+	case NPUPROF_EV_RECORD: {
+		const struct npu_trace_rec_hdr *h = ev->rec;
+
+		if (h->type == NPU_TRACE_REC_EXEC)
+			return npf_join_exec(j, ev);
+		if (h->type == NPU_TRACE_REC_OP)
+			return npf_join_op(j, ev);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int npf_join_finish(struct npf_join *j)
+{
+	struct npf_node *n, *next;
+	int ret = 0;
+
+	/* executions no SUBMIT span claimed: reported without ids */
+	for (n = j->execs.head.next; !ret && n != &j->execs.head; n = next) {
+		next = n->next;
+		ret = npf_emit_exec(j, &((struct npf_pexec *)n)->row);
+		npf_map_del(&j->execs, n);
+	}
+	j->st.submits_unmatched += j->submits.n;
+	/* inferences still waiting for an execution that never came */
+	for (n = j->accs.head.next; !ret && n != &j->accs.head; n = next) {
+		struct npf_acc *a = (void *)n;
+
+		next = n->next;
+		if (a->have_span) {
+			a->row.unmatched = a->pending;
+			ret = npf_emit_inf(j, &a->row);
+		}
+		npf_map_del(&j->accs, n);
+	}
+	return ret;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_util.c - names and ids as the reports write them: the NPU
+ * operator names of driver/npu_hw.h's NPU_OP_* (also used by the CLI's
+ * dump), and trace and span ids in hex as the reference documents show
+ * them, and the conversion of device tick counts to host durations.
+ *
+ * Stateless; safe from any thread.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "npuprof_int.h"
+#include "npu_hw.h"
+
+const char *npf_opcode_name(uint32_t opcode)
+{
+	static const char *const names[NPU_OP_MAX + 1] = {
+		[NPU_OP_CONV2D] = "CONV2D",
+		[NPU_OP_DWCONV2D] = "DWCONV2D",
+		[NPU_OP_PAD] = "PAD",
+		[NPU_OP_AVGPOOL] = "AVGPOOL",
+		[NPU_OP_MAXPOOL] = "MAXPOOL",
+		[NPU_OP_FC] = "FC",
+		[NPU_OP_MATMUL] = "MATMUL",
+		[NPU_OP_ADD] = "ADD",
+		[NPU_OP_CLIP] = "CLIP",
+		[NPU_OP_RESHAPE] = "RESHAPE",
+		[NPU_OP_TRANSPOSE] = "TRANSPOSE",
+		[NPU_OP_SLICE] = "SLICE",
+		[NPU_OP_CONCAT] = "CONCAT",
+	};
+
+	return opcode <= NPU_OP_MAX ? names[opcode] : NULL;
+}
+
+const char *npf_lost_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case NPU_TRACE_LOST_RING_FULL:
+		return "ring-full";
+	case NPU_TRACE_LOST_DEVICE:
+		return "device";
+	case NPU_TRACE_LOST_HOST:
+		return "host";
+	default:
+		return "unknown";
+	}
+}
+
+char *npf_hex_trace(char *buf, const uint64_t id[2])
+{
+	snprintf(buf, NPF_HEX_TRACE, "%016" PRIx64 "%016" PRIx64, id[0], id[1]);
+	return buf;
+}
+
+char *npf_hex_span(char *buf, uint64_t id)
+{
+	snprintf(buf, NPF_HEX_SPAN, "%016" PRIx64, id);
+	return buf;
+}
+
+/* @ticks * @slope rounded to the nearest ns; false if out of range */
+static bool ticks_ns(uint64_t ticks, double slope, int64_t *ns)
+{
+	double v = (double)ticks * slope;
+
+	if (!(v >= 0) || v >= 9.2e18)
+		return false;
+	*ns = llround(v);
+	return true;
+}
+
+void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
+		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,
+		 uint64_t iowait_ticks, const struct npuprof_clock_map *start,
+		 const struct npuprof_clock_map *end, struct npf_dur *out)
+{
+	const struct npf_clock_fit *fit = npf_trace_fit(trace, dev);
+	double slope = 0;
+	uint32_t l;
+
+	*out = (struct npf_dur){ 0 };
+	if (fit && fit->nseg && fit->seg) {
+		/* the piece npf_clock_map() maps @tick with: the last one
+		 * starting at or before it (pieces are few) */
+		for (l = fit->nseg - 1; l && fit->seg[l].tick0 > tick; l--)
+			;
+		slope = fit->seg[l].ns_per_tick;
+	} else if (clock_hz) {
+		slope = 1e9 / (double)clock_hz;
+	}
+	if (!(slope > 0) || !ticks_ns(run_ticks, slope, &out->run) ||
+	    !ticks_ns(iowait_ticks, slope, &out->iowait) ||
+	    __builtin_add_overflow(out->run, out->iowait, &out->total))
+		return;
+	out->ok = true;
+	if (start && end && start->valid && end->valid &&
+	    __builtin_add_overflow(start->err_ns, end->err_ns, &out->err_ns))
+		out->err_ns = UINT64_MAX;
+	else if (!start || !end || !start->valid || !end->valid)
+		out->err_ns = UINT64_MAX;
+}
