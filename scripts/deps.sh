@@ -41,6 +41,7 @@ PACKAGES=(
 	libonnx-testdata libonnx-dev
 	dwarves clang llvm libelf-dev zlib1g-dev
 	libclang-rt-14-dev
+	chromium nodejs
 )
 
 log() { printf 'deps.sh: %s\n' "$*" >&2; }
