@@ -41,6 +41,7 @@ PACKAGES=(
 	libonnx-testdata libonnx-dev
 	dwarves clang llvm libelf-dev zlib1g-dev
 	libclang-rt-14-dev
+	libsqlite3-dev sqlite3 python3-pandas
 	chromium nodejs
 )
 

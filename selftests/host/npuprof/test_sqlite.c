@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_sqlite.c - npuprof_export_sqlite() on the hand-computed synthetic
+ * trace of report_gen.h: the database is read back with SQLite's own
+ * library (every table, view and index of Documentation/npu/sqlite.rst)
+ * and with pandas.read_sql in Debian's python3 (python3-pandas, which
+ * scripts/deps.sh installs); an empty trace, a replaced database, a
+ * directory that does not exist and a corrupt trace.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "kselftest_harness.h"
+#include "report_gen.h"
+
+/* The rows of @sql, columns joined by '|', one line each ("" for NULL) */
+static char *q(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int i, n;
+
+	if (!f || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "# %s: %s\n", sql, sqlite3_errmsg(db));
+		abort();
+	}
+	n = sqlite3_column_count(st);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (i = 0; i < n; i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+
+			fprintf(f, "%s%s", i ? "|" : "", t ? (const char *)t : "");
+		}
+		fputc('\n', f);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	return out;
+}
+
+#define EXPECT_Q(db, want, sql) do {		\
+	char *got_ = q(db, sql);		\
+	EXPECT_STREQ(want, got_);		\
+	free(got_);				\
+} while (0)
+
+/* Export @trace_path to a new database; returns its path */
+static char *export(const char *trace_path, int *ret)
+{
+	struct npuprof_trace *t;
+	char err[256], *db;
+
+	if (asprintf(&db, "%s.db", trace_path) < 0)
+		abort();
+	if (npuprof_trace_open(trace_path, &t, err, sizeof(err)))
+		abort();
+	*ret = npuprof_export_sqlite(t, db);
+	npuprof_trace_close(t);
+	return db;
+}
+
+FIXTURE(sq) {
+	char *trace;
+	char *path;
+	sqlite3 *db;
+};
+
+FIXTURE_SETUP(sq)
+{
+	int ret;
+
+	self->trace = gen_trace("sq");
+	self->path = export(self->trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(self->path, &self->db,
+					     SQLITE_OPEN_READONLY, NULL));
+}
+
+FIXTURE_TEARDOWN(sq)
+{
+	sqlite3_close(self->db);
+	unlink(self->path);
+	unlink(self->trace);
+	free(self->path);
+	free(self->trace);
+}
+
+TEST_F(sq, tables)
+{
+	sqlite3 *db = self->db;
+
+	EXPECT_Q(db, "1\n", "PRAGMA user_version");
+	EXPECT_Q(db, "cmdline|gen\n", "SELECT * FROM meta");
+	EXPECT_Q(db, "0|/dev/npu3|3|2|2000000000\n1|/dev/npu5|5|2|1000000000\n",
+		 "SELECT dev, path, minor, pe_count, clock_hz FROM devices ORDER BY dev");
+	EXPECT_Q(db, "31|4|16|6\n",
+		 "SELECT COUNT(*), SUM(kind_id = 3), SUM(kind_id BETWEEN 6 AND 9),"
+		 " SUM(kind = 'submit') FROM spans");
+	EXPECT_Q(db, "record|warm,up \"q\"|50000000\n",
+		 "SELECT kind, name, dur_ns FROM spans WHERE kind_id = 1");
+	/* the executions, in join order, with their ids */
+	EXPECT_Q(db,
+		 "aa000000000000000000000000000001|00000000000003eb|00000000000003e8|3|1|4|2|2||0|0\n"
+		 "aa000000000000000000000000000002|000000000000044f|000000000000044c|3|2|118134|108134|10000||0|0\n"
+		 "aa000000000000000000000000000003|00000000000004b3|00000000000004b0|3|3|1|1|0||0|0\n"
+		 "aa000000000000000000000000000004|0000000000000517|0000000000000514|3|4|4|0|4||0|0\n"
+		 "aa00000000000000000000000000004d|0000000000000007||5|1|2000|1500|500|1|0|0\n"
+		 "|||3|99|4|2|2||1|0\n"
+		 "|||5|2|100000|100000|0|1|0|1\n",
+		 "SELECT trace_id, span_id, inference_span_id, minor, job_id,"
+		 " total_ns, run_ns, iowait_ns, err_ns > 0, inconsistent,"
+		 " violation FROM executions ORDER BY id");
+	/* Total == Run + IoWait, every row */
+	EXPECT_Q(db, "0|220147\n", "SELECT SUM(total_ns != run_ns + iowait_ns),"
+		 " SUM(total_ns) FROM executions");
+	/* device times: mapped on npu5 (a fit), not on npu3 */
+	EXPECT_Q(db, "1|10020001000|10020003000\n",
+		 "SELECT dev, start_ns, end_ns FROM executions"
+		 " WHERE minor = 5 AND job_id = 1 AND start_ns IS NOT NULL");
+	EXPECT_Q(db, "5\n", "SELECT COUNT(*) FROM executions WHERE start_ns IS NULL");
+	EXPECT_Q(db, "CONV2D|0|5|5|0\nCONV2D|1|10|10|0\nPAD|2|2|2|0\n"
+		 "ADD|3|3|2|1\nCONV2D|4|16|16|0\nPAD|5|4|4|0\nCLIP|6|||\n",
+		 "SELECT name, op_index, dur_ns, run_ns, iowait_ns FROM operators"
+		 " ORDER BY id");
+	EXPECT_Q(db, "11\n", "SELECT COUNT(*) FROM clock_samples WHERE dev = 1");
+	EXPECT_Q(db, "0|reader|0\n1|reader|11\n",
+		 "SELECT dev, source, samples FROM clock_fits ORDER BY dev");
+	EXPECT_Q(db, "ring-full|7\nspans|3\n",
+		 "SELECT * FROM losses_total ORDER BY kind");
+	EXPECT_Q(db, "5|3|1\n",
+		 "SELECT lost_ring, spans_lost, violations FROM summary");
+	EXPECT_Q(db, "9\n",
+		 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+		 " AND name NOT LIKE 'sqlite_%'");
+}
+
+TEST_F(sq, views)
+{
+	sqlite3 *db = self->db;
+
+	EXPECT_Q(db,
+		 "aa000000000000000000000000000001|00000000000003e8|101|3027309\n"
+		 "aa000000000000000000000000000002|000000000000044c|101|2111363\n"
+		 "aa000000000000000000000000000003|00000000000004b0|101|1824769\n"
+		 "aa000000000000000000000000000004|0000000000000514|101|1584494\n",
+		 "SELECT trace_id, span_id, \"thread.id\", dur FROM inferences"
+		 " ORDER BY start_ns");
+	EXPECT_Q(db, "4|2|2\n118134|108134|10000\n1|1|0\n4|0|4\n2000|1500|500\n"
+		 "4|2|2\n100000|100000|0\n",
+		 "SELECT \"NPU Total\", \"NPU Run\", \"NPU IoWait\" FROM npu_executions");
+	EXPECT_Q(db, "CONV2D|10.3333333333333|3\nADD|3.0|1\nPAD|3.0|2\n",
+		 "SELECT name, \"average elapsed(ns)\", count FROM npu_operators");
+	EXPECT_Q(db, "16|4|4\n",
+		 "SELECT COUNT(*), SUM(name = 'Quantize'), SUM(name = 'Dequantize')"
+		 " FROM external_operators");
+	EXPECT_Q(db, "00000000000003e8|1|4\n000000000000044c|1|118134\n"
+		 "00000000000004b0|1|1\n0000000000000514|1|4\n",
+		 "SELECT span_id, executions, npu_total_ns FROM"
+		 " inference_executions ORDER BY span_id");
+}
+
+TEST_F(sq, pandas)
+{
+	static const char script[] =
+"import sys\n"
+"try:\n"
+"    import pandas\n"
+"except ImportError:\n"
+"    print('python3-pandas is missing: install it with scripts/deps.sh', file=sys.stderr)\n"
+"    sys.exit(3)\n"
+"import sqlite3\n"
+"con = sqlite3.connect(sys.argv[1])\n"
+"ex = pandas.read_sql('SELECT * FROM npu_executions', con)\n"
+"inf = pandas.read_sql('SELECT * FROM inferences', con)\n"
+"ops = pandas.read_sql('SELECT * FROM npu_operators', con, index_col='name')\n"
+"ext = pandas.read_sql('SELECT * FROM external_operators', con)\n"
+"assert (ex['NPU Total'] == ex['NPU Run'] + ex['NPU IoWait']).all()\n"
+"print(len(ex), int(ex['NPU Total'].sum()), int(ex['trace_id'].isna().sum()))\n"
+"print(len(inf), int(inf['dur'].median()), int(inf['thread.id'].iloc[0]))\n"
+"print(list(ops.index), int(ops.loc['PAD', 'count']))\n"
+"print(len(ext), int(ext[ext['name'] == 'Lower']['dur'].sum()))\n";
+	char out[1024];
+	size_t n = 0;
+	ssize_t r;
+	int pfd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execlp(gen_python(), "python3", "-c", script, self->path,
+		       (char *)NULL);
+		fprintf(stderr, "# %s: %s\n", gen_python(), strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((r = read(pfd[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = 0;
+	close(pfd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		TH_LOG("python3-pandas is missing: run scripts/deps.sh");
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* 1824769 + 2111363 = 3936132: the median of four is their mean */
+	EXPECT_STREQ("7 220147 2\n"
+		     "4 1968066 101\n"
+		     "['CONV2D', 'ADD', 'PAD'] 2\n"
+		     "16 806\n", out);
+}
+
+TEST(empty_and_replaced)
+{
+	char *trace = gen_empty("sq-empty"), *path;
+	sqlite3 *db;
+	FILE *f;
+	int ret;
+
+	/* a file that is not a database is replaced */
+	if (asprintf(&path, "%s.db", trace) < 0)
+		abort();
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("not a database\n", f);
+	fclose(f);
+	free(path);
+	path = export(trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL));
+	EXPECT_Q(db, "0|0|0|1\n",
+		 "SELECT (SELECT COUNT(*) FROM spans), (SELECT COUNT(*) FROM"
+		 " executions), (SELECT COUNT(*) FROM npu_operators),"
+		 " (SELECT COUNT(*) FROM devices)");
+	EXPECT_Q(db, "", "SELECT * FROM inferences");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+	unlink(trace);
+	free(trace);
+}
+
+TEST(errors)
+{
+	char *trace = gen_trace("sq-err"), err[256];
+	struct npuprof_trace *t;
+	FILE *f;
+
+	ASSERT_EQ(0, npuprof_trace_open(trace, &t, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, npuprof_export_sqlite(t, ""));
+	EXPECT_EQ(-EINVAL, npuprof_export_sqlite(NULL, "/tmp/x.db"));
+	/* SQLite cannot create the file: -EIO with its message */
+	EXPECT_EQ(-EIO, npuprof_export_sqlite(t, "/nonexistent-dir/t.db"));
+	EXPECT_NE(NULL, strstr(npuprof_trace_error(t), "sqlite"));
+	/* the reader works again after the failed export */
+	EXPECT_EQ(0, npuprof_export_sqlite(t, "/tmp/npuprof-sq-ok.db"));
+	EXPECT_EQ(0, unlink("/tmp/npuprof-sq-ok.db"));
+	npuprof_trace_close(t);
+
+	/* a corrupt trace: -EBADMSG, and no database left behind */
+	f = fopen(trace, "r+");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fseek(f, 4096 + 200, SEEK_SET));
+	fputc(0x5a, f);
+	fclose(f);
+	ASSERT_EQ(0, npuprof_trace_open(trace, &t, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, npuprof_export_sqlite(t, "/tmp/npuprof-sq-bad.db"));
+	EXPECT_NE(NULL, strstr(npuprof_trace_error(t), "offset"));
+	EXPECT_NE(0, access("/tmp/npuprof-sq-bad.db", F_OK));
+	EXPECT_NE(0, access("/tmp/npuprof-sq-bad.db.tmp", F_OK));
+	npuprof_trace_close(t);
+	unlink(trace);
+	free(trace);
+}
+
+TEST_HARNESS_MAIN
