@@ -276,20 +276,6 @@ static const char *npf_job_status(uint32_t st)
 	return st < sizeof(names) / sizeof(names[0]) ? names[st] : NULL;
 }
 
-static const char *npf_lost_reason(uint32_t r)
-{
-	switch (r) {
-	case NPU_TRACE_LOST_RING_FULL:
-		return "ring-full";
-	case NPU_TRACE_LOST_DEVICE:
-		return "device";
-	case NPU_TRACE_LOST_HOST:
-		return "host";
-	default:
-		return "unknown";
-	}
-}
-
 static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npuprof_span_rec *s = it->ev->span;
@@ -520,7 +506,7 @@ static void npf_js_instant(struct npf_js *o, const struct npf_tl_item *it)
 		p = NPF_LIT(p, "\"count\":");
 		p = npf_u64(p, l->count);
 		p = NPF_LIT(p, ",\"reason\":\"");
-		p = stpcpy(p, npf_lost_reason(l->reason));
+		p = stpcpy(p, npf_lost_reason_name(l->reason));
 		*p++ = '"';
 		break;
 	}

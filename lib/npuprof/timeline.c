@@ -82,7 +82,7 @@ int npf_reorder_new(size_t max_held, int64_t window_ns,
 	ro->max_held = max_held;
 	ro->window = window_ns;
 	ro->heap = malloc((max_held + 1) * sizeof(*ro->heap));
-	ro->free = malloc((max_held + 1) * sizeof(*ro->free));
+	ro->free = malloc(nb * NPF_RO_BLOCK * sizeof(*ro->free));
 	ro->blocks = calloc(nb, sizeof(*ro->blocks));
 	if (!ro->heap || !ro->free || !ro->blocks) {
 		npf_reorder_free(ro);
@@ -359,6 +359,7 @@ struct npf_tl {
 	int session_open;
 	int64_t last_ts;
 	bool have_last;
+	bool cur_late;		/* the event being handled is late */
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
 };
@@ -530,7 +531,13 @@ static int npf_tl_span(struct npf_tl *tl, const struct npuprof_event *ev)
 	th = npf_tl_thread(tl, s->pid, s->tid, &ret);
 	if (ret)
 		return ret;
-	if (th) {
+	/*
+	 * A late span (released after later ones: a labelled record longer
+	 * than the reorder window) cannot be checked against its thread's
+	 * open spans, which are later ones; it encloses them or not, and
+	 * the viewers nest it by its times: lane 0.
+	 */
+	if (th && !tl->cur_late) {
 		it.lane = npf_tl_lane(th, it.ts, it.ts + it.dur);
 		if (it.lane) {
 			tl->st->lanes++;
@@ -865,7 +872,8 @@ static int npf_tl_ordered(void *ctx, const struct npuprof_event *ev,
 {
 	struct npf_tl *tl = ctx;
 
-	if (tl->have_last && key < tl->last_ts)
+	tl->cur_late = tl->have_last && key < tl->last_ts;
+	if (tl->cur_late)
 		tl->st->late++;
 	else
 		tl->last_ts = key;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npuprof_int.h"
 
 /* ---- building trace files ---- */

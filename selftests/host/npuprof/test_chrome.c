@@ -684,4 +684,30 @@ TEST(many_spans_come_out_in_start_order)
 	unlink(b.path);
 }
 
+/* A labelled record longer than the reorder window comes out late */
+TEST(a_record_longer_than_the_window_stays_on_its_thread)
+{
+	struct parsed p;
+	struct tb b;
+	int i;
+
+	tb_open(&b, "long");
+	for (i = 0; i < 30; i++)
+		tb_span(&b, NPUPROF_SPAN_RUN, 0, 3, 3,
+			T0 + (uint64_t)i * 100000000, T0 + (uint64_t)i * 100000000 + 1000000,
+			(uint64_t)i + 2, 1, 0, 0);
+	tb_label(&b, 3, 3, T0 - 10, T0 + 3000000000ull, 1, 1, "trace");
+	tb_close(&b);
+	ASSERT_EQ(0, export_parse(b.path, &p));
+	ASSERT_EQ(1, count(&p, "X", "trace"));
+	EXPECT_EQ(3, find(&p, "X", "trace", 0)->tid);
+	EXPECT_EQ(30, count(&p, "X", "run"));
+	for (i = 0; i < 30; i++)
+		EXPECT_EQ(3, find(&p, "X", "run", i)->tid);
+	EXPECT_EQ(NULL, strstr(p.meta, "\"late\":0,"));
+	EXPECT_NE(NULL, strstr(p.meta, "\"lanes\":0,"));
+	parsed_free(&p);
+	unlink(b.path);
+}
+
 TEST_HARNESS_MAIN
