@@ -12,4 +12,5 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
 "$BUILD/bin/npuprof-bench-host" "$@"
 "$BUILD/bin/npuprof-bench-report" "$@"
+"$BUILD/bin/npuprof-bench-export" "$@"
 timeout 900 "$ROOT/tools/vm/npu-vm" -- npuprof-bench-vm

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-export.c - the Chrome JSON exporter's throughput and memory: a
+ * synthetic trace of N events (one device with 4 PEs; per job a SUBMIT
+ * span, an EXEC record and 8 OP records in RECORDS items, clock samples
+ * every 10 ms) is exported by npuprof_export_chrome() in a child process
+ * whose peak RSS (wait4()'s ru_maxrss) is the exporter's alone. Prints
+ * events/s, input and output MB/s and the peak RSS at 1 M and 10 M
+ * events: memory must stay flat as the trace grows. Figures only; never
+ * fails on a number.
+ *
+ * Usage: npuprof-bench-export [--quick] [--dir DIR]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npuprof_int.h"
+
+#define OPS_PER_JOB	8
+#define EVENTS_PER_JOB	(2 + OPS_PER_JOB)	/* span, EXEC, OPs */
+#define PES		4
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int add(struct npf_writer *w, uint16_t type, const void *a, size_t alen,
+	       const void *b, size_t blen)
+{
+	int ret = npf_writer_add(w, type, a, alen, b, blen);
+
+	if (ret) {
+		fprintf(stderr, "writing the trace: %s\n", strerror(-ret));
+		exit(1);
+	}
+	return 0;
+}
+
+/* A trace of about @events events; returns the events written */
+static uint64_t gen(const char *path, uint64_t events)
+{
+	uint64_t jobs = events / EVENTS_PER_JOB, j, t = 2000000000ull;
+	uint64_t next_clock = 0, n = 0;
+	struct npf_item_device dev = { .dev = 0, .info_size = sizeof(struct npu_info) };
+	struct npu_info info = { .version = 1, .pe_count = PES,
+				 .clock_hz = 1000000000, .minor = 0 };
+	struct npf_item_records ir = { .dev = 0 };
+	uint8_t run[sizeof(struct npu_trace_rec_clock) + sizeof(struct npu_trace_rec_exec) +
+		    OPS_PER_JOB * sizeof(struct npu_trace_rec_op)];
+	struct npf_writer *w;
+	uint32_t seq = 0;
+
+	if (npf_writer_open(path, 0, &w)) {
+		fprintf(stderr, "%s: cannot create\n", path);
+		exit(1);
+	}
+	snprintf(dev.path, sizeof(dev.path), "/dev/npu0");
+	add(w, NPF_ITEM_META, "host_spans", 11, "on", 3);
+	add(w, NPF_ITEM_DEVICE, &dev, sizeof(dev), &info, sizeof(info));
+	for (j = 0; j < jobs; j++) {
+		struct npuprof_span_rec sp = {
+			.kind = NPUPROF_SPAN_SUBMIT, .flags = NPUPROF_SPAN_F_JOB,
+			.pid = 100, .tid = 101 + (int)(j % 4), .start_ns = t,
+			.end_ns = t + 3000, .span_id = j * 2 + 1,
+			.parent_id = j * 2, .trace_id = { j, ~j }, .job_id = j,
+		};
+		struct npu_trace_rec_exec *x;
+		uint64_t s = t + 5000, k;
+		size_t len = 0;
+
+		add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0);
+		ir.count = 0;
+		if (t >= next_clock) {
+			struct npu_trace_rec_clock *c = (void *)run;
+
+			memset(c, 0, sizeof(*c));
+			c->hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_CLOCK, sizeof(*c), seq++ };
+			c->samples = 4;
+			c->host_before_ns = t - 100;
+			c->device_tick = t - 1000000000ull;
+			c->host_after_ns = t + 100;
+			c->width_ns = 200;
+			c->clock_hz = 1000000000;
+			len += sizeof(*c);
+			ir.count++;
+			next_clock = t + 10000000;
+		}
+		for (k = 0; k < OPS_PER_JOB; k++) {
+			struct npu_trace_rec_op *o = (void *)(run + len);
+
+			memset(o, 0, sizeof(*o));
+			o->hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP, sizeof(*o), seq++ };
+			o->pid = 100;
+			o->tid = sp.tid;
+			o->job_id = j;
+			o->pe = (uint16_t)(j % PES);
+			o->opcode = (uint16_t)(1 + k % 13);
+			o->op_index = (uint32_t)k;
+			o->start_tick = s + k * 1000 - 1000000000ull;
+			o->end_tick = o->start_tick + 900;
+			o->iowait_ticks = 100;
+			o->dma_bytes = 4096;
+			o->macs = 100000 + k;
+			len += sizeof(*o);
+			ir.count++;
+		}
+		x = (void *)(run + len);
+		memset(x, 0, sizeof(*x));
+		x->hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_EXEC, sizeof(*x), seq++ };
+		x->flags = NPU_TRACE_EXEC_F_DEVICE;
+		x->pid = 100;
+		x->tid = sp.tid;
+		x->job_id = j;
+		x->submit_ns = t + 2000;
+		x->complete_ns = s + OPS_PER_JOB * 1000 + 2000;
+		x->pe = (uint16_t)(j % PES);
+		x->n_ops = OPS_PER_JOB;
+		x->start_tick = s - 1000000000ull;
+		x->end_tick = x->start_tick + OPS_PER_JOB * 1000;
+		x->iowait_ticks = OPS_PER_JOB * 100;
+		x->run_ticks = OPS_PER_JOB * 1000 - x->iowait_ticks;
+		x->dma_bytes = OPS_PER_JOB * 4096;
+		x->macs = OPS_PER_JOB * 100000;
+		len += sizeof(*x);
+		ir.count++;
+		add(w, NPF_ITEM_RECORDS, &ir, sizeof(ir), run, len);
+		n += EVENTS_PER_JOB;
+		t += 4000;	/* 4 PEs: a job every 4 us, each 8 us long */
+	}
+	if (npf_writer_close(w)) {
+		fprintf(stderr, "%s: write error\n", path);
+		exit(1);
+	}
+	return n;
+}
+
+/* Counts the bytes written to it */
+static ssize_t count_write(void *c, const char *buf, size_t n)
+{
+	(void)buf;
+	*(uint64_t *)c += n;
+	return (ssize_t)n;
+}
+
+static void bench(const char *dir, uint64_t events)
+{
+	char path[256], err[256];
+	struct rusage ru;
+	struct stat st;
+	int pfd[2], status;
+	uint64_t n, out_bytes = 0;
+	double t0, t, in_mb;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/npuprof-bench-export-%d.npuprof", dir,
+		 (int)getpid());
+	n = gen(path, events);
+	stat(path, &st);
+	in_mb = (double)st.st_size / 1e6;
+	if (pipe(pfd))
+		exit(1);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		cookie_io_functions_t io = { .write = count_write };
+		struct npuprof_trace *tr;
+		FILE *f = fopencookie(&out_bytes, "w", io);
+		int ret;
+
+		ret = npuprof_trace_open(path, &tr, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "%s\n", err);
+			_exit(1);
+		}
+		/* the exporter buffers itself: no second copy in stdio */
+		setvbuf(f, NULL, _IONBF, 0);
+		ret = npuprof_export_chrome(tr, f, NULL);
+		fclose(f);
+		npuprof_trace_close(tr);
+		if (write(pfd[1], &out_bytes, sizeof(out_bytes)) < 0)
+			_exit(1);
+		_exit(ret ? 1 : 0);
+	}
+	close(pfd[1]);
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) ||
+	    read(pfd[0], &out_bytes, sizeof(out_bytes)) != sizeof(out_bytes)) {
+		printf("chrome export of %llu events: failed\n",
+		       (unsigned long long)n);
+		close(pfd[0]);
+		unlink(path);
+		return;
+	}
+	t = now_s() - t0;
+	close(pfd[0]);
+	printf("chrome export, %5.1f M events: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s\n",
+	       (double)n / 1e6, (double)n / t / 1e6,
+	       (double)out_bytes / t / 1e6, (double)out_bytes / 1e6,
+	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = "/tmp";
+	int quick = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			dir = argv[++i];
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR]\n", argv[0]);
+			return 2;
+		}
+	}
+	printf("npuprof Chrome JSON export (per job: a submit span, an EXEC and %d OP records; the output counted, not stored)\n",
+	       OPS_PER_JOB);
+	bench(dir, 1000000);
+	if (!quick)
+		bench(dir, 10000000);
+	return 0;
+}
