@@ -520,7 +520,12 @@ static void npu_job_push(struct npu_device *ndev, struct npu_job *job,
 	npu_ring(ndev, NPU_DB_QUEUE);
 
 	if (!delayed_work_pending(&ndev->timeout_work)) {
-		npu_job_find_expired(ndev, job->submit_ns, &next);
+		/*
+		 * A head may have expired already, e.g. while job_timeout_ms
+		 * was 0: check at once.
+		 */
+		if (npu_job_find_expired(ndev, job->submit_ns, &next))
+			next = job->submit_ns;
 		npu_job_arm_timeout(ndev, next, job->submit_ns);
 	}
 }
