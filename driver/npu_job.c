@@ -694,10 +694,37 @@ static struct npu_job *npu_job_take(struct npu_file *nf,
 	return job;
 }
 
+/*
+ * A wait interrupted by a signal: write the time left back into the
+ * caller's timeout_ns, as select() updates its timeval, and let the signal
+ * code restart the call (no handler, or SA_RESTART) or return -EINTR. A
+ * plain retry of the same struct then continues where the wait stopped,
+ * so a storm of signals cannot stretch a timed wait for ever. When the
+ * time left cannot be written back, the call must not be restarted with
+ * the full timeout: it fails with -EINTR, as select() does then.
+ */
+static int npu_job_wait_interrupted(struct npu_wait __user *uarg,
+				    s64 timeout_ns, u64 deadline_ns)
+{
+	u64 now = ktime_get_ns();
+	s64 left;
+
+	if (timeout_ns < 0)
+		return -ERESTARTSYS;	/* no timeout to update */
+	left = deadline_ns > now ? deadline_ns - now : 0;
+	if (put_user(left, &uarg->timeout_ns))
+		return -EINTR;
+	return -ERESTARTSYS;
+}
+
 /**
  * npu_job_wait_ioctl() - NPU_IOCTL_WAIT
  * @nf: the file, inside npu_dev_enter()
  * @uarg: struct npu_wait in user memory
+ *
+ * A signal ends the wait with -ERESTARTSYS (restarted, or -EINTR for a
+ * handler without SA_RESTART) after the time left was written back to
+ * @uarg->timeout_ns; see npu_job_wait_interrupted().
  *
  * Return: 0 or a negative errno (see struct npu_wait).
  */
@@ -706,6 +733,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 	struct npu_device *ndev = nf->ndev;
 	struct npu_job *job = NULL;
 	struct npu_wait args;
+	u64 deadline = 0;
 	long left;
 	u64 seq;
 	int ret;
@@ -718,6 +746,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 	if (args.timeout_ns < 0) {
 		left = MAX_SCHEDULE_TIMEOUT;
 	} else {
+		deadline = ktime_get_ns() + args.timeout_ns;
 		left = min_t(u64, nsecs_to_jiffies64(args.timeout_ns),
 			     MAX_SCHEDULE_TIMEOUT - 1);
 		if (args.timeout_ns && !left)
@@ -740,7 +769,8 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 							npu_dev_unplugged(ndev),
 							left);
 		if (left < 0) {
-			ret = -EINTR;
+			ret = npu_job_wait_interrupted(uarg, args.timeout_ns,
+						       deadline);
 			break;
 		}
 		if (npu_dev_unplugged(ndev)) {

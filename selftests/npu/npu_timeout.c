@@ -8,9 +8,17 @@
  *
  * Without it every test is skipped. The tests lower the module parameter
  * job_timeout_ms and restore it.
+ *
+ * The wait_signal_storm tests check NPU_IOCTL_WAIT's rule for signals: the
+ * time left is written back to timeout_ns, so retrying (or the kernel's
+ * restart) ends at the first deadline with -ETIMEDOUT however many signals
+ * arrive. They assert the results, not the time taken.
  */
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 
 #include "kselftest_harness.h"
 #include "npu_test.h"
@@ -212,6 +220,182 @@ TEST_F(stall, close_with_stuck_job)
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
 	EXPECT_TRUE(w.status == NPU_JOB_ABORTED ||
 		    w.status == NPU_JOB_TIMEOUT);
+}
+
+/* ---- signals during a timed wait ---- */
+
+static volatile sig_atomic_t sig_hits;
+
+static void on_sigusr1(int sig)
+{
+	sig_hits++;
+}
+
+struct storm {
+	pthread_t target;
+	pthread_t thread;
+	volatile int stop;
+};
+
+static void *storm_main(void *arg)
+{
+	struct storm *st = arg;
+
+	while (!st->stop) {
+		pthread_kill(st->target, SIGUSR1);
+		usleep(100);
+	}
+	return NULL;
+}
+
+/* SIGUSR1 at the calling thread every 100 us; @sa_flags 0 or SA_RESTART. */
+static int storm_start(struct storm *st, int sa_flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;
+	sa.sa_flags = sa_flags;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return -errno;
+	sig_hits = 0;
+	st->target = pthread_self();
+	st->stop = 0;
+	return -pthread_create(&st->thread, NULL, storm_main, st);
+}
+
+static void storm_stop(struct storm *st)
+{
+	st->stop = 1;
+	pthread_join(st->thread, NULL);
+}
+
+/*
+ * Queue job *@id on the stalled PE with the job timeout off (only a wait's
+ * own timeout ends a wait), then start a storm with @sa_flags.
+ */
+static void start_stalled_storm(struct __test_metadata *_metadata,
+				FIXTURE_DATA(stall) *self, int sa_flags,
+				unsigned long long *id, struct storm *st)
+{
+	ASSERT_EQ(0, set_timeout_ms(0));
+	ASSERT_EQ(0, sub(self, self->fd, self->stalled, id));
+	ASSERT_EQ(0, storm_start(st, sa_flags));
+}
+
+/*
+ * The stalled job @id is still pending. End it: with the job timeout back
+ * on, one more job on the stalled PE arms the check, and the reset fails
+ * both.
+ */
+static void end_stalled(struct __test_metadata *_metadata,
+			FIXTURE_DATA(stall) *self, unsigned long long id)
+{
+	unsigned long long id2;
+	struct npu_wait w;
+
+	EXPECT_EQ(-ETIMEDOUT, npu_wait_job(self->fd, id, 0, 0, &w));
+	ASSERT_EQ(0, set_timeout_ms(100));
+	ASSERT_EQ(0, sub(self, self->fd, self->stalled, &id2));
+	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
+	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
+	ASSERT_EQ(0, npu_wait_job(self->fd, id2, 0, -1, &w));
+	EXPECT_EQ(NPU_JOB_ABORTED, w.status);
+}
+
+#define STORM_WAIT_NS	50000000ll	/* 50 ms */
+
+/*
+ * No SA_RESTART: every signal fails the wait with -EINTR and the kernel
+ * writes the time left back. Retrying with the same struct, the time
+ * left only goes down and the wait ends with -ETIMEDOUT; the job is still
+ * pending. (Before, timeout_ns came back unchanged and the retries went
+ * on for as long as the signals did.)
+ */
+TEST_F(stall, wait_signal_storm_retry)
+{
+	long long prev = STORM_WAIT_NS;
+	unsigned int eintr = 0;
+	unsigned long long id;
+	bool shrank = true;
+	struct npu_wait w;
+	struct storm st;
+	int ret;
+
+	NEED_STALL();
+
+	start_stalled_storm(_metadata, self, 0, &id, &st);
+	memset(&w, 0, sizeof(w));
+	w.job_id = id;
+	w.timeout_ns = STORM_WAIT_NS;
+	for (;;) {
+		ret = npu_ioctl(self->fd, NPU_IOCTL_WAIT, &w);
+		if (ret != -EINTR)
+			break;
+		eintr++;
+		if (w.timeout_ns < 0 || w.timeout_ns >= prev) {
+			shrank = false;
+			break;
+		}
+		prev = w.timeout_ns;
+	}
+	storm_stop(&st);
+
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	/* Each -EINTR came with less time left than the one before. */
+	EXPECT_TRUE(shrank) {
+		TH_LOG("-EINTR %u: timeout_ns %lld, was %lld", eintr,
+		       (long long)w.timeout_ns, prev);
+	}
+	/* The storm did interrupt the wait. */
+	EXPECT_LT(0, eintr);
+	EXPECT_LT(0, sig_hits);
+	end_stalled(_metadata, self, id);
+}
+
+/*
+ * SA_RESTART: the kernel restarts the call with the time left it wrote
+ * back, so one ioctl() ends with -ETIMEDOUT under the storm. (Before, it
+ * failed with -EINTR at the first signal.)
+ */
+TEST_F(stall, wait_signal_storm_restart)
+{
+	unsigned long long id;
+	struct npu_wait w;
+	struct storm st;
+	int ret;
+
+	NEED_STALL();
+
+	start_stalled_storm(_metadata, self, SA_RESTART, &id, &st);
+	ret = npu_wait_job(self->fd, id, 0, STORM_WAIT_NS, &w);
+	storm_stop(&st);
+
+	EXPECT_EQ(-ETIMEDOUT, ret);
+	EXPECT_LT(0, sig_hits);
+	EXPECT_GE(STORM_WAIT_NS, w.timeout_ns);
+	EXPECT_LE(0, w.timeout_ns);
+	end_stalled(_metadata, self, id);
+}
+
+/* A wait without a timeout keeps timeout_ns as it was. */
+TEST_F(stall, wait_signal_forever_untouched)
+{
+	unsigned long long id;
+	struct npu_wait w;
+	struct storm st;
+	int ret;
+
+	NEED_STALL();
+
+	start_stalled_storm(_metadata, self, 0, &id, &st);
+	ret = npu_wait_job(self->fd, id, 0, -1, &w);
+	storm_stop(&st);
+
+	EXPECT_EQ(-EINTR, ret);
+	EXPECT_EQ(-1, w.timeout_ns);
+	end_stalled(_metadata, self, id);
 }
 
 TEST_HARNESS_MAIN

@@ -175,7 +175,8 @@ struct npu_submit {
  * @flags: in: NPU_WAIT_*
  * @pe: out: PE that ran the job
  * @job_id: in: job to wait for (ignored with NPU_WAIT_ANY); out: the job
- * @timeout_ns: in: relative timeout, < 0 waits forever, 0 polls
+ * @timeout_ns: in: relative timeout, < 0 waits forever, 0 polls; out:
+ *	the time left when a signal interrupted the wait (see below)
  * @status: out: NPU_JOB_*
  * @op_index: out: failing operator when @status is not NPU_JOB_OK
  * @start_tick: out: device clock at job start
@@ -187,7 +188,14 @@ struct npu_submit {
  * A job's result is returned once; waiting for it again fails with -ENOENT,
  * as does waiting for another fd's job, and NPU_WAIT_ANY on an fd with no
  * outstanding and no completed job. Fails with -ETIMEDOUT when the timeout
- * expires first, -EINTR on a signal.
+ * expires first.
+ *
+ * A signal interrupts the wait as it does select(): a @timeout_ns >= 0 is
+ * overwritten with the time left (0 if none is), and the call is
+ * restarted with it when the signal has no handler or its handler has
+ * SA_RESTART; otherwise it fails with -EINTR, and a retry with the same
+ * struct continues where the wait stopped. Only @timeout_ns is written.
+ * If it cannot be written, the call fails with -EINTR and is not restarted.
  */
 struct npu_wait {
 	__u32 flags;
