@@ -35,7 +35,7 @@
  *
  * Return: 0 or -ENOMEM.
  */
-int npu_bo_pool_init(struct npu_device *ndev)
+int npu_bo_pool_init(struct npu_dev *ndev)
 {
 	struct gen_pool *pool;
 	size_t size = ndev->hw.dram_size & PAGE_MASK;
@@ -55,7 +55,7 @@ int npu_bo_pool_init(struct npu_device *ndev)
  * npu_bo_pool_fini() - destroy the allocator; every buffer must be freed
  * @ndev: the device
  */
-void npu_bo_pool_fini(struct npu_device *ndev)
+void npu_bo_pool_fini(struct npu_dev *ndev)
 {
 	if (ndev->pool)
 		gen_pool_destroy(ndev->pool);
@@ -65,11 +65,11 @@ void npu_bo_pool_fini(struct npu_device *ndev)
 static void npu_bo_release(struct kref *ref)
 {
 	struct npu_bo *bo = container_of(ref, struct npu_bo, ref);
-	struct npu_device *ndev = bo->ndev;
+	struct npu_dev *ndev = bo->ndev;
 
 	gen_pool_free(ndev->pool, NPU_POOL_BIAS + bo->dev_addr, bo->size);
 	kfree(bo);
-	npu_device_put(ndev);
+	npu_dev_put(ndev);
 }
 
 /**
@@ -114,7 +114,7 @@ struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle)
 }
 
 /* Called inside npu_dev_enter(): the hardware is there. */
-static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
+static struct npu_bo *npu_bo_alloc(struct npu_dev *ndev, u64 size,
 				   u32 flags)
 {
 	unsigned long addr;
@@ -134,7 +134,7 @@ static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
 	bo->dev_addr = addr - NPU_POOL_BIAS;
 	bo->size = size;
 	bo->flags = flags;
-	npu_device_get(ndev);
+	npu_dev_get(ndev);
 	/*
 	 * Zeroed: no data of a previous owner leaks. A buffer may be as large
 	 * as device memory: give the scheduler a chance between chunks.
@@ -156,7 +156,7 @@ static struct npu_bo *npu_bo_alloc(struct npu_device *ndev, u64 size,
  */
 int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_bo_create args;
 	struct npu_bo *bo;
 	u32 handle;
@@ -278,7 +278,7 @@ static const struct vm_operations_struct npu_bo_vm_ops = {
  */
 int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct npu_bo *bo = NULL, *it;
 	unsigned long handle;

@@ -10,7 +10,7 @@
 #include <linux/mm_types.h>
 #include <linux/types.h>
 
-struct npu_device;
+struct npu_dev;
 struct npu_file;
 
 /**
@@ -23,14 +23,14 @@ struct npu_file;
  */
 struct npu_bo {
 	struct kref ref;
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	u32 dev_addr;
 	u32 size;
 	u32 flags;
 };
 
-int npu_bo_pool_init(struct npu_device *ndev);
-void npu_bo_pool_fini(struct npu_device *ndev);
+int npu_bo_pool_init(struct npu_dev *ndev);
+void npu_bo_pool_fini(struct npu_dev *ndev);
 
 void npu_bo_get(struct npu_bo *bo);
 void npu_bo_put(struct npu_bo *bo);

@@ -97,7 +97,7 @@ static u64 npu_mono_to(clockid_t clockid, u64 t)
  * device cannot latch its clock; -EIO when it refuses; -ETIMEDOUT or
  * -ENODEV from the mailbox; -EINTR on a fatal signal.
  */
-int npu_clock_sample(struct npu_device *ndev, clockid_t clockid, u32 count,
+int npu_clock_sample(struct npu_dev *ndev, clockid_t clockid, u32 count,
 		     struct npu_clock_pair *samples, u32 *best)
 {
 	struct npu_mbox_result res;
@@ -155,7 +155,7 @@ int npu_clock_sample(struct npu_device *ndev, clockid_t clockid, u32 count,
  *
  * Return: 0 or a negative errno (see struct npu_clock_sample).
  */
-long npu_clock_sample_ioctl(struct npu_device *ndev, void __user *uarg)
+long npu_clock_sample_ioctl(struct npu_dev *ndev, void __user *uarg)
 {
 	struct npu_clock_sample *cs;
 	long ret;

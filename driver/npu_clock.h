@@ -9,10 +9,10 @@
 #include <linux/time.h>
 #include <linux/types.h>
 
-struct npu_device;
+struct npu_dev;
 struct npu_clock_pair;
 
-int npu_clock_sample(struct npu_device *ndev, clockid_t clockid, u32 count,
+int npu_clock_sample(struct npu_dev *ndev, clockid_t clockid, u32 count,
 		     struct npu_clock_pair *samples, u32 *best);
 
 #endif /* _NPU_CLOCK_H */

@@ -3,7 +3,7 @@
  * npu_drv.c - PCI probe/remove, the /dev/npuN character device and ioctl
  * dispatch.
  *
- * Lifetime: struct npu_device is reference counted. The bound PCI device
+ * Lifetime: struct npu_dev is reference counted. The bound PCI device
  * holds one reference (dropped by devres after remove()) and every open
  * file holds one. remove() marks the device unplugged, wakes every sleeper
  * and waits (SRCU) until no file operation touches the hardware any more;
@@ -36,9 +36,9 @@
 
 static DEFINE_IDA(npu_ida);
 
-static void npu_device_release(struct kref *ref)
+static void npu_dev_release(struct kref *ref)
 {
-	struct npu_device *ndev = container_of(ref, struct npu_device, ref);
+	struct npu_dev *ndev = container_of(ref, struct npu_dev, ref);
 
 	npu_bo_pool_fini(ndev);
 	cleanup_srcu_struct(&ndev->srcu);
@@ -50,25 +50,25 @@ static void npu_device_release(struct kref *ref)
 }
 
 /**
- * npu_device_get() - take a reference on a device
+ * npu_dev_get() - take a reference on a device
  * @ndev: the device; the caller already holds a reference or is inside
  *	npu_dev_enter() of a file holding one
  */
-void npu_device_get(struct npu_device *ndev)
+void npu_dev_get(struct npu_dev *ndev)
 {
 	kref_get(&ndev->ref);
 }
 
 /**
- * npu_device_put() - drop a reference on a device
+ * npu_dev_put() - drop a reference on a device
  * @ndev: the device
  *
  * The last reference frees it, which may be long after remove(): the
  * allocator and the SRCU state live until then. May sleep.
  */
-void npu_device_put(struct npu_device *ndev)
+void npu_dev_put(struct npu_dev *ndev)
 {
-	kref_put(&ndev->ref, npu_device_release);
+	kref_put(&ndev->ref, npu_dev_release);
 }
 
 /* ------------------------------------------------------------------------
@@ -77,7 +77,7 @@ void npu_device_put(struct npu_device *ndev)
 
 static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_hw_desc *hw = &ndev->hw;
 	struct npu_info info;
 	int ret;
@@ -108,7 +108,7 @@ static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
 
 static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_mbox_result res;
 	struct npu_ping ping;
 	u64 rt;
@@ -133,8 +133,8 @@ static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
 		if (ret)
 			return ret;
 		if (res.result != NPU_MBOX_OK || res.data != arg) {
-			npu_err(ndev, "ping: result %u data %#llx, expected 0 and %#x\n",
-				res.result, res.data, arg);
+			ndev_err(ndev, "ping: result %u data %#llx, expected 0 and %#x\n",
+				 res.result, res.data, arg);
 			return -EIO;
 		}
 		rt = res.t_done_ns > res.t_post_ns ?
@@ -149,10 +149,10 @@ static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
 	return 0;
 }
 
-static long npu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+static long npu_fop_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct npu_file *nf = filp->private_data;
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	void __user *uarg = (void __user *)arg;
 	long ret;
 	int idx;
@@ -198,11 +198,11 @@ static long npu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
  * file operations
  */
 
-static int npu_open(struct inode *inode, struct file *filp)
+static int npu_fop_open(struct inode *inode, struct file *filp)
 {
 	/* misc_open() holds misc_mtx: remove() cannot free the device now. */
 	struct miscdevice *misc = filp->private_data;
-	struct npu_device *ndev = container_of(misc, struct npu_device, misc);
+	struct npu_dev *ndev = container_of(misc, struct npu_dev, misc);
 	struct npu_file *nf;
 
 	if (npu_dev_unplugged(ndev))
@@ -211,7 +211,7 @@ static int npu_open(struct inode *inode, struct file *filp)
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)
 		return -ENOMEM;
-	npu_device_get(ndev);
+	npu_dev_get(ndev);
 	nf->ndev = ndev;
 	nf->filp = filp;
 	mutex_init(&nf->bo_lock);
@@ -226,10 +226,10 @@ static int npu_open(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-static int npu_release(struct inode *inode, struct file *filp)
+static int npu_fop_release(struct inode *inode, struct file *filp)
 {
 	struct npu_file *nf = filp->private_data;
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 
 	mutex_lock(&ndev->files_lock);
 	list_del(&nf->node);
@@ -240,18 +240,18 @@ static int npu_release(struct inode *inode, struct file *filp)
 	npu_bo_file_fini(nf);
 	mutex_destroy(&nf->bo_lock);
 	kfree(nf);
-	npu_device_put(ndev);
+	npu_dev_put(ndev);
 	return 0;
 }
 
-static __poll_t npu_poll(struct file *filp, poll_table *wait)
+static __poll_t npu_fop_poll(struct file *filp, poll_table *wait)
 {
 	struct npu_file *nf = filp->private_data;
 
 	return npu_job_poll(nf, filp, wait);
 }
 
-static int npu_mmap(struct file *filp, struct vm_area_struct *vma)
+static int npu_fop_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct npu_file *nf = filp->private_data;
 	int idx, ret;
@@ -265,12 +265,12 @@ static int npu_mmap(struct file *filp, struct vm_area_struct *vma)
 
 static const struct file_operations npu_fops = {
 	.owner = THIS_MODULE,
-	.open = npu_open,
-	.release = npu_release,
-	.unlocked_ioctl = npu_ioctl,
+	.open = npu_fop_open,
+	.release = npu_fop_release,
+	.unlocked_ioctl = npu_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.poll = npu_poll,
-	.mmap = npu_mmap,
+	.poll = npu_fop_poll,
+	.mmap = npu_fop_mmap,
 	.llseek = noop_llseek,
 };
 
@@ -280,15 +280,15 @@ static const struct file_operations npu_fops = {
 
 static void npu_devm_put(void *data)
 {
-	struct npu_device *ndev = data;
+	struct npu_dev *ndev = data;
 
 	ida_free(&npu_ida, ndev->id);
-	npu_device_put(ndev);
+	npu_dev_put(ndev);
 }
 
-static struct npu_device *npu_device_alloc(struct pci_dev *pdev)
+static struct npu_dev *npu_dev_alloc(struct pci_dev *pdev)
 {
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	int ret;
 
 	ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
@@ -320,7 +320,7 @@ static struct npu_device *npu_device_alloc(struct pci_dev *pdev)
 
 static irqreturn_t npu_error_irq(int irq, void *arg)
 {
-	struct npu_device *ndev = arg;
+	struct npu_dev *ndev = arg;
 	u32 status, err;
 	int idx;
 
@@ -330,7 +330,7 @@ static irqreturn_t npu_error_irq(int irq, void *arg)
 	status = npu_rd32(ndev, NPU_REG_STATUS);
 	err = npu_rd32(ndev, NPU_REG_ERROR);
 	if (err != NPU_ERR_NONE || (status & NPU_STATUS_FAULT)) {
-		npu_err(ndev, "device error %u (status %#x)\n", err, status);
+		ndev_err(ndev, "device error %u (status %#x)\n", err, status);
 		if (status & NPU_STATUS_FAULT)
 			npu_job_device_error(ndev);
 	}
@@ -338,7 +338,7 @@ static irqreturn_t npu_error_irq(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
-static int npu_request_irqs(struct npu_device *ndev)
+static int npu_request_irqs(struct npu_dev *ndev)
 {
 	static const struct {
 		unsigned int vector;
@@ -357,8 +357,8 @@ static int npu_request_irqs(struct npu_device *ndev)
 	ret = pci_alloc_irq_vectors(pdev, NPU_MSIX_COUNT, NPU_MSIX_COUNT,
 				    PCI_IRQ_MSIX);
 	if (ret < 0) {
-		npu_err(ndev, "cannot allocate %u MSI-X vectors: %d\n",
-			NPU_MSIX_COUNT, ret);
+		ndev_err(ndev, "cannot allocate %u MSI-X vectors: %d\n",
+			 NPU_MSIX_COUNT, ret);
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(irqs); i++) {
@@ -368,8 +368,8 @@ static int npu_request_irqs(struct npu_device *ndev)
 						irqs[i].handler ? 0 : IRQF_ONESHOT,
 						ndev->name, ndev);
 		if (ret) {
-			npu_err(ndev, "cannot request MSI-X vector %u: %d\n",
-				irqs[i].vector, ret);
+			ndev_err(ndev, "cannot request MSI-X vector %u: %d\n",
+				 irqs[i].vector, ret);
 			return ret;
 		}
 	}
@@ -379,10 +379,10 @@ static int npu_request_irqs(struct npu_device *ndev)
 static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct npu_mbox_result res;
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	int ret;
 
-	ndev = npu_device_alloc(pdev);
+	ndev = npu_dev_alloc(pdev);
 	if (IS_ERR(ndev))
 		return PTR_ERR(ndev);
 	/*
@@ -436,7 +436,7 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!ret && res.result != NPU_MBOX_OK)
 		ret = -EIO;
 	if (ret) {
-		npu_err(ndev, "device reset failed: %d\n", ret);
+		ndev_err(ndev, "device reset failed: %d\n", ret);
 		return ret;
 	}
 	npu_job_dev_start(ndev);
@@ -461,15 +461,15 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	}
 
-	npu_info(ndev, "%s: NPU v%u.%u, %u PEs at %u Hz, %u MiB DRAM\n",
-		 ndev->name, NPU_HW_VERSION_GET_MAJOR(ndev->hw.version),
+	ndev_info(ndev, "%s: NPU v%u.%u, %u PEs at %u Hz, %u MiB DRAM\n",
+		  ndev->name, NPU_HW_VERSION_GET_MAJOR(ndev->hw.version),
 		 NPU_HW_VERSION_GET_MINOR(ndev->hw.version), ndev->hw.pe_count,
 		 ndev->hw.clock_hz, ndev->hw.dram_size >> 20);
 	return 0;
 }
 
 /* Make every user mapping of BAR2 fault (SIGBUS) from now on. */
-static void npu_zap_mappings(struct npu_device *ndev)
+static void npu_zap_mappings(struct npu_dev *ndev)
 {
 	struct npu_file *nf;
 
@@ -481,7 +481,7 @@ static void npu_zap_mappings(struct npu_device *ndev)
 
 static void npu_remove(struct pci_dev *pdev)
 {
-	struct npu_device *ndev = pci_get_drvdata(pdev);
+	struct npu_dev *ndev = pci_get_drvdata(pdev);
 	struct npu_mbox_result res;
 
 	misc_deregister(&ndev->misc);
@@ -499,7 +499,7 @@ static void npu_remove(struct pci_dev *pdev)
 	npu_trace_fini(ndev);
 	npu_mbox_call(ndev, NPU_MBOX_RESET | NPU_MBOX_F_NOIRQ, 0, &res);
 	npu_hw_disable(ndev);
-	npu_info(ndev, "%s removed\n", ndev->name);
+	ndev_info(ndev, "%s removed\n", ndev->name);
 	/* devres frees the interrupts, unmaps the BARs and drops our ref. */
 }
 

@@ -72,7 +72,7 @@ struct npu_hw_desc {
 };
 
 /**
- * struct npu_device - one NPU
+ * struct npu_dev - one NPU
  * @ref: lifetime; held by the bound PCI device and by every open file
  * @pdev: the PCI function (a reference is held until release)
  * @db: BAR0 mapping (doorbell registers); valid until unplug
@@ -112,7 +112,7 @@ struct npu_hw_desc {
  * @trace_rings: enabled trace rings, maintained by npu_trace.c; the job
  *	path's only test when tracing is off (npu_trace_on())
  */
-struct npu_device {
+struct npu_dev {
 	struct kref ref;
 	struct pci_dev *pdev;
 	void __iomem *db;
@@ -158,11 +158,11 @@ struct npu_device {
  * struct npu_file - one open file of /dev/npuN
  * @ndev: the device (a reference is held)
  * @filp: the file
- * @node: entry in npu_device.files
+ * @node: entry in npu_dev.files
  * @bo_lock: protects @bos
  * @bos: buffer handles of this file (struct npu_bo), from 1
  * @jobs: jobs of this file by id, outstanding or awaiting collection
- *	(npu_device.jobs_lock)
+ *	(npu_dev.jobs_lock)
  * @done: completed jobs awaiting NPU_IOCTL_WAIT, oldest first (jobs_lock)
  * @outstanding: jobs of this file not yet completed (jobs_lock)
  * @njobs: jobs in @jobs, bounded by the module parameter max_file_jobs
@@ -171,7 +171,7 @@ struct npu_device {
  *	(jobs_lock; read locklessly by waiters)
  */
 struct npu_file {
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	struct file *filp;
 	struct list_head node;
 	struct mutex bo_lock;		/* protects bos */
@@ -183,13 +183,13 @@ struct npu_file {
 	u64 done_seq;
 };
 
-#define npu_dbg(ndev, fmt, ...)  dev_dbg(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
-#define npu_info(ndev, fmt, ...) dev_info(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
-#define npu_warn(ndev, fmt, ...) dev_warn(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
-#define npu_err(ndev, fmt, ...)  dev_err(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define ndev_dbg(ndev, fmt, ...)  dev_dbg(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define ndev_info(ndev, fmt, ...) dev_info(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define ndev_warn(ndev, fmt, ...) dev_warn(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define ndev_err(ndev, fmt, ...)  dev_err(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
 
-void npu_device_get(struct npu_device *ndev);
-void npu_device_put(struct npu_device *ndev);
+void npu_dev_get(struct npu_dev *ndev);
+void npu_dev_put(struct npu_dev *ndev);
 
 /**
  * npu_dev_enter() - enter a section that may touch the hardware
@@ -199,7 +199,7 @@ void npu_device_put(struct npu_device *ndev);
  * Return: true when the device is present; false after unplug, in which
  * case the section must not be entered (and npu_dev_exit() not called).
  */
-static inline bool npu_dev_enter(struct npu_device *ndev, int *idx)
+static inline bool npu_dev_enter(struct npu_dev *ndev, int *idx)
 {
 	*idx = srcu_read_lock(&ndev->srcu);
 	if (READ_ONCE(ndev->unplugged)) {
@@ -214,7 +214,7 @@ static inline bool npu_dev_enter(struct npu_device *ndev, int *idx)
  * @ndev: the device
  * @idx: SRCU index from npu_dev_enter()
  */
-static inline void npu_dev_exit(struct npu_device *ndev, int idx)
+static inline void npu_dev_exit(struct npu_dev *ndev, int idx)
 {
 	srcu_read_unlock(&ndev->srcu, idx);
 }
@@ -227,7 +227,7 @@ static inline void npu_dev_exit(struct npu_device *ndev, int idx)
  *
  * Return: true once remove() has started.
  */
-static inline bool npu_dev_unplugged(struct npu_device *ndev)
+static inline bool npu_dev_unplugged(struct npu_dev *ndev)
 {
 	return READ_ONCE(ndev->unplugged);
 }

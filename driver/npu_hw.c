@@ -23,7 +23,7 @@ MODULE_PARM_DESC(mbox_timeout_ms,
 		 "Time to wait for a mailbox acknowledgment (ms, default 2000)");
 
 /* Is [off, off + len) inside BAR2? */
-static bool npu_hw_range_ok(struct npu_device *ndev, u64 off, u64 len)
+static bool npu_hw_range_ok(struct npu_dev *ndev, u64 off, u64 len)
 {
 	u64 end;
 
@@ -38,7 +38,7 @@ static bool npu_hw_overlap(u64 a, u64 alen, u64 b, u64 blen)
 	return a < b + blen && b < a + alen;
 }
 
-static int npu_hw_wait_ready(struct npu_device *ndev)
+static int npu_hw_wait_ready(struct npu_dev *ndev)
 {
 	unsigned long timeout = jiffies + msecs_to_jiffies(ready_timeout_ms);
 
@@ -54,7 +54,7 @@ static int npu_hw_wait_ready(struct npu_device *ndev)
 	return 0;
 }
 
-static void npu_hw_read_desc(struct npu_device *ndev)
+static void npu_hw_read_desc(struct npu_dev *ndev)
 {
 	struct npu_hw_desc *hw = &ndev->hw;
 
@@ -80,7 +80,7 @@ static void npu_hw_read_desc(struct npu_device *ndev)
 }
 
 /* Reject a register page whose geometry the driver cannot use safely. */
-static int npu_hw_check_desc(struct npu_device *ndev)
+static int npu_hw_check_desc(struct npu_dev *ndev)
 {
 	struct npu_hw_desc *hw = &ndev->hw;
 	u64 bar_size = npu_rd32(ndev, NPU_REG_BAR_SIZE);
@@ -89,27 +89,27 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 	if (!bar_size)
 		bar_size = SZ_4G;
 	if (bar_size != ndev->mem_len) {
-		npu_err(ndev, "register page: BAR size %#llx, BAR2 is %#llx\n",
-			bar_size, (u64)ndev->mem_len);
+		ndev_err(ndev, "register page: BAR size %#llx, BAR2 is %#llx\n",
+			 bar_size, (u64)ndev->mem_len);
 		return -EINVAL;
 	}
 	if (hw->pe_count < 1 || hw->pe_count > NPU_HW_MAX_PES) {
-		npu_err(ndev, "register page: bad PE count %u\n", hw->pe_count);
+		ndev_err(ndev, "register page: bad PE count %u\n", hw->pe_count);
 		return -EINVAL;
 	}
 	if (!hw->clock_hz) {
-		npu_err(ndev, "register page: clock frequency is 0\n");
+		ndev_err(ndev, "register page: clock frequency is 0\n");
 		return -EINVAL;
 	}
 	if (hw->db_count < NPU_DB_COUNT) {
-		npu_err(ndev, "register page: %u doorbells, need %u\n",
-			hw->db_count, NPU_DB_COUNT);
+		ndev_err(ndev, "register page: %u doorbells, need %u\n",
+			 hw->db_count, NPU_DB_COUNT);
 		return -EINVAL;
 	}
 	if (hw->cmdq_entries < 2 || !is_power_of_2(hw->cmdq_entries) ||
 	    hw->cplq_entries < 2 || !is_power_of_2(hw->cplq_entries)) {
-		npu_err(ndev, "register page: queue sizes %u/%u not powers of two\n",
-			hw->cmdq_entries, hw->cplq_entries);
+		ndev_err(ndev, "register page: queue sizes %u/%u not powers of two\n",
+			 hw->cmdq_entries, hw->cplq_entries);
 		return -EINVAL;
 	}
 	cmdq_need = NPU_HW_CMDQ_ENTRIES_OFFSET +
@@ -121,13 +121,13 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 			     (u64)hw->cmdq_stride * hw->pe_count) ||
 	    !npu_hw_range_ok(ndev, hw->cplq_base, cplq_need) ||
 	    !IS_ALIGNED(hw->cmdq_base | hw->cmdq_stride | hw->cplq_base, 64)) {
-		npu_err(ndev, "register page: queues outside BAR2 or misaligned\n");
+		ndev_err(ndev, "register page: queues outside BAR2 or misaligned\n");
 		return -EINVAL;
 	}
 	if (!hw->dram_size || !PAGE_ALIGNED(hw->dram_base) ||
 	    !npu_hw_range_ok(ndev, hw->dram_base, hw->dram_size)) {
-		npu_err(ndev, "register page: DRAM %#x+%#x outside BAR2 or not page aligned\n",
-			hw->dram_base, hw->dram_size);
+		ndev_err(ndev, "register page: DRAM %#x+%#x outside BAR2 or not page aligned\n",
+			 hw->dram_base, hw->dram_size);
 		return -EINVAL;
 	}
 	/*
@@ -142,8 +142,8 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 	    ((hw->caps & NPU_CAP_TRACE) &&
 	     npu_hw_overlap(hw->dram_base, hw->dram_size, hw->trace_base,
 			    NPU_HW_TRACE_DATA_OFFSET + (u64)hw->trace_size))) {
-		npu_err(ndev, "register page: DRAM %#x+%#x overlaps registers, queues or trace area\n",
-			hw->dram_base, hw->dram_size);
+		ndev_err(ndev, "register page: DRAM %#x+%#x overlaps registers, queues or trace area\n",
+			 hw->dram_base, hw->dram_size);
 		return -EINVAL;
 	}
 	/* TRACE_SIZE is the data area, after the header page. */
@@ -152,8 +152,8 @@ static int npu_hw_check_desc(struct npu_device *ndev)
 	     !IS_ALIGNED(hw->trace_base, 64) ||
 	     !npu_hw_range_ok(ndev, hw->trace_base,
 			      NPU_HW_TRACE_DATA_OFFSET + (u64)hw->trace_size))) {
-		npu_err(ndev, "register page: bad trace area %#x+%#x\n",
-			hw->trace_base, hw->trace_size);
+		ndev_err(ndev, "register page: bad trace area %#x+%#x\n",
+			 hw->trace_base, hw->trace_size);
 		return -EINVAL;
 	}
 	return 0;
@@ -169,33 +169,33 @@ static int npu_hw_check_desc(struct npu_device *ndev)
  *
  * Return: 0 or a negative errno.
  */
-int npu_hw_init(struct npu_device *ndev)
+int npu_hw_init(struct npu_dev *ndev)
 {
 	u32 magic, version;
 	int ret;
 
 	if (ndev->mem_len < NPU_REG_PAGE_SIZE) {
-		npu_err(ndev, "BAR2 is %llu bytes, too small for the register page\n",
-			(u64)ndev->mem_len);
+		ndev_err(ndev, "BAR2 is %llu bytes, too small for the register page\n",
+			 (u64)ndev->mem_len);
 		return -ENODEV;
 	}
 	ret = npu_hw_wait_ready(ndev);
 	if (ret) {
-		npu_err(ndev, "device not ready after %u ms (magic %#x, status %#x)\n",
-			ready_timeout_ms, npu_rd32(ndev, NPU_REG_MAGIC),
+		ndev_err(ndev, "device not ready after %u ms (magic %#x, status %#x)\n",
+			 ready_timeout_ms, npu_rd32(ndev, NPU_REG_MAGIC),
 			npu_rd32(ndev, NPU_REG_STATUS));
 		return -ENODEV;
 	}
 	magic = npu_rd32(ndev, NPU_REG_MAGIC);
 	if (magic != NPU_HW_MAGIC) {
-		npu_err(ndev, "not an NPU: magic %#010x, expected %#010x\n",
-			magic, NPU_HW_MAGIC);
+		ndev_err(ndev, "not an NPU: magic %#010x, expected %#010x\n",
+			 magic, NPU_HW_MAGIC);
 		return -ENODEV;
 	}
 	version = npu_rd32(ndev, NPU_REG_VERSION);
 	if (NPU_HW_VERSION_GET_MAJOR(version) != NPU_HW_VERSION_MAJOR) {
-		npu_err(ndev, "unsupported hardware interface version %u.%u (driver supports %u.x)\n",
-			NPU_HW_VERSION_GET_MAJOR(version), NPU_HW_VERSION_GET_MINOR(version),
+		ndev_err(ndev, "unsupported hardware interface version %u.%u (driver supports %u.x)\n",
+			 NPU_HW_VERSION_GET_MAJOR(version), NPU_HW_VERSION_GET_MINOR(version),
 			NPU_HW_VERSION_MAJOR);
 		return -ENODEV;
 	}
@@ -216,7 +216,7 @@ int npu_hw_init(struct npu_device *ndev)
  *
  * Return: 0, or -ETIMEDOUT when the device does not mirror the enable bit.
  */
-int npu_hw_enable(struct npu_device *ndev)
+int npu_hw_enable(struct npu_dev *ndev)
 {
 	unsigned long timeout;
 	u32 ctrl;
@@ -224,13 +224,13 @@ int npu_hw_enable(struct npu_device *ndev)
 	npu_wr32(ndev, NPU_REG_INTR_MASK, 0);
 	ctrl = npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK;
 	npu_wr32(ndev, NPU_REG_CONTROL, ctrl | NPU_CTRL_ENABLE);
-	npu_ring(ndev, NPU_DB_CONTROL);
+	npu_doorbell(ndev, NPU_DB_CONTROL);
 
 	timeout = jiffies + msecs_to_jiffies(mbox_timeout_ms);
 	while (!(npu_rd32(ndev, NPU_REG_STATUS) & NPU_STATUS_ENABLED)) {
 		if (time_after(jiffies, timeout)) {
-			npu_err(ndev, "device did not acknowledge enable (status %#x)\n",
-				npu_rd32(ndev, NPU_REG_STATUS));
+			ndev_err(ndev, "device did not acknowledge enable (status %#x)\n",
+				 npu_rd32(ndev, NPU_REG_STATUS));
 			return -ETIMEDOUT;
 		}
 		usleep_range(100, 200);
@@ -242,10 +242,10 @@ int npu_hw_enable(struct npu_device *ndev)
  * npu_hw_disable() - stop the device processing queues and interrupting
  * @ndev: the device
  */
-void npu_hw_disable(struct npu_device *ndev)
+void npu_hw_disable(struct npu_dev *ndev)
 {
 	npu_wr32(ndev, NPU_REG_CONTROL, 0);
-	npu_ring(ndev, NPU_DB_CONTROL);
+	npu_doorbell(ndev, NPU_DB_CONTROL);
 	npu_wr32(ndev, NPU_REG_INTR_MASK, NPU_INTR_CPL | NPU_INTR_MBOX |
 		 NPU_INTR_TRACE | NPU_INTR_ERROR);
 }
@@ -260,19 +260,19 @@ void npu_hw_disable(struct npu_device *ndev)
  * only other writers of the register are probe and remove, when no trace
  * ring can change the level.
  */
-void npu_hw_set_trace_level(struct npu_device *ndev, u32 level)
+void npu_hw_set_trace_level(struct npu_dev *ndev, u32 level)
 {
 	u32 ctrl = npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK;
 
 	npu_wr32(ndev, NPU_REG_CONTROL,
 		 ctrl | ((level << NPU_CTRL_TRACE_SHIFT) & NPU_CTRL_TRACE_MASK));
-	npu_ring(ndev, NPU_DB_CONTROL);
+	npu_doorbell(ndev, NPU_DB_CONTROL);
 }
 
 /**
  * npu_hw_mbox_irq() - NPU_MSIX_MBOX handler
  * @irq: the interrupt
- * @arg: the struct npu_device
+ * @arg: the struct npu_dev
  *
  * Records which request was acknowledged and when, and wakes the requester.
  *
@@ -280,7 +280,7 @@ void npu_hw_set_trace_level(struct npu_device *ndev, u32 level)
  */
 irqreturn_t npu_hw_mbox_irq(int irq, void *arg)
 {
-	struct npu_device *ndev = arg;
+	struct npu_dev *ndev = arg;
 	u64 now = ktime_get_ns();
 	u32 ack = npu_rd32(ndev, NPU_REG_MBOX_ACK);
 
@@ -293,7 +293,7 @@ irqreturn_t npu_hw_mbox_irq(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
-static int npu_mbox_poll(struct npu_device *ndev, u32 seq, u64 *t_done)
+static int npu_mbox_poll(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	u64 start = ktime_get_ns();
 	u64 deadline = start + (u64)mbox_timeout_ms * NSEC_PER_MSEC;
@@ -317,7 +317,7 @@ static int npu_mbox_poll(struct npu_device *ndev, u32 seq, u64 *t_done)
 	}
 }
 
-static int npu_mbox_wait_irq(struct npu_device *ndev, u32 seq, u64 *t_done)
+static int npu_mbox_wait_irq(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	unsigned long flags;
 	long left;
@@ -357,7 +357,7 @@ static int npu_mbox_wait_irq(struct npu_device *ndev, u32 seq, u64 *t_done)
  * Return: 0 when acknowledged (check @res->result), -ETIMEDOUT when the
  * device did not answer within mbox_timeout_ms, -ENODEV after unplug.
  */
-int npu_mbox_call(struct npu_device *ndev, u32 op, u32 arg,
+int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 		  struct npu_mbox_result *res)
 {
 	u32 seq;
@@ -373,7 +373,7 @@ int npu_mbox_call(struct npu_device *ndev, u32 op, u32 arg,
 	npu_wr32(ndev, NPU_REG_MBOX_ARG, arg);
 	npu_wr32(ndev, NPU_REG_MBOX_SEQ, seq);
 	res->t_post_ns = ktime_get_ns();
-	npu_ring(ndev, NPU_DB_MBOX);
+	npu_doorbell(ndev, NPU_DB_MBOX);
 
 	if (op & NPU_MBOX_F_NOIRQ)
 		ret = npu_mbox_poll(ndev, seq, &res->t_done_ns);
@@ -386,8 +386,8 @@ int npu_mbox_call(struct npu_device *ndev, u32 op, u32 arg,
 		res->data = npu_rd32(ndev, NPU_REG_MBOX_DATA_LO) |
 			    (u64)npu_rd32(ndev, NPU_REG_MBOX_DATA_HI) << 32;
 	} else if (ret == -ETIMEDOUT) {
-		npu_err(ndev, "mailbox op %#x seq %u: no acknowledgment in %u ms\n",
-			op, seq, mbox_timeout_ms);
+		ndev_err(ndev, "mailbox op %#x seq %u: no acknowledgment in %u ms\n",
+			 op, seq, mbox_timeout_ms);
 	}
 	mutex_unlock(&ndev->mbox_lock);
 	return ret;

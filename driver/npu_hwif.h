@@ -17,35 +17,35 @@
  * address. The 64-bit ones are for values the device stores atomically
  * (the trace area's positions), which needs a 64-bit architecture.
  */
-static inline u32 npu_rd32(struct npu_device *ndev, u32 off)
+static inline u32 npu_rd32(struct npu_dev *ndev, u32 off)
 {
 	return readl(ndev->mem + off);
 }
 
-static inline void npu_wr32(struct npu_device *ndev, u32 off, u32 val)
+static inline void npu_wr32(struct npu_dev *ndev, u32 off, u32 val)
 {
 	writel(val, ndev->mem + off);
 }
 
-static inline u64 npu_rd64(struct npu_device *ndev, u32 off)
+static inline u64 npu_rd64(struct npu_dev *ndev, u32 off)
 {
 	return readq(ndev->mem + off);
 }
 
-static inline void npu_wr64(struct npu_device *ndev, u32 off, u64 val)
+static inline void npu_wr64(struct npu_dev *ndev, u32 off, u64 val)
 {
 	writeq(val, ndev->mem + off);
 }
 
 /**
- * npu_ring() - ring one of the device's doorbells
+ * npu_doorbell() - ring one of the device's doorbells
  * @ndev: the device
  * @doorbell: NPU_DB_*
  *
  * Every write to shared memory issued before the call is visible to the
  * device before the doorbell (writel() orders them).
  */
-static inline void npu_ring(struct npu_device *ndev, u32 doorbell)
+static inline void npu_doorbell(struct npu_dev *ndev, u32 doorbell)
 {
 	writel((ndev->hw.db_target << 16) | doorbell,
 	       ndev->db + NPU_BAR0_DOORBELL);
@@ -60,7 +60,7 @@ static inline void npu_ring(struct npu_device *ndev, u32 doorbell)
  * a bit the device sets while the host rewrites the register costs nothing
  * but an informational bit; host writers are serialized by intr_lock.
  */
-static inline void npu_hw_ack_intr(struct npu_device *ndev, u32 cause)
+static inline void npu_hw_ack_intr(struct npu_dev *ndev, u32 cause)
 {
 	unsigned long flags;
 	u32 v;
@@ -72,10 +72,10 @@ static inline void npu_hw_ack_intr(struct npu_device *ndev, u32 cause)
 	spin_unlock_irqrestore(&ndev->intr_lock, flags);
 }
 
-int npu_hw_init(struct npu_device *ndev);
-int npu_hw_enable(struct npu_device *ndev);
-void npu_hw_disable(struct npu_device *ndev);
-void npu_hw_set_trace_level(struct npu_device *ndev, u32 level);
+int npu_hw_init(struct npu_dev *ndev);
+int npu_hw_enable(struct npu_dev *ndev);
+void npu_hw_disable(struct npu_dev *ndev);
+void npu_hw_set_trace_level(struct npu_dev *ndev, u32 level);
 
 irqreturn_t npu_hw_mbox_irq(int irq, void *arg);
 
@@ -94,7 +94,7 @@ struct npu_mbox_result {
 	u64 t_done_ns;
 };
 
-int npu_mbox_call(struct npu_device *ndev, u32 op, u32 arg,
+int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 		  struct npu_mbox_result *res);
 
 #endif /* _NPU_HWIF_H */

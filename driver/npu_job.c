@@ -6,7 +6,7 @@
  * entries and rings NPU_DB_QUEUE. The device posts struct npu_hw_cpl
  * entries to the single completion queue and raises NPU_MSIX_CPL, whose
  * threaded handler drains it. All job state is protected by
- * npu_device.jobs_lock (a mutex: completion runs in a thread).
+ * npu_dev.jobs_lock (a mutex: completion runs in a thread).
  *
  * A job holds references to its buffers until it completes, and to its
  * submitter's struct pid (process and thread) until it is freed. It
@@ -52,23 +52,23 @@ MODULE_PARM_DESC(max_file_jobs,
  * queue geometry
  */
 
-static void __iomem *npu_cmdq_ptrs(struct npu_device *ndev, u32 pe)
+static void __iomem *npu_cmdq_ptrs(struct npu_dev *ndev, u32 pe)
 {
 	return ndev->mem + ndev->hw.cmdq_base + pe * ndev->hw.cmdq_stride;
 }
 
-static void __iomem *npu_cmdq_entry(struct npu_device *ndev, u32 pe, u32 idx)
+static void __iomem *npu_cmdq_entry(struct npu_dev *ndev, u32 pe, u32 idx)
 {
 	return npu_cmdq_ptrs(ndev, pe) + NPU_HW_CMDQ_ENTRIES_OFFSET +
 	       (idx & (ndev->hw.cmdq_entries - 1)) * sizeof(struct npu_hw_cmd);
 }
 
-static void __iomem *npu_cplq_ptrs(struct npu_device *ndev)
+static void __iomem *npu_cplq_ptrs(struct npu_dev *ndev)
 {
 	return ndev->mem + ndev->hw.cplq_base;
 }
 
-static void __iomem *npu_cplq_entry(struct npu_device *ndev, u32 idx)
+static void __iomem *npu_cplq_entry(struct npu_dev *ndev, u32 idx)
 {
 	return npu_cplq_ptrs(ndev) + NPU_HW_CPLQ_ENTRIES_OFFSET +
 	       (idx & (ndev->hw.cplq_entries - 1)) * sizeof(struct npu_hw_cpl);
@@ -82,7 +82,7 @@ static void __iomem *npu_cplq_entry(struct npu_device *ndev, u32 idx)
  * = device consumer for the command queues, host consumer = device producer
  * for the completion queue. Used at probe (after a reset) and after reset.
  */
-static void npu_job_resync(struct npu_device *ndev)
+static void npu_job_resync(struct npu_dev *ndev)
 {
 	void __iomem *p;
 	u32 pe, pos;
@@ -115,7 +115,7 @@ static void npu_job_free(struct npu_job *job)
 }
 
 /* Deliver a job's result and drop its buffers. jobs_lock held. */
-static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
+static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 			     u32 status, u32 op_index, u64 start_tick,
 			     u64 end_tick)
 {
@@ -164,7 +164,7 @@ static void npu_job_complete(struct npu_device *ndev, struct npu_job *job,
 	WRITE_ONCE(nf->done_seq, nf->done_seq + 1);
 }
 
-static struct npu_job *npu_job_find(struct npu_device *ndev, u32 pe, u64 id)
+static struct npu_job *npu_job_find(struct npu_dev *ndev, u32 pe, u64 id)
 {
 	struct npu_job *job;
 	u32 p;
@@ -184,7 +184,7 @@ static struct npu_job *npu_job_find(struct npu_device *ndev, u32 pe, u64 id)
 }
 
 /* Process every posted completion. jobs_lock held, inside npu_dev_enter. */
-static unsigned int npu_job_drain_locked(struct npu_device *ndev, bool reset)
+static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 {
 	void __iomem *ptrs = npu_cplq_ptrs(ndev);
 	struct npu_hw_cpl cpl;
@@ -198,8 +198,8 @@ static unsigned int npu_job_drain_locked(struct npu_device *ndev, bool reset)
 	if (prod - ndev->cpl_cons > ndev->hw.cplq_entries) {
 		/* After a reset the device may restart at 0: not an error. */
 		if (!reset)
-			npu_err(ndev, "completion queue: producer %u, consumer %u: ignored\n",
-				prod, ndev->cpl_cons);
+			ndev_err(ndev, "completion queue: producer %u, consumer %u: ignored\n",
+				 prod, ndev->cpl_cons);
 		return 0;
 	}
 	/* Entries are valid once the producer covers them. */
@@ -211,8 +211,8 @@ static unsigned int npu_job_drain_locked(struct npu_device *ndev, bool reset)
 		job = npu_job_find(ndev, cpl.pe, cpl.job_id);
 		if (!job) {
 			/* E.g. a job the host already failed at reset. */
-			npu_dbg(ndev, "completion of unknown job %llu ignored\n",
-				cpl.job_id);
+			ndev_dbg(ndev, "completion of unknown job %llu ignored\n",
+				 cpl.job_id);
 			continue;
 		}
 		npu_job_complete(ndev, job, cpl.status, cpl.op_index,
@@ -223,7 +223,7 @@ static unsigned int npu_job_drain_locked(struct npu_device *ndev, bool reset)
 	return n;
 }
 
-static void npu_job_wake(struct npu_device *ndev)
+static void npu_job_wake(struct npu_dev *ndev)
 {
 	wake_up_all(&ndev->done_wq);
 	wake_up_all(&ndev->space_wq);
@@ -232,13 +232,13 @@ static void npu_job_wake(struct npu_device *ndev)
 /**
  * npu_job_cpl_irq() - NPU_MSIX_CPL handler (threaded)
  * @irq: the interrupt
- * @arg: the struct npu_device
+ * @arg: the struct npu_dev
  *
  * Return: IRQ_HANDLED.
  */
 irqreturn_t npu_job_cpl_irq(int irq, void *arg)
 {
-	struct npu_device *ndev = arg;
+	struct npu_dev *ndev = arg;
 	int idx;
 
 	if (!npu_dev_enter(ndev, &idx))
@@ -257,7 +257,7 @@ irqreturn_t npu_job_cpl_irq(int irq, void *arg)
  */
 
 /* Fail every outstanding job; @expired (if any) gets NPU_JOB_TIMEOUT. */
-static void npu_job_fail_all(struct npu_device *ndev, struct npu_job *expired)
+static void npu_job_fail_all(struct npu_dev *ndev, struct npu_job *expired)
 {
 	struct npu_job *job, *tmp;
 	u32 pe;
@@ -275,7 +275,7 @@ static void npu_job_fail_all(struct npu_device *ndev, struct npu_job *expired)
  * Reset the device and restart its queues. jobs_lock held, inside
  * npu_dev_enter. @expired is the job that timed out, or NULL.
  */
-static void npu_job_reset_locked(struct npu_device *ndev,
+static void npu_job_reset_locked(struct npu_dev *ndev,
 				 struct npu_job *expired, const char *why)
 {
 	struct npu_mbox_result res;
@@ -284,16 +284,16 @@ static void npu_job_reset_locked(struct npu_device *ndev,
 	ndev->resets++;
 	if (expired) {
 		expired->expired = true;
-		npu_warn(ndev, "reset: %s: job %llu on PE %u (pid %d)\n", why,
-			 expired->id, expired->pe, expired->tgid);
+		ndev_warn(ndev, "reset: %s: job %llu on PE %u (pid %d)\n", why,
+			  expired->id, expired->pe, expired->tgid);
 	} else {
-		npu_warn(ndev, "reset: %s\n", why);
+		ndev_warn(ndev, "reset: %s\n", why);
 	}
 
 	ret = npu_mbox_call(ndev, NPU_MBOX_RESET, 0, &res);
 	if (ret || res.result != NPU_MBOX_OK)
-		npu_err(ndev, "reset request failed (%d, result %u)\n", ret,
-			ret ? 0 : res.result);
+		ndev_err(ndev, "reset request failed (%d, result %u)\n", ret,
+			 ret ? 0 : res.result);
 	if (ret == -ENODEV)
 		return;	/* unplugged: npu_job_dev_unplug() fails the jobs */
 
@@ -309,7 +309,7 @@ static void npu_job_reset_locked(struct npu_device *ndev,
 	npu_job_wake(ndev);
 }
 
-static struct npu_job *npu_job_find_expired(struct npu_device *ndev, u64 now,
+static struct npu_job *npu_job_find_expired(struct npu_dev *ndev, u64 now,
 					    u64 *next_deadline)
 {
 	u64 timeout_ns = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
@@ -331,7 +331,7 @@ static struct npu_job *npu_job_find_expired(struct npu_device *ndev, u64 now,
 	return NULL;
 }
 
-static void npu_job_arm_timeout(struct npu_device *ndev, u64 deadline,
+static void npu_job_arm_timeout(struct npu_dev *ndev, u64 deadline,
 				u64 now)
 {
 	unsigned long delay;
@@ -344,8 +344,8 @@ static void npu_job_arm_timeout(struct npu_device *ndev, u64 deadline,
 
 static void npu_job_timeout_work(struct work_struct *work)
 {
-	struct npu_device *ndev = container_of(to_delayed_work(work),
-					       struct npu_device, timeout_work);
+	struct npu_dev *ndev = container_of(to_delayed_work(work),
+					       struct npu_dev, timeout_work);
 	struct npu_job *expired;
 	u64 now, next;
 	int idx;
@@ -372,7 +372,7 @@ static void npu_job_timeout_work(struct work_struct *work)
  * npu_job_device_error() - the device reported a fatal error: reset it
  * @ndev: the device, inside npu_dev_enter()
  */
-void npu_job_device_error(struct npu_device *ndev)
+void npu_job_device_error(struct npu_dev *ndev)
 {
 	mutex_lock(&ndev->jobs_lock);
 	npu_job_drain_locked(ndev, false);
@@ -391,7 +391,7 @@ void npu_job_device_error(struct npu_device *ndev)
  * Touches no hardware. Called before the interrupts are requested: the
  * completion and error handlers take jobs_lock and walk the PE lists.
  */
-void npu_job_dev_init(struct npu_device *ndev)
+void npu_job_dev_init(struct npu_dev *ndev)
 {
 	u32 pe;
 
@@ -407,7 +407,7 @@ void npu_job_dev_init(struct npu_device *ndev)
  * npu_job_dev_start() - start every queue empty at the device's position
  * @ndev: the device, just reset, not yet enabled
  */
-void npu_job_dev_start(struct npu_device *ndev)
+void npu_job_dev_start(struct npu_dev *ndev)
 {
 	mutex_lock(&ndev->jobs_lock);
 	npu_job_resync(ndev);
@@ -419,7 +419,7 @@ void npu_job_dev_start(struct npu_device *ndev)
  * @ndev: the device, already marked unplugged, with no file operation
  *	inside npu_dev_enter() any more
  */
-void npu_job_dev_unplug(struct npu_device *ndev)
+void npu_job_dev_unplug(struct npu_dev *ndev)
 {
 	cancel_delayed_work_sync(&ndev->timeout_work);
 	mutex_lock(&ndev->jobs_lock);
@@ -447,7 +447,7 @@ void npu_job_file_init(struct npu_file *nf)
  */
 void npu_job_file_fini(struct npu_file *nf)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_job *job;
 	unsigned long id;
 
@@ -469,13 +469,13 @@ void npu_job_file_fini(struct npu_file *nf)
  * submit
  */
 
-static bool npu_pe_has_room(struct npu_device *ndev, u32 pe)
+static bool npu_pe_has_room(struct npu_dev *ndev, u32 pe)
 {
 	return READ_ONCE(ndev->pe[pe].outstanding) < ndev->hw.cmdq_entries;
 }
 
 /* A PE that can take a job now, or -1. jobs_lock held or lockless hint. */
-static int npu_job_pick_pe(struct npu_device *ndev, u32 want)
+static int npu_job_pick_pe(struct npu_dev *ndev, u32 want)
 {
 	u32 i, pe, best = U32_MAX, best_load = U32_MAX, load;
 
@@ -496,7 +496,7 @@ static int npu_job_pick_pe(struct npu_device *ndev, u32 want)
 }
 
 /* Make @job visible to the device on a PE. jobs_lock held. */
-static void npu_job_push(struct npu_device *ndev, struct npu_job *job,
+static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 			 struct npu_hw_cmd *cmd)
 {
 	struct npu_pe_queue *q = &ndev->pe[job->pe];
@@ -517,7 +517,7 @@ static void npu_job_push(struct npu_device *ndev, struct npu_job *job,
 	 * the doorbell.
 	 */
 	writel(q->prod, ptrs + NPU_PTR_PROD);
-	npu_ring(ndev, NPU_DB_QUEUE);
+	npu_doorbell(ndev, NPU_DB_QUEUE);
 
 	if (!delayed_work_pending(&ndev->timeout_work)) {
 		/*
@@ -534,7 +534,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 			 struct npu_hw_cmd *cmd, u32 want, bool nonblock,
 			 u64 *id)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	unsigned int limit;
 	int pe, ret;
 
@@ -588,7 +588,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
  */
 int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	u32 handles[NPU_MAX_JOB_BUFS];
 	struct npu_submit args;
 	struct npu_hw_cmd cmd;
@@ -730,7 +730,7 @@ static int npu_job_wait_interrupted(struct npu_wait __user *uarg,
  */
 int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_job *job = NULL;
 	struct npu_wait args;
 	u64 deadline = 0;
@@ -807,7 +807,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait)
 {
-	struct npu_device *ndev = nf->ndev;
+	struct npu_dev *ndev = nf->ndev;
 	__poll_t mask = 0;
 
 	poll_wait(filp, &ndev->done_wq, wait);

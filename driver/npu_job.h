@@ -14,7 +14,7 @@
 #include <linux/npu.h>
 
 struct npu_bo;
-struct npu_device;
+struct npu_dev;
 struct pid;
 struct npu_file;
 
@@ -45,7 +45,7 @@ struct npu_file;
  * @pe_node: entry in the PE's list of outstanding jobs (oldest first)
  * @done_node: entry in npu_file.done
  *
- * All fields after @submit_ns are protected by npu_device.jobs_lock.
+ * All fields after @submit_ns are protected by npu_dev.jobs_lock.
  */
 struct npu_job {
 	u64 id;
@@ -82,9 +82,9 @@ struct npu_pe_queue {
 	struct list_head jobs;
 };
 
-void npu_job_dev_init(struct npu_device *ndev);
-void npu_job_dev_start(struct npu_device *ndev);
-void npu_job_dev_unplug(struct npu_device *ndev);
+void npu_job_dev_init(struct npu_dev *ndev);
+void npu_job_dev_start(struct npu_dev *ndev);
+void npu_job_dev_unplug(struct npu_dev *ndev);
 
 void npu_job_file_init(struct npu_file *nf);
 void npu_job_file_fini(struct npu_file *nf);
@@ -95,6 +95,6 @@ __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait);
 
 irqreturn_t npu_job_cpl_irq(int irq, void *arg);
-void npu_job_device_error(struct npu_device *ndev);
+void npu_job_device_error(struct npu_dev *ndev);
 
 #endif /* _NPU_JOB_H */

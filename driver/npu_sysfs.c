@@ -14,11 +14,11 @@
 #include "npu_drv.h"
 #include "npu_sysfs.h"
 
-static struct npu_device *npu_from_dev(struct device *dev)
+static struct npu_dev *npu_from_dev(struct device *dev)
 {
 	struct miscdevice *misc = dev_get_drvdata(dev);
 
-	return container_of(misc, struct npu_device, misc);
+	return container_of(misc, struct npu_dev, misc);
 }
 
 static ssize_t pe_count_show(struct device *dev,

@@ -10,14 +10,14 @@
  * produced them (interrupt threads, ioctls, the clock work). ctl_lock
  * serializes enable/disable and the device trace level; it may sleep.
  *
- * Lock order: npu_device.jobs_lock -> npu_trace_dev.lock (the job hooks
+ * Lock order: npu_dev.jobs_lock -> npu_trace_dev.lock (the job hooks
  * and the drain run in the completion path with jobs_lock held);
- * ctl_lock -> npu_device.mbox_lock (clock samples) and ctl_lock ->
+ * ctl_lock -> npu_dev.mbox_lock (clock samples) and ctl_lock ->
  * npu_trace_dev.lock. Nothing is taken under npu_trace_dev.lock.
  *
  * Lifetime: the device holds a reference on its npu_trace_dev (dropped by
  * devres after the interrupts are freed) and every trace fd holds one,
- * plus a reference on the npu_device. The ring memory belongs to the trace
+ * plus a reference on the npu_dev. The ring memory belongs to the trace
  * fd and is freed when the last mapping and the file are gone (a mapping
  * holds the file).
  *
@@ -128,7 +128,7 @@ struct npu_trace_jobent {
  * @ndev: the device; valid while @ref is held by the device or a trace fd
  * @lock: rings, their producer side, @jobs, the trace area, @dead
  * @rings: every open ring of the device (struct npu_tring)
- * @nr_enabled: enabled rings; npu_device.trace_rings mirrors it for the
+ * @nr_enabled: enabled rings; npu_dev.trace_rings mirrors it for the
  *	job path's lockless test
  * @dead: the device is gone: no more records, no hardware access
  * @ctl_lock: serializes enable/disable and @dev_level
@@ -140,7 +140,7 @@ struct npu_trace_jobent {
  */
 struct npu_trace_dev {
 	struct kref ref;
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	spinlock_t lock;	/* see above */
 	struct list_head rings;
 	unsigned int nr_enabled;
@@ -190,7 +190,7 @@ struct npu_trace_dev {
 struct npu_tring {
 	struct list_head node;
 	struct npu_trace_dev *tdev;
-	struct npu_device *ndev;
+	struct npu_dev *ndev;
 	struct npu_trace_ring *hdr;
 	u8 *data;
 	u64 data_size;
@@ -483,7 +483,7 @@ static void npu_trace_jobs_flush(struct npu_trace_dev *tdev)
  * attributed. jobs_lock is held: the entry is allocated without sleeping,
  * and a failure is reported to the rings as an NPU_TRACE_LOST_HOST.
  */
-void __npu_trace_job_submitted(struct npu_device *ndev,
+void __npu_trace_job_submitted(struct npu_dev *ndev,
 			       const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
@@ -522,7 +522,7 @@ void __npu_trace_job_submitted(struct npu_device *ndev,
  * npu_job_start (unless the trace area already showed the start) and
  * npu_job_complete.
  */
-void __npu_trace_job_completed(struct npu_device *ndev,
+void __npu_trace_job_completed(struct npu_dev *ndev,
 			       const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
@@ -628,7 +628,7 @@ static void npu_trace_area_exec(struct npu_trace_dev *tdev,
  */
 static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
 {
-	struct npu_device *ndev = tdev->ndev;
+	struct npu_dev *ndev = tdev->ndev;
 	void __iomem *data = ndev->mem + ndev->hw.trace_base +
 			     NPU_HW_TRACE_DATA_OFFSET;
 	u64 size = tdev->area_size;
@@ -700,7 +700,7 @@ static void npu_trace_area_drain(struct npu_trace_dev *tdev, bool deliver)
  *
  * Moves the device's trace records into the enabled rings.
  */
-void __npu_trace_drain(struct npu_device *ndev)
+void __npu_trace_drain(struct npu_dev *ndev)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	unsigned long flags;
@@ -716,13 +716,13 @@ void __npu_trace_drain(struct npu_device *ndev)
 /**
  * npu_trace_irq() - NPU_MSIX_TRACE handler (threaded)
  * @irq: the interrupt
- * @arg: the struct npu_device
+ * @arg: the struct npu_dev
  *
  * Return: IRQ_HANDLED.
  */
 irqreturn_t npu_trace_irq(int irq, void *arg)
 {
-	struct npu_device *ndev = arg;
+	struct npu_dev *ndev = arg;
 	int idx;
 
 	if (!npu_dev_enter(ndev, &idx))
@@ -764,7 +764,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 	struct npu_trace_dev *tdev = container_of(to_delayed_work(work),
 						  struct npu_trace_dev,
 						  clock_work);
-	struct npu_device *ndev = tdev->ndev;
+	struct npu_dev *ndev = tdev->ndev;
 	struct npu_trace_rec_clock rec;
 	unsigned int period = READ_ONCE(clock_period_ms);
 	struct npu_tring *r;
@@ -805,7 +805,7 @@ static u32 npu_trace_max_level(struct npu_trace_dev *tdev)
 /* Set the device's trace level to the highest enabled ring's. */
 static void npu_trace_update_level(struct npu_trace_dev *tdev)
 {
-	struct npu_device *ndev = tdev->ndev;
+	struct npu_dev *ndev = tdev->ndev;
 	u32 level = npu_trace_max_level(tdev);
 
 	lockdep_assert_held(&tdev->ctl_lock);
@@ -840,7 +840,7 @@ static void tring_set_flags(struct npu_tring *r)
 static long tring_enable(struct npu_tring *r, void __user *uarg)
 {
 	struct npu_trace_dev *tdev = r->tdev;
-	struct npu_device *ndev = r->ndev;
+	struct npu_dev *ndev = r->ndev;
 	struct npu_trace_rec_clock clk;
 	struct npu_trace_enable en;
 	bool have_clk = false, first = false;
@@ -1191,7 +1191,7 @@ static void tring_destroy(struct npu_tring *r)
 static void tring_free(struct npu_tring *r)
 {
 	struct npu_trace_dev *tdev = r->tdev;
-	struct npu_device *ndev = r->ndev;
+	struct npu_dev *ndev = r->ndev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&tdev->lock, flags);
@@ -1199,7 +1199,7 @@ static void tring_free(struct npu_tring *r)
 	spin_unlock_irqrestore(&tdev->lock, flags);
 	tring_destroy(r);
 	npu_trace_dev_put(tdev);
-	npu_device_put(ndev);
+	npu_dev_put(ndev);
 }
 
 static int tring_release(struct inode *inode, struct file *filp)
@@ -1260,7 +1260,7 @@ static const struct file_operations npu_tring_fops = {
  *
  * Return: 0 or a negative errno (see struct npu_trace_open).
  */
-long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
+long npu_trace_open_ioctl(struct npu_dev *ndev, void __user *uarg)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_open op;
@@ -1312,7 +1312,7 @@ long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
 	r->tdev = tdev;
 	kref_get(&tdev->ref);
 	r->ndev = ndev;
-	npu_device_get(ndev);
+	npu_dev_get(ndev);
 	spin_lock_irqsave(&tdev->lock, flags);
 	list_add_tail(&r->node, &tdev->rings);
 	spin_unlock_irqrestore(&tdev->lock, flags);
@@ -1347,7 +1347,7 @@ long npu_trace_open_ioctl(struct npu_device *ndev, void __user *uarg)
 
 static void npu_trace_devm_put(void *data)
 {
-	struct npu_device *ndev = data;
+	struct npu_dev *ndev = data;
 	struct npu_trace_dev *tdev = ndev->trace;
 
 	ndev->trace = NULL;
@@ -1360,7 +1360,7 @@ static void npu_trace_devm_put(void *data)
  *
  * Return: 0 or a negative errno.
  */
-int npu_trace_init(struct npu_device *ndev)
+int npu_trace_init(struct npu_dev *ndev)
 {
 	struct npu_trace_dev *tdev;
 
@@ -1391,7 +1391,7 @@ int npu_trace_init(struct npu_device *ndev)
  * POLLERR, ioctls fail with -ENODEV); their memory stays mapped until the
  * trace fds are closed.
  */
-void npu_trace_fini(struct npu_device *ndev)
+void npu_trace_fini(struct npu_dev *ndev)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_tring *r;

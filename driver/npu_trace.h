@@ -5,7 +5,7 @@
  * them; Documentation/npu/ring.rst describes the result.
  *
  * The job path calls the hooks below. While no trace ring of the device is
- * enabled each costs one unlikely branch on npu_device.trace_rings (and
+ * enabled each costs one unlikely branch on npu_dev.trace_rings (and
  * the tracepoints, which are static keys); everything else is out of line.
  */
 #ifndef _NPU_TRACE_H
@@ -25,20 +25,20 @@
  * (the trace state is released by devres after the interrupts are freed);
  * at remove, after the jobs were failed, before the hardware goes.
  */
-int npu_trace_init(struct npu_device *ndev);
-void npu_trace_fini(struct npu_device *ndev);
+int npu_trace_init(struct npu_dev *ndev);
+void npu_trace_fini(struct npu_dev *ndev);
 
 /* ioctls on /dev/npuN, inside npu_dev_enter() */
-long npu_trace_open_ioctl(struct npu_device *ndev, void __user *arg);
-long npu_clock_sample_ioctl(struct npu_device *ndev, void __user *arg);
+long npu_trace_open_ioctl(struct npu_dev *ndev, void __user *arg);
+long npu_clock_sample_ioctl(struct npu_dev *ndev, void __user *arg);
 
 irqreturn_t npu_trace_irq(int irq, void *arg);
 
 /* Slow paths of the hooks below, for enabled rings only. */
-void __npu_trace_drain(struct npu_device *ndev);
-void __npu_trace_job_submitted(struct npu_device *ndev,
+void __npu_trace_drain(struct npu_dev *ndev);
+void __npu_trace_job_submitted(struct npu_dev *ndev,
 			       const struct npu_job *job);
-void __npu_trace_job_completed(struct npu_device *ndev,
+void __npu_trace_job_completed(struct npu_dev *ndev,
 			       const struct npu_job *job);
 
 /**
@@ -49,7 +49,7 @@ void __npu_trace_job_completed(struct npu_device *ndev,
  *
  * Return: true when at least one ring is enabled.
  */
-static inline bool npu_trace_on(struct npu_device *ndev)
+static inline bool npu_trace_on(struct npu_dev *ndev)
 {
 	return atomic_read(&ndev->trace_rings);
 }
@@ -62,7 +62,7 @@ static inline bool npu_trace_on(struct npu_device *ndev)
  * producer and before it processes the entries (the device writes a job's
  * trace records before its completion). Process context.
  */
-static inline void npu_trace_drain(struct npu_device *ndev)
+static inline void npu_trace_drain(struct npu_dev *ndev)
 {
 	if (unlikely(npu_trace_on(ndev)))
 		__npu_trace_drain(ndev);
@@ -73,11 +73,11 @@ static inline void npu_trace_drain(struct npu_device *ndev)
  * @ndev: the device
  * @job: the job, with id, tgid, pid, pe and submit_ns set
  *
- * With npu_device.jobs_lock held, before the queue's producer moves.
+ * With npu_dev.jobs_lock held, before the queue's producer moves.
  * Fires npu_job_submit; while a ring is enabled, remembers the submitter
  * so that the device's records of the job can be attributed.
  */
-static inline void npu_trace_job_submitted(struct npu_device *ndev,
+static inline void npu_trace_job_submitted(struct npu_dev *ndev,
 					   const struct npu_job *job)
 {
 	trace_npu_job_submit(ndev->id, job->id, job->pe, job->tgid, job->pid,
@@ -91,12 +91,12 @@ static inline void npu_trace_job_submitted(struct npu_device *ndev,
  * @ndev: the device
  * @job: the job, with status, complete_ns and the ticks set
  *
- * With npu_device.jobs_lock held, for every job, failed and aborted ones
+ * With npu_dev.jobs_lock held, for every job, failed and aborted ones
  * included. While a ring is enabled, writes the job's EXEC record. Fires
  * npu_job_start (unless the device's trace record already did) and
  * npu_job_complete.
  */
-static inline void npu_trace_job_completed(struct npu_device *ndev,
+static inline void npu_trace_job_completed(struct npu_dev *ndev,
 					   const struct npu_job *job)
 {
 	if (unlikely(npu_trace_on(ndev))) {
