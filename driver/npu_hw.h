@@ -10,6 +10,11 @@
  * All multi-byte values are little-endian. "Device address" means a byte
  * offset from the start of BAR2; every address the host gives the device is
  * a device address.
+ *
+ * The programs the device executes are not part of this contract: the
+ * driver passes them through without reading them. Their format is
+ * include/npu/npu_program.h (Documentation/npu/program.rst), shared by
+ * userspace and the device.
  */
 #ifndef _NPU_HW_H
 #define _NPU_HW_H
@@ -233,6 +238,8 @@ struct npu_hw_cmd {
 #define NPU_HW_STATUS_ABORTED		6	/* aborted by NPU_MBOX_RESET */
 #define NPU_HW_STATUS_BAD_CMD		7	/* malformed command entry */
 
+#define NPU_HW_NO_OP_INDEX	0xffff	/* npu_hw_cpl.op_index: no operator */
+
 /**
  * struct npu_hw_cpl - completion of one job
  * @job_id: npu_hw_cmd.job_id
@@ -329,7 +336,7 @@ struct npu_hw_trec_exec {
  * struct npu_hw_trec_op - one operator of an execution
  * @hdr: common header
  * @pe: PE index
- * @opcode: NPU_OP_*
+ * @opcode: the operator's opcode (NPU_OP_* of the program format)
  * @op_index: index of the operator in the program
  * @exec_index: npu_hw_cmd.exec_index
  * @rsvd: 0
@@ -353,153 +360,6 @@ struct npu_hw_trec_op {
 	__u64 iowait_ticks;
 	__u64 dma_bytes;
 	__u64 macs;
-};
-
-/*
- * Programs. A program is a header, a tensor table and an operator table,
- * all 8-byte aligned, inside one buffer of the job. Tensors live in buffer
- * slots of the command, at an offset: the device resolves and bounds-checks
- * every tensor against its slot before it runs the first operator.
- */
-#define NPU_PROG_MAGIC		0x4750524e	/* "NRPG" */
-#define NPU_PROG_VERSION	1
-#define NPU_PROG_MAX_TENSORS	1024
-#define NPU_PROG_MAX_OPS	1024
-#define NPU_PROG_NONE		0xffff	/* no tensor */
-#define NPU_HW_NO_OP_INDEX	0xffff	/* npu_hw_cpl.op_index: no operator */
-
-/**
- * struct npu_prog_hdr - program header
- * @magic: NPU_PROG_MAGIC
- * @version: NPU_PROG_VERSION
- * @hdr_size: sizeof(struct npu_prog_hdr)
- * @n_tensors: entries in the tensor table
- * @n_ops: entries in the operator table
- * @tensors_off: byte offset of the tensor table from the program start
- * @ops_off: byte offset of the operator table from the program start
- * @size: total bytes of the program, hdr_size <= size <= npu_hw_cmd.prog_size
- * @rsvd: 0
- */
-struct npu_prog_hdr {
-	__u32 magic;
-	__u16 version;
-	__u16 hdr_size;
-	__u32 n_tensors;
-	__u32 n_ops;
-	__u32 tensors_off;
-	__u32 ops_off;
-	__u32 size;
-	__u32 rsvd;
-};
-
-/* Tensor data types */
-#define NPU_DT_U8		1
-#define NPU_DT_I8		2
-#define NPU_DT_I32		3	/* bias and requantization tables */
-
-/*
- * Tensor layouts.
- * NPU_LAYOUT_PLAIN: row-major over dims[0..ndim-1].
- * NPU_LAYOUT_NCHWC16: a 4-D NHWC tensor (dims = N, H, W, C) stored as
- *   [N][ceil(C / 16)][H][W][16]; element (n, h, w, c) is at byte
- *   ((((n * CB + c / 16) * H + h) * W + w) * 16 + c % 16), CB = ceil(C/16).
- *   Padding lanes (c >= C) hold the tensor's zero point.
- */
-#define NPU_LAYOUT_PLAIN	0
-#define NPU_LAYOUT_NCHWC16	1
-
-/**
- * struct npu_prog_tensor - one tensor
- * @dtype: NPU_DT_*
- * @ndim: dimensions used, 1..4
- * @layout: NPU_LAYOUT_*
- * @buf: buffer slot (index in npu_hw_cmd.bufs)
- * @offset: byte offset in the slot, aligned to the element size
- * @dims: dimensions; unused ones are 1
- * @zero_point: quantization zero point (u8: 0..255, i8: -128..127)
- * @rsvd: 0
- */
-struct npu_prog_tensor {
-	__u8 dtype;
-	__u8 ndim;
-	__u8 layout;
-	__u8 buf;
-	__u32 offset;
-	__u32 dims[4];
-	__s32 zero_point;
-	__u32 rsvd;
-};
-
-/* Operators */
-#define NPU_OP_CONV2D		1
-#define NPU_OP_DWCONV2D		2
-#define NPU_OP_PAD		3
-#define NPU_OP_AVGPOOL		4
-#define NPU_OP_MAXPOOL		5
-#define NPU_OP_FC		6	/* weights [N, K] */
-#define NPU_OP_MATMUL		7	/* B [K, N] */
-#define NPU_OP_ADD		8
-#define NPU_OP_CLIP		9	/* Relu is Clip to [zero_point, 255] */
-#define NPU_OP_RESHAPE		10
-#define NPU_OP_TRANSPOSE	11
-#define NPU_OP_SLICE		12
-#define NPU_OP_CONCAT		13
-#define NPU_OP_MAX		13
-
-/**
- * struct npu_prog_op - one operator, 64 bytes
- * @opcode: NPU_OP_*
- * @flags: 0
- * @in: input tensor indices, NPU_PROG_NONE when unused
- * @out: output tensor index
- * @act_min: output clamp, quantized domain (fused activation)
- * @act_max: output clamp, quantized domain
- * @rq: tensor index of the requantization table (NPU_DT_I32 pairs
- *	{multiplier, shift}), or NPU_PROG_NONE
- * @rsvd: 0
- * @u: per-operator parameters, see Documentation/npu/program.rst
- */
-struct npu_prog_op {
-	__u16 opcode;
-	__u16 flags;
-	__u16 in[3];
-	__u16 out;
-	__s32 act_min;
-	__s32 act_max;
-	__u16 rq;
-	__u16 rsvd;
-	union {
-		/* CONV2D, DWCONV2D, AVGPOOL, MAXPOOL */
-		struct {
-			__u8 kh, kw;		/* kernel size (pools) */
-			__u8 sh, sw;		/* stride */
-			__u8 pt, pl, pb, pr;	/* padding top/left/bottom/right */
-			__u8 dh, dw;		/* dilation, 1 */
-			__u8 rsvd[30];
-		} conv;
-		/* PAD: NHWC pads before/after each dim; value is the zero point */
-		struct {
-			__u16 before[4];
-			__u16 after[4];
-			__u8 rsvd[24];
-		} pad;
-		/* TRANSPOSE: out dim i = in dim perm[i] */
-		struct {
-			__u8 perm[4];
-			__u8 rsvd[36];
-		} transpose;
-		/* SLICE: start per dim; size from the output tensor */
-		struct {
-			__u32 begin[4];
-			__u8 rsvd[24];
-		} slice;
-		/* CONCAT: along axis; in[0..n-1] */
-		struct {
-			__u32 axis;
-			__u8 rsvd[36];
-		} concat;
-		__u8 raw[40];
-	} u;
 };
 
 #endif /* _NPU_HW_H */

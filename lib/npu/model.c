@@ -54,18 +54,6 @@ static int fail(struct vctx *v, int ret, const char *fmt, ...)
 	return ret;
 }
 
-static int dt_size(unsigned int dt)
-{
-	switch (dt) {
-	case NPU_DT_U8:
-	case NPU_DT_I8:
-		return 1;
-	case NPU_DT_I32:
-		return 4;
-	}
-	return 0;
-}
-
 /* byte size of a tensor already checked by check_tensor() */
 static uint64_t t_bytes(const struct npu_prog_tensor *t)
 {
@@ -77,7 +65,7 @@ static uint64_t t_bytes(const struct npu_prog_tensor *t)
 		       t->dims[1] * t->dims[2] * 16;
 	for (i = 0; i < 4; i++)
 		n *= t->dims[i];
-	return n * dt_size(t->dtype);
+	return n * npu_prog_dtype_size(t->dtype);
 }
 
 static uint64_t t_count(const struct npu_prog_tensor *t)
@@ -112,7 +100,7 @@ static int check_tensor(struct vctx *v, uint32_t i)
 	const struct npu_prog_tensor *t = &v->t[i];
 	const struct npu_model_file_hdr *h = v->hdr;
 	uint64_t bytes;
-	int es = dt_size(t->dtype);
+	int es = npu_prog_dtype_size(t->dtype);
 	unsigned int d;
 
 	if (!es)

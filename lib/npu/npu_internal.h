@@ -10,7 +10,7 @@
 
 #include "libnpu.h"
 #include "npuprof.h"
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_model_file.h"
 
 #define NPU_EXPORT __attribute__((visibility("default")))

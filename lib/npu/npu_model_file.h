@@ -19,12 +19,14 @@
 #ifndef NPU_MODEL_FILE_H
 #define NPU_MODEL_FILE_H
 
+#include <linux/npu.h>	/* NPU_MAX_JOB_BUFS */
 #include <linux/types.h>
 
 #define NPU_MODEL_MAGIC		0x4c444d4e	/* "NMDL" */
 #define NPU_MODEL_VERSION	1
 
-#define NPU_MODEL_MAX_SLOTS	12		/* NPU_HW_MAX_BUFS */
+/* a slot is one buffer of the job that runs the model */
+#define NPU_MODEL_MAX_SLOTS	NPU_MAX_JOB_BUFS
 #define NPU_MODEL_MAX_IO	8		/* inputs + outputs */
 #define NPU_MODEL_MAX_FILE	(1ull << 30)	/* bytes of a model file */
 #define NPU_MODEL_MAX_SLOT	(1ull << 30)	/* bytes of one slot */

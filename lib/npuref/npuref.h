@@ -3,12 +3,12 @@
  * npuref.h - host reference implementation of the NPU program format v1.
  *
  * libnpuref executes a program (Documentation/npu/program.rst,
- * driver/npu_hw.h) on the host with plain scalar loops over logical indices
+ * include/npu/npu_program.h) on the host with plain scalar loops over logical indices
  * and exact 64-bit intermediates. It is slow on purpose: its outputs are what
  * the device's outputs are checked against, bit for bit.
  *
- * Conventions: functions returning int return 0 (or an NPU_HW_STATUS_* value
- * where stated) on success and a negative errno value on misuse of the API.
+ * Conventions: functions returning int return 0 (or an enum npu_prog_status
+ * value, NPU_PROG_*, where stated) on success and a negative errno value on misuse of the API.
  * The library keeps no global state and is thread-safe as long as two calls
  * do not write the same memory.
  */
@@ -18,7 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "npu_hw.h"
+#include <linux/npu.h>	/* NPU_MAX_JOB_BUFS */
+
+#include "npu/npu_program.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,17 +47,17 @@ struct npuref_buf {
 /**
  * npuref_run() - validate, then execute a program as the device would
  * @prog: first byte of the program
- * @prog_size: bytes of program (npu_hw_cmd.prog_size)
- * @slots: the command's buffer slots; tensors are read and written here
- * @nslots: entries in @slots, 1..NPU_HW_MAX_BUFS (npu_hw_cmd.nbufs)
- * @prog_slot: slot holding the program (npu_hw_cmd.prog_buf), or
+ * @prog_size: bytes of program (the job's program size)
+ * @slots: the job's buffer slots; tensors are read and written here
+ * @nslots: entries in @slots, 1..NPU_MAX_JOB_BUFS (a job's buffers)
+ * @prog_slot: slot holding the program (the job's program slot), or
  *	NPUREF_PROG_EXTERNAL when @prog is a separate copy
- * @op_index: out, may be NULL: failing operator, 0xffff for program- and
- *	tensor-level errors; 0xffff on success
+ * @op_index: out, may be NULL: failing operator, NPU_PROG_NO_OP_INDEX for
+ *	program- and tensor-level errors and on success
  *
  * The program is normally inside slot @prog_slot, so @prog may point into
- * that slot (slot base + npu_hw_cmd.prog_offset); it must then end inside
- * the slot (NPU_HW_STATUS_BAD_ADDRESS otherwise). A @prog outside that
+ * that slot (slot base + the job's program offset); it must then end inside
+ * the slot (NPU_PROG_BAD_ADDRESS otherwise). A @prog outside that
  * slot's memory is taken as a separate copy and not checked against it.
  * The header and tables are copied before validation, so operators
  * overwriting the program do not change what runs.
@@ -63,9 +65,9 @@ struct npuref_buf {
  * All checks of program.rst are made before the first operator runs, in the
  * order of its "Validation order" section; a failed program writes nothing.
  *
- * Return: NPU_HW_STATUS_OK or another NPU_HW_STATUS_* value (>= 0), exactly
- * as the device reports it; -EINVAL for NULL pointers, @nslots out of range
- * or @prog_slot >= @nslots (other than NPUREF_PROG_EXTERNAL); -ENOMEM if a
+ * Return: NPU_PROG_OK or another NPU_PROG_* status (>= 0), exactly as the
+ * device reports it (its completion status has the same values); -EINVAL
+ * for NULL pointers, @nslots out of range or @prog_slot >= @nslots (other than NPUREF_PROG_EXTERNAL); -ENOMEM if a
  * temporary buffer cannot be allocated (nothing was written then).
  */
 NPUREF_API int npuref_run(const void *prog, size_t prog_size, struct npuref_buf *slots,
@@ -133,7 +135,7 @@ NPUREF_API unsigned int npuref_dtype_size(unsigned int dtype);
  *
  * Checks dtype, ndim, layout, dims (used >= 1, unused == 1), zero point
  * range and the reserved field, i.e. everything that makes the device fail
- * with NPU_HW_STATUS_BAD_PROGRAM at tensor level. Slot and offset are not
+ * with NPU_PROG_BAD_PROGRAM at tensor level. Slot and offset are not
  * checked.
  *
  * Return: 0 if valid, -EINVAL otherwise.

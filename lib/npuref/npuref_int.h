@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 
 /* int32 with two's complement wrap of a 32-bit pattern, no impl-defined casts */
 static inline int32_t npuref_wrap32(uint32_t v)

@@ -16,7 +16,7 @@
 #include "npuref_int.h"
 
 #define NONE		NPU_PROG_NONE
-#define IDX_PROGRAM	NPU_HW_NO_OP_INDEX
+#define IDX_PROGRAM	NPU_PROG_NO_OP_INDEX
 
 /* operand usage of an operator */
 enum use { U_NO, U_REQ, U_OPT, U_IGN };
@@ -154,25 +154,25 @@ static int check_header(struct run *r, const void *prog, size_t prog_size)
 	const struct npu_prog_hdr *h = &r->hdr;
 
 	if (prog_size < sizeof(*h))
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	memcpy(&r->hdr, prog, sizeof(*h));
 	if (h->magic != NPU_PROG_MAGIC || h->version != NPU_PROG_VERSION ||
 	    h->hdr_size != sizeof(*h) || h->rsvd)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	/* the header is part of the program: hdr_size <= size <= prog_size */
 	if (h->size < h->hdr_size || h->size > prog_size)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	if (h->n_tensors > NPU_PROG_MAX_TENSORS || h->n_ops > NPU_PROG_MAX_OPS)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	if (h->tensors_off % 8 || h->ops_off % 8)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	if ((uint64_t)h->tensors_off +
 	    (uint64_t)h->n_tensors * sizeof(struct npu_prog_tensor) > h->size)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	if ((uint64_t)h->ops_off +
 	    (uint64_t)h->n_ops * sizeof(struct npu_prog_op) > h->size)
-		return NPU_HW_STATUS_BAD_PROGRAM;
-	return NPU_HW_STATUS_OK;
+		return NPU_PROG_BAD_PROGRAM;
+	return NPU_PROG_OK;
 }
 
 static int all_zero(const void *p, size_t n)
@@ -196,7 +196,7 @@ static int check_op_reserved(const struct npu_prog_op *op)
 	size_t n = 0;
 
 	if (op->flags || op->rsvd)
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	switch (op->opcode) {
 	case NPU_OP_CONV2D:
 	case NPU_OP_DWCONV2D:
@@ -225,8 +225,8 @@ static int check_op_reserved(const struct npu_prog_op *op)
 		break;
 	}
 	if (rsvd && !all_zero(rsvd, n))
-		return NPU_HW_STATUS_BAD_PROGRAM;
-	return NPU_HW_STATUS_OK;
+		return NPU_PROG_BAD_PROGRAM;
+	return NPU_PROG_OK;
 }
 
 static int check_tensor(struct run *r, unsigned int i,
@@ -236,20 +236,20 @@ static int check_tensor(struct run *r, unsigned int i,
 	uint64_t bytes;
 
 	if (npuref_tensor_check(d))
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	if (d->buf >= nslots)
-		return NPU_HW_STATUS_BAD_ADDRESS;
+		return NPU_PROG_BAD_ADDRESS;
 	/* a size beyond 64 bits is beyond any slot */
 	if (npuref_tensor_bytes(d, &bytes) ||
 	    (uint64_t)d->offset + bytes > (uint64_t)slots[d->buf].size ||
 	    (!slots[d->buf].base && bytes))
-		return NPU_HW_STATUS_BAD_ADDRESS;
+		return NPU_PROG_BAD_ADDRESS;
 	if (d->offset % npuref_dtype_size(d->dtype))
-		return NPU_HW_STATUS_MISALIGNED;
+		return NPU_PROG_MISALIGNED;
 	r->t[i].d = d;
 	r->t[i].data = (uint8_t *)slots[d->buf].base + d->offset;
 	npuref_tensor_elems(d, &r->t[i].elems);
-	return NPU_HW_STATUS_OK;
+	return NPU_PROG_OK;
 }
 
 static int same_dims(const struct npu_prog_tensor *a,
@@ -301,7 +301,7 @@ static int is_bias(const struct npu_prog_tensor *d, uint32_t n)
 	       d->ndim == 1 && d->dims[0] == n;
 }
 
-#define SHAPE(cond) do { if (!(cond)) return NPU_HW_STATUS_BAD_SHAPE; } while (0)
+#define SHAPE(cond) do { if (!(cond)) return NPU_PROG_BAD_SHAPE; } while (0)
 
 /*
  * Shapes of operator i. On success *chans is the number of output channels
@@ -345,7 +345,7 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 		      y->dims[0] == x->dims[0] && y->dims[1] == oh &&
 		      y->dims[2] == ow && y->dims[3] == cout);
 		*chans = cout;
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	}
 	case NPU_OP_AVGPOOL:
 	case NPU_OP_MAXPOOL:
@@ -364,7 +364,7 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 		SHAPE(window_nonempty(x->dims[2], op->u.conv.pl, op->u.conv.kw,
 				      op->u.conv.sw, ow));
 		*chans = 1;	/* AVGPOOL: NONE or exactly one pair */
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_FC:
 	case NPU_OP_MATMUL: {
 		int fc = op->opcode == NPU_OP_FC;
@@ -380,17 +380,17 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 		      y->ndim == 2 && y->dims[0] == x->dims[0] &&
 		      y->dims[1] == n);
 		*chans = n;
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	}
 	case NPU_OP_ADD:
 		SHAPE(x->dtype == NPU_DT_U8 && w->dtype == NPU_DT_U8 &&
 		      y->dtype == NPU_DT_U8);
 		SHAPE(same_dims(x, y) && same_dims(w, y));
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_CLIP:
 		SHAPE(x->dtype == NPU_DT_U8 && y->dtype == NPU_DT_U8);
 		SHAPE(same_dims(x, y));
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	default:
 		break;
 	}
@@ -414,10 +414,10 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 		for (i = 0; i < 4; i++)
 			SHAPE((uint64_t)x->dims[i] + op->u.pad.before[i] +
 			      op->u.pad.after[i] == y->dims[i]);
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_RESHAPE:
 		SHAPE(r->t[op->in[0]].elems == r->t[op->out].elems);
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_TRANSPOSE:
 		SHAPE(x->ndim == y->ndim);
 		for (i = 0; i < x->ndim; i++) {
@@ -427,13 +427,13 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 			seen[p] = 1;
 			SHAPE(y->dims[i] == x->dims[p]);
 		}
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_SLICE:
 		SHAPE(x->ndim == y->ndim);
 		for (i = 0; i < 4; i++)
 			SHAPE((uint64_t)op->u.slice.begin[i] + y->dims[i] <=
 			      x->dims[i]);
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	case NPU_OP_CONCAT: {
 		uint32_t ax = op->u.concat.axis;
 		unsigned int k;
@@ -452,10 +452,10 @@ static int check_shapes(const struct run *r, const struct npu_prog_op *op,
 			sum += in->dims[ax];
 		}
 		SHAPE(sum == y->dims[ax]);
-		return NPU_HW_STATUS_OK;
+		return NPU_PROG_OK;
 	}
 	default:
-		return NPU_HW_STATUS_BAD_OPCODE;	/* not reached */
+		return NPU_PROG_BAD_OPCODE;	/* not reached */
 	}
 }
 
@@ -485,7 +485,7 @@ static int check_op(struct run *r, unsigned int i)
 
 	/* a. opcode */
 	if (op->opcode < 1 || op->opcode > NPU_OP_MAX)
-		return NPU_HW_STATUS_BAD_OPCODE;
+		return NPU_PROG_BAD_OPCODE;
 	sp = &specs[op->opcode];
 
 	/* b. reserved fields and operand references */
@@ -494,9 +494,9 @@ static int check_op(struct run *r, unsigned int i)
 		return ret;
 	for (j = 0; j < 3; j++)
 		if (ref_bad(r, op->in[j], sp->in[j]))
-			return NPU_HW_STATUS_BAD_PROGRAM;
+			return NPU_PROG_BAD_PROGRAM;
 	if (ref_bad(r, op->out, U_REQ) || ref_bad(r, op->rq, sp->rq))
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 
 	/* c. shapes, then the requantization table's length */
 	ret = check_shapes(r, op, &chans);
@@ -518,14 +518,14 @@ static int check_op(struct run *r, unsigned int i)
 	/* d. activation range (every user has a U8 output), then rq values */
 	if (sp->act && (op->act_min > op->act_max || op->act_min < 0 ||
 			op->act_max > 255))
-		return NPU_HW_STATUS_BAD_PROGRAM;
+		return NPU_PROG_BAD_PROGRAM;
 	for (k = 0; k < n; k++) {
 		m = npuref_load(NPU_DT_I32, q->data + 8 * k);
 		s = npuref_load(NPU_DT_I32, q->data + 8 * k + 4);
 		if (m < 0 || s < -31 || s > 30)
-			return NPU_HW_STATUS_BAD_PROGRAM;
+			return NPU_PROG_BAD_PROGRAM;
 	}
-	return NPU_HW_STATUS_OK;
+	return NPU_PROG_OK;
 }
 
 /* ---- execution: each writes r->tmp in row-major order of the output ---- */
@@ -796,11 +796,11 @@ static int check_prog_place(const void *prog, size_t prog_size,
 	uintptr_t off;
 
 	if (!s->base || p < b || p - b >= s->size)
-		return NPU_HW_STATUS_OK;	/* a separate copy */
+		return NPU_PROG_OK;	/* a separate copy */
 	off = p - b;
 	if (prog_size > s->size - off)
-		return NPU_HW_STATUS_BAD_ADDRESS;
-	return NPU_HW_STATUS_OK;
+		return NPU_PROG_BAD_ADDRESS;
+	return NPU_PROG_OK;
 }
 
 static int validate(struct run *r, const void *prog, size_t prog_size,
@@ -846,7 +846,7 @@ static int validate(struct run *r, const void *prog, size_t prog_size,
 	r->tmp = malloc((size_t)maxel * sizeof(int32_t));
 	if (!r->tmp)
 		return -ENOMEM;
-	return NPU_HW_STATUS_OK;
+	return NPU_PROG_OK;
 }
 
 int npuref_run(const void *prog, size_t prog_size, struct npuref_buf *slots,
@@ -857,13 +857,13 @@ int npuref_run(const void *prog, size_t prog_size, struct npuref_buf *slots,
 	unsigned int i;
 	int ret;
 
-	if (!prog || !slots || nslots < 1 || nslots > NPU_HW_MAX_BUFS)
+	if (!prog || !slots || nslots < 1 || nslots > NPU_MAX_JOB_BUFS)
 		return -EINVAL;
 	if (prog_slot != NPUREF_PROG_EXTERNAL && prog_slot >= nslots)
 		return -EINVAL;
 
 	memset(&r, 0, sizeof(r));
-	ret = NPU_HW_STATUS_OK;
+	ret = NPU_PROG_OK;
 	if (prog_slot != NPUREF_PROG_EXTERNAL)
 		ret = check_prog_place(prog, prog_size, &slots[prog_slot]);
 	if (!ret)

@@ -10,15 +10,7 @@
 
 unsigned int npuref_dtype_size(unsigned int dtype)
 {
-	switch (dtype) {
-	case NPU_DT_U8:
-	case NPU_DT_I8:
-		return 1;
-	case NPU_DT_I32:
-		return 4;
-	default:
-		return 0;
-	}
+	return npu_prog_dtype_size(dtype);
 }
 
 int npuref_dtype_range(unsigned int dtype, int64_t *lo, int64_t *hi)

@@ -15,6 +15,9 @@
 #   EMU_DIR, EMU_PROG_OBJS, EMU_LIB_OBJS tools/npu-emu compiled once with
 #                                        the sanitizers, shared by all
 #                                        test directories
+#   EMU_CPPFLAGS                         what code including the emulator's
+#                                        headers adds to CPPFLAGS (the
+#                                        device's side, driver/npu_hw.h)
 #   $(BUILD)/lib/libnpu.a, libnpuref.a   made by their own Makefiles
 #   all, check, clean
 #
@@ -33,6 +36,7 @@ TESTDIR := $(BUILD)/tests
 KSFT := $(BUILD)/linux-src/tools/testing/selftests
 HARNESS := $(KSFT)/kselftest_harness.h
 EMU_DIR := $(TOP)/tools/npu-emu
+EMU_CPPFLAGS := -I$(EMU_DIR) -I$(TOP)/driver
 
 CC ?= cc
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -42,7 +46,10 @@ TEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread
 TEST_CFLAGS += -Wno-sign-compare -Wno-unused-parameter \
 	-Wno-misleading-indentation
 CFLAGS := $(TEST_CFLAGS) $(SAN)
-CPPFLAGS := -D_GNU_SOURCE -I$(TOP)/driver -I$(TOP)/tools/include -I$(KSFT)
+# the uapi, the program format (include/npu) and the test helpers; not the
+# driver's headers, which only the device's side needs (EMU_CPPFLAGS)
+CPPFLAGS := -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/include -I$(TOP)/tools/include \
+	-I$(KSFT)
 LDLIBS := -pthread -lm
 
 all:
@@ -71,8 +78,8 @@ $(EMU_OBJDIR):
 	mkdir -p $@
 
 $(EMU_OBJDIR)/%.o: $(EMU_DIR)/%.c | $(EMU_OBJDIR)
-	$(CC) -D_GNU_SOURCE -I$(EMU_DIR) -I$(TOP)/driver -I$(TOP)/tools/include \
-		$(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) -D_GNU_SOURCE $(EMU_CPPFLAGS) -I$(TOP)/include \
+		-I$(TOP)/tools/include $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # the libraries, from their own Makefiles (which know when to do nothing)
 $(BUILD)/lib/libnpu.a: FORCE

@@ -300,6 +300,11 @@ static inline void *npu_bo_map(int fd, const struct npu_bo_create *bo)
 
 /* ---- programs ---------------------------------------------------------- */
 
+/*
+ * By its path from here, so that every build that includes this header
+ * (selftests/npuprof, tools/npuprof-bench) finds the program format.
+ */
+#include "../../include/npu/npu_program.h"
 #include "npu_hw.h"
 
 /*

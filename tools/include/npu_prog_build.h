@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 
 /**
  * npb_tensor_bytes() - storage size of a tensor for its layout

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npu/npu_program.h"
 #include "npu_hw.h"
 #include "program.h"
 

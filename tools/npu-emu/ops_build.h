@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_prog_build.h"
 #include "program.h"
 

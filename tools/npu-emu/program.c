@@ -15,6 +15,16 @@
 #include "ops.h"
 #include "program.h"
 
+/* a program's outcome is the job's completion status, value for value */
+_Static_assert(NPU_PROG_OK == NPU_HW_STATUS_OK &&
+	       NPU_PROG_BAD_OPCODE == NPU_HW_STATUS_BAD_OPCODE &&
+	       NPU_PROG_BAD_ADDRESS == NPU_HW_STATUS_BAD_ADDRESS &&
+	       NPU_PROG_MISALIGNED == NPU_HW_STATUS_MISALIGNED &&
+	       NPU_PROG_BAD_SHAPE == NPU_HW_STATUS_BAD_SHAPE &&
+	       NPU_PROG_BAD_PROGRAM == NPU_HW_STATUS_BAD_PROGRAM &&
+	       NPU_PROG_NO_OP_INDEX == NPU_HW_NO_OP_INDEX,
+	       "program statuses are completion statuses");
+
 /* Check 3a of program.rst: the tensor's own fields. */
 static int tensor_fields_ok(const struct npu_prog_tensor *pt)
 {

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "npu/npu_program.h"
 #include "npu_hw.h"
 
 /** struct npu_prog_slot - one buffer slot, resolved to host memory */

@@ -24,7 +24,7 @@
 
 #include "libnpu.h"
 #include "modelgen.h"
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_model_file.h"
 #include "npu_prog_build.h"
 

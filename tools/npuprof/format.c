@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "npuprof_int.h"
 #include "npu_cli.h"
-#include "npu_hw.h"
 
 /* the names live in the library, which the reports share */
 const char *npc_lost_reason_name(uint32_t reason)

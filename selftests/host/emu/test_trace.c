@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "fakeqemu.h"
+#include "npu/npu_program.h"
 
 #define DRAM		0x400000u
 #define PROG_BUF	DRAM

@@ -12,7 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "libnpu.h"
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npuref.h"
 #include "onnx.pb-c.h"
 

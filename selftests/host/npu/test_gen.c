@@ -12,7 +12,7 @@
 #include "kselftest_harness.h"
 #include "libnpu.h"
 #include "modelgen.h"
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_model_file.h"
 #include "npuref.h"
 

@@ -14,7 +14,7 @@
 #include "kselftest_harness.h"
 #include "libnpu.h"
 #include "modelgen.h"
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_model_file.h"
 #include "npuref.h"
 
@@ -447,13 +447,13 @@ TEST_F(model, accepted_mutations_run)
 		memcpy(slots[0].base, img, isz);
 		st = npuref_run((uint8_t *)slots[0].base + po, ps, slots, n, 0,
 				&op);
-		EXPECT_EQ(NPU_HW_STATUS_OK, st)
+		EXPECT_EQ(NPU_PROG_OK, st)
 			TH_LOG("mutation %u accepted by the loader fails on the device: status %d op %u",
 			       iter, st, op);
 		for (k = 0; k < n; k++)
 			free(slots[k].base);
 		npu_model_free(m);
-		if (st != NPU_HW_STATUS_OK) {
+		if (st != NPU_PROG_OK) {
 			for (k = 0; k < tab_len; k++)
 				if (self->file[tab_off + k] != orig[tab_off + k])
 					TH_LOG("table byte %u: 0x%02x -> 0x%02x",

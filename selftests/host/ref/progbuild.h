@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "npu_hw.h"
+#include "npu/npu_program.h"
 #include "npu_prog_build.h"
 
 #define PB_MAX_T	64

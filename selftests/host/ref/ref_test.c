@@ -353,7 +353,7 @@ TEST(conv2d_basic)
 	pb_put32(wt_buf + 32, 0, Q30);
 	pb_put32(wt_buf + 32, 1, 0);
 	memset(act_buf + 64, 0xee, 8);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0xffff, op_idx);
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 4));
 	EXPECT_EQ(0xee, act_buf[68]);	/* nothing written past the output */
@@ -410,7 +410,7 @@ TEST(conv2d_pad_stride_perchannel_nchwc16_out)
 	pb_put32(wt_buf + 64, 2, Q30);
 	pb_put32(wt_buf + 64, 3, -1);
 	memset(act_buf + 64, 0xee, 80);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(want[i][0], act_buf[64 + 16 * i]);
 		EXPECT_EQ(want[i][1], act_buf[64 + 16 * i + 1]);
@@ -446,7 +446,7 @@ TEST(conv2d_acc_wraps)
 	pb_put32(wt_buf + 16, 0, INT32_MAX);
 	pb_put32(wt_buf + 32, 0, Q30);
 	pb_put32(wt_buf + 32, 1, -31);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
 }
 
@@ -485,7 +485,7 @@ TEST(dwconv2d_nchwc16_input_padding_ignored)
 	pb_put32(wt_buf + 16, 1, -20);
 	pb_put32(wt_buf + 32, 0, Q30);
 	pb_put32(wt_buf + 32, 1, 1);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(100, act_buf[128]);
 	EXPECT_EQ(6, act_buf[129]);
 }
@@ -513,7 +513,7 @@ TEST(avgpool_padding_excluded)
 		  NPU_PROG_NONE, 0, 255);
 	pb_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
 	put_bytes(act_buf, pool_x, sizeof(pool_x));
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(4, act_buf[64]);
 	EXPECT_EQ(3, act_buf[65]);
 	EXPECT_EQ(3, act_buf[66]);
@@ -547,7 +547,7 @@ TEST(avgpool_negative_rounding_and_rq)
 	act_buf[1] = 8;
 	pb_put32(wt_buf, 0, Q30);
 	pb_put32(wt_buf, 1, 0);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
 	EXPECT_EQ(9, act_buf[65]);
 }
@@ -571,7 +571,7 @@ TEST(maxpool_window_and_clamp)
 		  NPU_PROG_NONE, 0, 7);
 	pb_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
 	put_bytes(act_buf, pool_x, sizeof(pool_x));
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
 	EXPECT_EQ(6, act_buf[65]);
 	EXPECT_EQ(6, act_buf[66]);
@@ -619,7 +619,7 @@ TEST(fc_perchannel)
 	struct pb p;
 
 	fc_setup(&p, 0);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 4));
 }
 
@@ -629,7 +629,7 @@ TEST(matmul_perchannel)
 	struct pb p;
 
 	fc_setup(&p, 1);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 4));
 }
 
@@ -666,7 +666,7 @@ TEST(add_saturates_both_ends)
 	pb_put32(wt_buf, 3, 0);
 	pb_put32(wt_buf, 4, Q30);
 	pb_put32(wt_buf, 5, -18);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 4));
 }
 
@@ -694,7 +694,7 @@ TEST(add_sum_is_exact_not_wrapped)
 	pb_put32(wt_buf, 3, 30);
 	pb_put32(wt_buf, 4, Q30);
 	pb_put32(wt_buf, 5, 0);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(255, act_buf[64]);
 }
 
@@ -722,7 +722,7 @@ TEST(clip_and_relu)
 	pb_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty1,
 	      NPU_PROG_NONE, 10, 255);
 	put_bytes(act_buf, x, 5);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want0, 5));
 	EXPECT_EQ(0, memcmp(act_buf + 128, want1, 5));
 }
@@ -750,13 +750,13 @@ TEST(pad)
 	o->u.pad.before[1] = 1;
 	o->u.pad.after[2] = 1;
 	memcpy(act_buf, x, 4);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 9));
 
 	/* data movement is on activations: I8 in and out is BAD_SHAPE */
 	p.t[tx].dtype = NPU_DT_I8;
 	p.t[ty].dtype = NPU_DT_I8;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 }
 
@@ -783,7 +783,7 @@ TEST(reshape_plain_to_nchwc16_and_back)
 	      0);
 	put_bytes(act_buf, x, 6);
 	memset(act_buf + 64, 0xee, 32);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, x, 3));
 	EXPECT_EQ(0, memcmp(act_buf + 80, x + 3, 3));
 	for (l = 3; l < 16; l++) {
@@ -830,7 +830,7 @@ TEST(transpose_2d_and_nhwc_to_nchw)
 			for (c = 0; c < 3; c++)
 				act_buf[64 + (h * 2 + w) * 16 + c] =
 					100 + 10 * h + 3 * w + c;
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 16, want, 6));
 	for (c = 0; c < 3; c++)
 		for (h = 0; h < 2; h++)
@@ -873,7 +873,7 @@ TEST(slice_and_concat)
 	put_bytes(act_buf + 32, a, 2);
 	put_bytes(act_buf + 40, b, 4);
 	put_bytes(act_buf + 48, c, 2);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 16, want_s, 4));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want_c, 8));
 }
@@ -897,7 +897,7 @@ TEST(ops_run_in_order)
 	      NPU_PROG_NONE, 0, 255);
 	act_buf[0] = 40;
 	act_buf[1] = 254;
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(41, act_buf[16]);
 	EXPECT_EQ(255, act_buf[17]);
 	EXPECT_EQ(40, act_buf[32]);
@@ -962,7 +962,7 @@ TEST(err_bad_program_header)
 	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
 		base_prog(&p);
 		memset(act_buf + 64, 0xee, 4);
-		EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,
+		EXPECT_EQ(NPU_PROG_BAD_PROGRAM,
 			  run_base_hdr(&p, edits[i], 0)) {
 			TH_LOG("edit %u", i);
 		}
@@ -971,10 +971,10 @@ TEST(err_bad_program_header)
 	}
 	/* unedited base runs */
 	base_prog(&p);
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_base_hdr(&p, e_none, 0));
+	EXPECT_EQ(NPU_PROG_OK, run_base_hdr(&p, e_none, 0));
 	/* prog_size smaller than the header, or than hdr.size */
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_base_hdr(&p, e_none, 16));
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_base_hdr(&p, e_none, 16));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM,
 		  run_base_hdr(&p, e_none, pb_size(&p) - 8));
 }
 
@@ -1026,30 +1026,30 @@ TEST(err_tensor_level)
 {
 	/* base tensors: 0 x U8 [2,3] @1:0, 3 bias I32 [2] @2:16 */
 	static const struct tcase cases[] = {
-		{ "dtype 0", 0, F_DTYPE, 0, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "dtype 4", 0, F_DTYPE, 4, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "ndim 0", 0, F_NDIM, 0, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "ndim 5", 0, F_NDIM, 5, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "layout 2", 0, F_LAYOUT, 2, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "nchwc16 ndim 2", 0, F_LAYOUT, 1, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "nchwc16 i32", 3, F_LAYOUT, 1, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "dim 0", 0, F_DIM0, 0, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "unused dim 2", 0, F_DIM3, 2, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "u8 zp 256", 0, F_ZP, 256, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "u8 zp -1", 0, F_ZP, -1, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "i8 zp -129", 2, F_ZP, -129, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "i32 zp 1", 3, F_ZP, 1, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "rsvd", 0, F_RSVD, 1, NPU_HW_STATUS_BAD_PROGRAM },
-		{ "buf 3", 0, F_BUF, 3, NPU_HW_STATUS_BAD_ADDRESS },
-		{ "buf 255", 0, F_BUF, 255, NPU_HW_STATUS_BAD_ADDRESS },
+		{ "dtype 0", 0, F_DTYPE, 0, NPU_PROG_BAD_PROGRAM },
+		{ "dtype 4", 0, F_DTYPE, 4, NPU_PROG_BAD_PROGRAM },
+		{ "ndim 0", 0, F_NDIM, 0, NPU_PROG_BAD_PROGRAM },
+		{ "ndim 5", 0, F_NDIM, 5, NPU_PROG_BAD_PROGRAM },
+		{ "layout 2", 0, F_LAYOUT, 2, NPU_PROG_BAD_PROGRAM },
+		{ "nchwc16 ndim 2", 0, F_LAYOUT, 1, NPU_PROG_BAD_PROGRAM },
+		{ "nchwc16 i32", 3, F_LAYOUT, 1, NPU_PROG_BAD_PROGRAM },
+		{ "dim 0", 0, F_DIM0, 0, NPU_PROG_BAD_PROGRAM },
+		{ "unused dim 2", 0, F_DIM3, 2, NPU_PROG_BAD_PROGRAM },
+		{ "u8 zp 256", 0, F_ZP, 256, NPU_PROG_BAD_PROGRAM },
+		{ "u8 zp -1", 0, F_ZP, -1, NPU_PROG_BAD_PROGRAM },
+		{ "i8 zp -129", 2, F_ZP, -129, NPU_PROG_BAD_PROGRAM },
+		{ "i32 zp 1", 3, F_ZP, 1, NPU_PROG_BAD_PROGRAM },
+		{ "rsvd", 0, F_RSVD, 1, NPU_PROG_BAD_PROGRAM },
+		{ "buf 3", 0, F_BUF, 3, NPU_PROG_BAD_ADDRESS },
+		{ "buf 255", 0, F_BUF, 255, NPU_PROG_BAD_ADDRESS },
 		{ "end past slot", 0, F_OFF, SLOT_SZ - 5,
-		  NPU_HW_STATUS_BAD_ADDRESS },
+		  NPU_PROG_BAD_ADDRESS },
 		{ "offset 2^32-1", 0, F_OFF, 0xffffffff,
-		  NPU_HW_STATUS_BAD_ADDRESS },
+		  NPU_PROG_BAD_ADDRESS },
 		{ "huge dim", 0, F_DIM0, 0xffffffff,
-		  NPU_HW_STATUS_BAD_ADDRESS },
-		{ "i32 offset 18", 3, F_OFF, 18, NPU_HW_STATUS_MISALIGNED },
-		{ "i32 offset 17", 3, F_OFF, 17, NPU_HW_STATUS_MISALIGNED },
+		  NPU_PROG_BAD_ADDRESS },
+		{ "i32 offset 18", 3, F_OFF, 18, NPU_PROG_MISALIGNED },
+		{ "i32 offset 17", 3, F_OFF, 17, NPU_PROG_MISALIGNED },
 	};
 	struct pb p;
 	unsigned int i;
@@ -1069,7 +1069,7 @@ TEST(err_tensor_level)
 	p.t[3].offset = SLOT_SZ - 8;
 	pb_put32(wt_buf + SLOT_SZ - 8, 0, 5);
 	pb_put32(wt_buf + SLOT_SZ - 8, 1, -5);
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 }
 
 TEST(err_unused_tensor_still_checked)
@@ -1078,7 +1078,7 @@ TEST(err_unused_tensor_still_checked)
 
 	base_prog(&p);
 	pb_tensor(&p, NPU_DT_I32, 0, 2, 2, 1, 1, 1, 1, 1, 0);	/* misaligned */
-	EXPECT_EQ(NPU_HW_STATUS_MISALIGNED, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_MISALIGNED, run_prog(&p));
 	EXPECT_EQ(0xffff, op_idx);
 }
 
@@ -1089,28 +1089,28 @@ TEST(err_reserved_op_fields)
 	/* program.rst step 4b: checked per operator, op_index set */
 	base_prog(&p);
 	p.o[1].flags = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
 	p.o[1].rsvd = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	/* reserved bytes of the operator's u member */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_TRANSPOSE;
 	p.o[1].u.transpose.perm[0] = 1;
 	p.o[1].u.transpose.rsvd[35] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	/* ... and only of that member: FC has none */
 	base_prog(&p);
 	p.o[0].u.raw[39] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 	/* a later operator's opcode error is found before nothing else */
 	base_prog(&p);
 	p.o[0].flags = 1;
 	p.o[1].opcode = 0;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 }
 
@@ -1130,7 +1130,7 @@ TEST(err_bad_opcode)
 	for (i = 0; i < 3; i++) {
 		base_prog(&p);
 		p.o[1].opcode = bad[i];
-		EXPECT_EQ(NPU_HW_STATUS_BAD_OPCODE, run_op1(&p));
+		EXPECT_EQ(NPU_PROG_BAD_OPCODE, run_op1(&p));
 		EXPECT_EQ(1, op_idx);
 		/* op 0 (valid) did not run: nothing written */
 		EXPECT_EQ(0xee, act_buf[64]);
@@ -1144,39 +1144,39 @@ TEST(err_rq_values_and_act)
 	/* multiplier < 0 */
 	base_prog(&p);
 	pb_put32(wt_buf + 32, 2, -1);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	/* shift 31 and -32 */
 	base_prog(&p);
 	pb_put32(wt_buf + 32, 3, 31);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	base_prog(&p);
 	pb_put32(wt_buf + 32, 3, -32);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	base_prog(&p);
 	pb_put32(wt_buf + 32, 3, -31);
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 	/* act_min > act_max; act_max 256; act_min -1 (op 1, CLIP) */
 	base_prog(&p);
 	p.o[1].act_min = 9;
 	p.o[1].act_max = 8;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	base_prog(&p);
 	p.o[1].act_max = 256;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	base_prog(&p);
 	p.o[1].act_min = -1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	/* act ignored by data movement */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_RESHAPE;
 	p.o[1].act_min = 9;
 	p.o[1].act_max = -8;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 }
 
 TEST(err_operand_refs)
@@ -1185,23 +1185,23 @@ TEST(err_operand_refs)
 
 	base_prog(&p);
 	p.o[1].in[0] = 6;		/* n_tensors is 6 */
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
 	p.o[1].out = NPU_PROG_NONE;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
 	p.o[0].rq = NPU_PROG_NONE;	/* FC needs rq */
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	base_prog(&p);
 	p.o[1].in[1] = 0;		/* CLIP has one input */
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
 	p.o[0].in[2] = NPU_PROG_NONE;	/* bias is optional */
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 }
 
 TEST(err_bad_shape)
@@ -1211,7 +1211,7 @@ TEST(err_bad_shape)
 	/* FC: rq with 3 pairs for N = 2 (1 or N allowed) */
 	base_prog(&p);
 	p.t[4].dims[0] = 3;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	/* FC: rq with an odd element count */
@@ -1219,72 +1219,72 @@ TEST(err_bad_shape)
 	p.t[4].ndim = 1;
 	p.t[4].dims[0] = 3;
 	p.t[4].dims[1] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* FC: one pair is per-tensor and fine */
 	base_prog(&p);
 	p.t[4].dims[0] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 	/* FC: K mismatch (weights [2,2]) */
 	base_prog(&p);
 	p.t[2].dims[1] = 2;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* FC: bias [3] */
 	base_prog(&p);
 	p.t[3].dims[0] = 3;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* FC: I32 weights */
 	base_prog(&p);
 	p.t[2].dtype = NPU_DT_I32;
 	p.t[2].zero_point = 0;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* FC: I8 activation */
 	base_prog(&p);
 	p.t[0].dtype = NPU_DT_I8;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* CLIP: out dims differ */
 	base_prog(&p);
 	p.t[5].dims[1] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	/* RESHAPE: element count differs */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_RESHAPE;
 	p.t[5].dims[1] = 3;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* RESHAPE: zero point differs */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_RESHAPE;
 	p.t[5].zero_point = 99;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* TRANSPOSE: perm not a permutation */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_TRANSPOSE;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));	/* perm 0,0 */
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));	/* perm 0,0 */
 	p.o[1].u.transpose.perm[0] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_op1(&p));		/* 1,0 on 2x2 */
+	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));		/* 1,0 on 2x2 */
 	/* SLICE: begin + out > in */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_SLICE;
 	p.o[1].u.slice.begin[1] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* PAD: out dims do not add up */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_PAD;
 	p.o[1].u.pad.after[0] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* CONCAT: axis >= ndim */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_CONCAT;
 	p.o[1].in[1] = 1;
 	p.o[1].u.concat.axis = 2;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* ADD: rq must have exactly 3 pairs */
 	base_prog(&p);
 	p.o[1].opcode = NPU_OP_ADD;
 	p.o[1].in[1] = 1;
 	p.o[1].rq = 4;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 }
 
 TEST(err_bad_shape_windows)
@@ -1303,18 +1303,18 @@ TEST(err_bad_shape_windows)
 	pb_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
 	pb_put32(wt_buf + 32, 0, Q30);
 	pb_put32(wt_buf + 32, 1, 0);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 	/* with one row and column of padding it fits: OH = (2+1-3)/1+1 = 1 */
 	pb_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 	/* stride 0 */
 	pb_conv(o, 0, 0, 0, 1, 1, 1, 0, 0);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	/* dilation 2 */
 	pb_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
 	o->u.conv.dh = 2;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 
 	/* avgpool whose only window lies in the padding: cnt 0 */
 	pb_init(&p);
@@ -1324,7 +1324,7 @@ TEST(err_bad_shape_windows)
 	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  NPU_PROG_NONE, 0, 255);
 	pb_conv(o, 1, 1, 2, 1, 2, 0, 0, 0);
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 	/* the same window for a conv is fine (x = zx there) */
 }
@@ -1337,45 +1337,45 @@ TEST(err_validation_order)
 	base_prog(&p);
 	p.o[0].opcode = 0;
 	p.t[5].rsvd = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0xffff, op_idx);
 	/* 3a before 3b: bad dtype and bad slot in one tensor */
 	base_prog(&p);
 	p.t[0].dtype = 0;
 	p.t[0].buf = 7;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	/* 3b before 3c: misaligned I32 past the slot end */
 	base_prog(&p);
 	p.t[3].offset = SLOT_SZ - 6;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_ADDRESS, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_ADDRESS, run_op1(&p));
 	/* tensors in table order: t2 misaligned... t0 is checked first */
 	base_prog(&p);
 	p.t[3].offset = 18;
 	p.t[0].buf = 9;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_ADDRESS, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_ADDRESS, run_op1(&p));
 	/* operators in table order: op 0 BAD_SHAPE before op 1 BAD_OPCODE */
 	base_prog(&p);
 	p.t[2].dims[1] = 2;
 	p.o[1].opcode = 99;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	/* 4a before 4b: unknown opcode with nonzero flags */
 	base_prog(&p);
 	p.o[1].opcode = 99;
 	p.o[1].flags = 1;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_OPCODE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_OPCODE, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	/* 4b before 4c: out of range operand on an op with a bad shape */
 	base_prog(&p);
 	p.t[5].dims[1] = 1;
 	p.o[1].in[1] = 0;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	/* 4c before 4d: rq length wrong and act_max out of range */
 	base_prog(&p);
 	p.t[4].dims[0] = 3;
 	p.o[0].act_max = 300;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_op1(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 }
 
@@ -1398,24 +1398,24 @@ TEST(pool_params)
 	pb_put32(wt_buf, 2, Q30);
 	pb_put32(wt_buf, 3, 0);
 	/* AVGPOOL's rq is NONE or exactly one pair: C = 2 pairs is BAD_SHAPE */
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 	p.t[tq].dims[0] = 1;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 	/* dilation must be 1 for pools too */
 	o->u.conv.dw = 0;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	o->u.conv.dw = 1;
 	/* kh = 0 (the output dims made to match: OH = (2 - 0)/1 + 1 = 3) */
 	o->u.conv.kh = 0;
 	p.t[ty].dims[1] = 3;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_SHAPE, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	/* MAXPOOL ignores rq: any index, even out of range */
 	o->u.conv.kh = 2;
 	p.t[ty].dims[1] = 1;
 	o->opcode = NPU_OP_MAXPOOL;
 	o->rq = 1000;
-	EXPECT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 }
 
 TEST(rq_overwritten_at_run_time_is_clamped)
@@ -1456,7 +1456,7 @@ TEST(rq_overwritten_at_run_time_is_clamped)
 		pb_put32(wt_buf + 32, 0, Q30);
 		pb_put32(wt_buf + 32, 1, 0);
 		act_buf[0] = c[i].x;
-		ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+		ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 		EXPECT_EQ(c[i].want, act_buf[64]) {
 			TH_LOG("case %u", i);
 		}
@@ -1483,7 +1483,7 @@ TEST(output_may_overlap_inputs)
 	o->u.transpose.perm[0] = 1;
 	o->u.transpose.perm[1] = 0;
 	put_bytes(act_buf, x, 4);
-	ASSERT_EQ(NPU_HW_STATUS_OK, run_prog(&p));
+	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf, want, 4));
 }
 
@@ -1495,18 +1495,18 @@ TEST(err_program_placement)
 	base_prog(&p);
 	/* program at offset 64 of slot 0: fine */
 	n = pb_emit(&p, slot0 + 64);
-	EXPECT_EQ(NPU_HW_STATUS_OK, npuref_run(slot0 + 64, n, slots, 3, 0,
+	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0 + 64, n, slots, 3, 0,
 					       &op_idx));
 	/* prog_size runs past the slot: step 1, before the header */
 	n = pb_emit(&p, slot0 + SLOT_SZ - 1024);
 	((struct npu_prog_hdr *)(slot0 + SLOT_SZ - 1024))->magic = 0;
-	EXPECT_EQ(NPU_HW_STATUS_BAD_ADDRESS,
+	EXPECT_EQ(NPU_PROG_BAD_ADDRESS,
 		  npuref_run(slot0 + SLOT_SZ - 1024, 1088, slots, 3, 0,
 			     &op_idx));
 	EXPECT_EQ(0xffff, op_idx);
 	n = pb_emit(&p, slot0 + SLOT_SZ - 1024);
 	/* a separate copy is not checked against the slot */
-	EXPECT_EQ(NPU_HW_STATUS_OK,
+	EXPECT_EQ(NPU_PROG_OK,
 		  npuref_run(slot0 + SLOT_SZ - 1024, n, slots, 3,
 			     NPUREF_PROG_EXTERNAL, &op_idx));
 }
@@ -1521,15 +1521,15 @@ TEST(api_misuse)
 	EXPECT_EQ(-EINVAL, npuref_run(NULL, n, slots, 3, 0, &op_idx));
 	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, NULL, 3, 0, &op_idx));
 	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, slots, 0, 0, &op_idx));
-	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, slots, NPU_HW_MAX_BUFS + 1,
+	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, slots, NPU_MAX_JOB_BUFS + 1,
 				      0, &op_idx));
 	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, slots, 3, 3, &op_idx));
 	/* op_index may be NULL */
-	EXPECT_EQ(NPU_HW_STATUS_OK, npuref_run(slot0, n, slots, 3, 0, NULL));
+	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0, n, slots, 3, 0, NULL));
 	/* an empty program is valid */
 	pb_init(&p);
 	n = pb_emit(&p, slot0);
-	EXPECT_EQ(NPU_HW_STATUS_OK, npuref_run(slot0, n, slots, 3, 0,
+	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0, n, slots, 3, 0,
 					       &op_idx));
 }
 
@@ -1557,7 +1557,7 @@ TEST(program_overwritten_by_op_runs_as_copied)
 	ASSERT_LE(n, (size_t)512);
 	act_buf[0] = 77;
 	memset(act_buf + 512, 200, 512);
-	ASSERT_EQ(NPU_HW_STATUS_OK, npuref_run(slot0, n, slots, 3, 0,
+	ASSERT_EQ(NPU_PROG_OK, npuref_run(slot0, n, slots, 3, 0,
 					       &op_idx));
 	EXPECT_EQ(0, slot0[0]);
 	EXPECT_EQ(77, act_buf[64]);
