@@ -172,12 +172,12 @@ uint64_t npu_clock_ns_for_ticks(const struct npu_clock *c, uint64_t ticks);
 void npu_clock_wait_until(const struct npu_clock *c, uint64_t tick);
 
 /**
- * struct npu_model - parameters of the PE timing model (model.c)
+ * struct npu_timing - parameters of the PE timing model (timing.c)
  * @clock_hz: device clock, ticks per second
  * @dma_bw: DMA bandwidth per PE in 10^6 bytes per second, >= 1
  * @macs_per_cycle: MACs per tick, >= 1
  */
-struct npu_model {
+struct npu_timing {
 	uint64_t clock_hz;
 	uint32_t dma_bw;
 	uint32_t macs_per_cycle;
@@ -186,15 +186,15 @@ struct npu_model {
 struct npu_op_cost;
 
 /* a + b, saturating at UINT64_MAX */
-uint64_t npu_model_add(uint64_t a, uint64_t b);
+uint64_t npu_timing_add(uint64_t a, uint64_t b);
 /* ceil(macs / macs_per_cycle) */
-uint64_t npu_model_compute_ticks(const struct npu_model *m, uint64_t macs);
+uint64_t npu_timing_compute_ticks(const struct npu_timing *m, uint64_t macs);
 /* ceil(bytes * clock_hz / (dma_bw * 10^6)), saturating */
-uint64_t npu_model_dma_ticks(const struct npu_model *m, uint64_t bytes);
+uint64_t npu_timing_dma_ticks(const struct npu_timing *m, uint64_t bytes);
 /* max(0, dma_ticks - overlap_ticks) */
-uint64_t npu_model_iowait(uint64_t dma_ticks, uint64_t overlap_ticks);
+uint64_t npu_timing_iowait(uint64_t dma_ticks, uint64_t overlap_ticks);
 /* in_bytes + w_bytes + out_bytes, saturating */
-uint64_t npu_model_op_bytes(const struct npu_op_cost *c);
+uint64_t npu_timing_op_bytes(const struct npu_op_cost *c);
 
 struct npu_emu;
 

@@ -110,7 +110,7 @@ struct npu_emu {
 	uint64_t jobs_started;		/* for --fail-after */
 	struct npu_pe pes[NPU_HW_MAX_PES];
 
-	struct npu_model model;
+	struct npu_timing timing;
 
 	/* completion queue writer: cpl_lock protects cpl_prod */
 	pthread_mutex_t cpl_lock;

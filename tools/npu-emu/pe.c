@@ -5,7 +5,7 @@
  * One thread per PE. PE p consumes command queue p; NPU_DB_QUEUE wakes all
  * PEs, and each looks at its own queue. A job is validated, its buffers are
  * resolved to host pointers into BAR2, and the program interpreter runs it
- * with hooks around every operator that apply the timing model (model.c):
+ * with hooks around every operator that apply the timing model (timing.c):
  *
  *   op start  = end of the previous operator (the job start for the first)
  *   iowait    = max(0, dma(in + w + out bytes) - compute(previous op))
@@ -127,10 +127,10 @@ static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op
 		return 1;
 	x->op_start = x->cursor;
 	x->op_macs = cost->macs;
-	x->op_bytes = npu_model_op_bytes(cost);
-	x->op_compute = npu_model_compute_ticks(&pe->e->model, cost->macs);
-	dma = npu_model_dma_ticks(&pe->e->model, x->op_bytes);
-	x->op_iowait = npu_model_iowait(dma, x->prev_compute);
+	x->op_bytes = npu_timing_op_bytes(cost);
+	x->op_compute = npu_timing_compute_ticks(&pe->e->timing, cost->macs);
+	dma = npu_timing_dma_ticks(&pe->e->timing, x->op_bytes);
+	x->op_iowait = npu_timing_iowait(dma, x->prev_compute);
 	if (x->op_compute > MAX_MODEL_TICKS)
 		x->op_compute = MAX_MODEL_TICKS;
 	if (x->op_iowait > MAX_MODEL_TICKS)
@@ -171,10 +171,10 @@ static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 		r->macs = x->op_macs;
 	}
 	x->n_ops++;
-	x->run = npu_model_add(x->run, run);
-	x->iowait = npu_model_add(x->iowait, x->op_iowait);
-	x->bytes = npu_model_add(x->bytes, x->op_bytes);
-	x->macs = npu_model_add(x->macs, x->op_macs);
+	x->run = npu_timing_add(x->run, run);
+	x->iowait = npu_timing_add(x->iowait, x->op_iowait);
+	x->bytes = npu_timing_add(x->bytes, x->op_bytes);
+	x->macs = npu_timing_add(x->macs, x->op_macs);
 	x->prev_compute = x->op_compute;
 	x->cursor = end;
 }
@@ -222,8 +222,8 @@ static void truncate_exec(struct npu_exec *x, uint64_t now)
 			break;
 		x->run += r->end_tick - r->start_tick - r->iowait_ticks;
 		x->iowait += r->iowait_ticks;
-		x->bytes = npu_model_add(x->bytes, r->dma_bytes);
-		x->macs = npu_model_add(x->macs, r->macs);
+		x->bytes = npu_timing_add(x->bytes, r->dma_bytes);
+		x->macs = npu_timing_add(x->macs, r->macs);
 	}
 	x->n_ops = k;
 	x->cursor = k ? x->ops[k - 1].end_tick : x->start;
@@ -299,7 +299,7 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 
 	/* time not attributed to an operator is run: end - start == run + iowait */
 	span = end - x->start;
-	if (span > npu_model_add(x->run, x->iowait))
+	if (span > npu_timing_add(x->run, x->iowait))
 		x->run = span - x->iowait;
 
 	x->cursor = end;
@@ -379,9 +379,9 @@ int npu_pe_start(struct npu_emu *e)
 	pthread_cond_init(&e->wake, &ca);
 	pthread_condattr_destroy(&ca);
 
-	e->model.clock_hz = e->opts.clock_hz;
-	e->model.dma_bw = e->opts.dma_bw;
-	e->model.macs_per_cycle = e->opts.macs_per_cycle;
+	e->timing.clock_hz = e->opts.clock_hz;
+	e->timing.dma_bw = e->opts.dma_bw;
+	e->timing.macs_per_cycle = e->opts.macs_per_cycle;
 	for (i = 0; i < e->opts.pes; i++) {
 		struct npu_pe *pe = &e->pes[i];
 

@@ -366,29 +366,29 @@ TEST(fail_after)
 
 TEST(model_arithmetic)
 {
-	struct npu_model m = { .clock_hz = 1000000000, .dma_bw = 2000,
+	struct npu_timing m = { .clock_hz = 1000000000, .dma_bw = 2000,
 			       .macs_per_cycle = 256 };
 	struct npu_op_cost cost = { .macs = 1, .in_bytes = UINT64_MAX,
 				    .w_bytes = 5, .out_bytes = 1 };
 
-	EXPECT_EQ(0, npu_model_compute_ticks(&m, 0));
-	EXPECT_EQ(1, npu_model_compute_ticks(&m, 1));
-	EXPECT_EQ(1, npu_model_compute_ticks(&m, 256));
-	EXPECT_EQ(2, npu_model_compute_ticks(&m, 257));
+	EXPECT_EQ(0, npu_timing_compute_ticks(&m, 0));
+	EXPECT_EQ(1, npu_timing_compute_ticks(&m, 1));
+	EXPECT_EQ(1, npu_timing_compute_ticks(&m, 256));
+	EXPECT_EQ(2, npu_timing_compute_ticks(&m, 257));
 	/* 2000 MB/s at 1 GHz: 2 bytes per tick, rounded up */
-	EXPECT_EQ(0, npu_model_dma_ticks(&m, 0));
-	EXPECT_EQ(1, npu_model_dma_ticks(&m, 1));
-	EXPECT_EQ(500, npu_model_dma_ticks(&m, 1000));
-	EXPECT_EQ(501, npu_model_dma_ticks(&m, 1001));
+	EXPECT_EQ(0, npu_timing_dma_ticks(&m, 0));
+	EXPECT_EQ(1, npu_timing_dma_ticks(&m, 1));
+	EXPECT_EQ(500, npu_timing_dma_ticks(&m, 1000));
+	EXPECT_EQ(501, npu_timing_dma_ticks(&m, 1001));
 	/* 1 MB/s at 4 GHz, 4 GiB: no overflow, 2^32 * 4000 ticks */
 	m.clock_hz = 4000000000u;
 	m.dma_bw = 1;
-	EXPECT_EQ((1ull << 32) * 4000, npu_model_dma_ticks(&m, 1ull << 32));
-	EXPECT_EQ(UINT64_MAX, npu_model_dma_ticks(&m, UINT64_MAX));
-	EXPECT_EQ(7, npu_model_iowait(10, 3));
-	EXPECT_EQ(0, npu_model_iowait(3, 10));
-	EXPECT_EQ(UINT64_MAX, npu_model_op_bytes(&cost));
-	EXPECT_EQ(UINT64_MAX, npu_model_add(UINT64_MAX - 1, 2));
+	EXPECT_EQ((1ull << 32) * 4000, npu_timing_dma_ticks(&m, 1ull << 32));
+	EXPECT_EQ(UINT64_MAX, npu_timing_dma_ticks(&m, UINT64_MAX));
+	EXPECT_EQ(7, npu_timing_iowait(10, 3));
+	EXPECT_EQ(0, npu_timing_iowait(3, 10));
+	EXPECT_EQ(UINT64_MAX, npu_timing_op_bytes(&cost));
+	EXPECT_EQ(UINT64_MAX, npu_timing_add(UINT64_MAX - 1, 2));
 }
 
 /*
