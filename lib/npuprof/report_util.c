@@ -12,12 +12,7 @@
 #include <stdio.h>
 
 #include "npuprof_int.h"
-/* NPU_OP_*: the program format's header, npu_hw.h before it moved */
-#if __has_include("npu/npu_program.h")
-#include "npu/npu_program.h"
-#else
-#include "npu_hw.h"
-#endif
+#include "npu/npu_program.h"	/* NPU_OP_* */
 
 const char *npf_opcode_name(uint32_t opcode)
 {

@@ -44,12 +44,7 @@
 #include <unistd.h>
 
 #include "npuprof_int.h"
-/* NPU_OP_*: the program format's header, npu_hw.h before it moved */
-#if __has_include("npu/npu_program.h")
-#include "npu/npu_program.h"
-#else
-#include "npu_hw.h"
-#endif
+#include "npu/npu_program.h"	/* NPU_OP_* */
 
 #define GEN_PID		100
 #define GEN_TID		101
