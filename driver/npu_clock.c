@@ -150,15 +150,16 @@ int npu_clock_sample(struct npu_dev *ndev, clockid_t clockid, u32 count,
 
 /**
  * npu_clock_sample_ioctl() - NPU_IOCTL_CLOCK_SAMPLE
- * @ndev: the device, inside npu_dev_enter()
+ * @nf: the file, inside npu_dev_enter()
  * @uarg: struct npu_clock_sample in user memory
  *
  * Return: 0 or a negative errno (see struct npu_clock_sample).
  */
-long npu_clock_sample_ioctl(struct npu_dev *ndev, void __user *uarg)
+int npu_clock_sample_ioctl(struct npu_file *nf, void __user *uarg)
 {
+	struct npu_dev *ndev = nf->ndev;
 	struct npu_clock_sample *cs;
-	long ret;
+	int ret;
 
 	cs = kmalloc(sizeof(*cs), GFP_KERNEL);
 	if (!cs)

@@ -180,10 +180,10 @@ static long npu_fop_ioctl(struct file *filp, unsigned int cmd, unsigned long arg
 		ret = npu_job_wait_ioctl(nf, uarg);
 		break;
 	case NPU_IOCTL_TRACE_OPEN:
-		ret = npu_trace_open_ioctl(ndev, uarg);
+		ret = npu_trace_open_ioctl(nf, uarg);
 		break;
 	case NPU_IOCTL_CLOCK_SAMPLE:
-		ret = npu_clock_sample_ioctl(ndev, uarg);
+		ret = npu_clock_sample_ioctl(nf, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

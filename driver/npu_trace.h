@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * npu_trace.h - hardware trace rings (trace fds) and clock correlation, as
- * seen by the rest of the driver. npu_trace.c and npu_clock.c implement
- * them; Documentation/npu/ring.rst describes the result.
+ * seen by the rest of the driver. The npu_trace*.c, npu_tring*.c and
+ * npu_tarea.c files implement them (npu_trace_int.h maps them), with
+ * npu_clock.c; Documentation/npu/ring.rst describes the result.
  *
  * The job path calls the hooks below. While no trace ring of the device is
  * enabled each costs one unlikely branch on npu_dev.trace_rings (and
@@ -29,8 +30,8 @@ int npu_trace_init(struct npu_dev *ndev);
 void npu_trace_fini(struct npu_dev *ndev);
 
 /* ioctls on /dev/npuN, inside npu_dev_enter() */
-long npu_trace_open_ioctl(struct npu_dev *ndev, void __user *arg);
-long npu_clock_sample_ioctl(struct npu_dev *ndev, void __user *arg);
+int npu_trace_open_ioctl(struct npu_file *nf, void __user *uarg);
+int npu_clock_sample_ioctl(struct npu_file *nf, void __user *uarg);
 
 irqreturn_t npu_trace_irq(int irq, void *arg);
 

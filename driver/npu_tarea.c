@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npu_tarea.c - the device's trace area: the records the device writes
+ * into BAR2 (struct npu_hw_trec_*, Documentation/npu/hw.rst) are drained
+ * into the enabled trace rings, attributed to their jobs by
+ * npu_trace_jobs.c, and the device's count of lost records is reported.
+ *
+ * The drain runs in the completion path (before the completion entries it
+ * covers, with npu_dev.jobs_lock held), in the NPU_MSIX_TRACE threaded
+ * handler, and at the first enable to discard leftovers.
+ *
+ * Locking: npu_trace_dev.lock held across a drain: it owns the area's
+ * consumer position and the table of traced jobs. Hardware access inside
+ * npu_dev_enter() (every caller is).
+ *
+ * Lifetime: nothing of its own; the area is the device's, the state the
+ * npu_trace_dev's.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/lockdep.h>
+
+#include "npu_hwif.h"
+#include "npu_trace.h"
+#include "npu_trace_int.h"
+
+/* Device address of a field of the trace area's header. */
+#define NPU_TAREA(ndev, field) \
+	((ndev)->hw.trace_base + offsetof(struct npu_hw_trace_hdr, field))
+
+/**
+ * npu_tarea_drain() - move the device's trace records into the rings
+ * @tdev: the device's trace state; npu_trace_dev.lock held, device present
+ * @deliver: false discards the records (resync at the first enable)
+ *
+ * Reads every record between the area's consumer and producer, then tells
+ * the device how far it got. A position or record size that makes no
+ * sense skips to the producer, with a rate-limited warning.
+ */
+void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
+{
+	struct npu_dev *ndev = tdev->ndev;
+	void __iomem *data = ndev->mem + ndev->hw.trace_base +
+			     NPU_HW_TRACE_DATA_OFFSET;
+	u64 size = tdev->area_size;
+	u64 prod, cons, lost, delta;
+	union {
+		struct npu_hw_trec_hdr hdr;
+		struct npu_hw_trec_exec exec;
+		struct npu_hw_trec_op op;
+	} rec;
+
+	lockdep_assert_held(&tdev->lock);
+	if (!size)
+		return;
+	/*
+	 * The caller may have read the completion queue's producer: the
+	 * device wrote the trace records of those jobs before it.
+	 */
+	rmb();
+	prod = npu_rd64(ndev, NPU_TAREA(ndev, prod));
+	cons = npu_rd64(ndev, NPU_TAREA(ndev, cons));
+	lost = npu_rd64(ndev, NPU_TAREA(ndev, lost));
+	/* Records are read after the position that covers them. */
+	rmb();
+
+	if (prod - cons > size || (prod | cons) & 7) {
+		dev_warn_ratelimited(&ndev->pdev->dev,
+				     "trace area: bad positions prod %llu cons %llu, skipping\n",
+				     prod, cons);
+		cons = prod;
+	}
+	while (cons != prod) {
+		u64 off = cons & (size - 1);
+		u32 rsize;
+
+		memcpy_fromio(&rec.hdr, data + off, sizeof(rec.hdr));
+		rsize = rec.hdr.size;
+		if (rsize < sizeof(rec.hdr) || rsize & 7 ||
+		    rsize > size - off || rsize > prod - cons) {
+			dev_warn_ratelimited(&ndev->pdev->dev,
+					     "trace area: bad record size %u at %llu, skipping %llu bytes\n",
+					     rsize, cons, prod - cons);
+			cons = prod;
+			break;
+		}
+		if (deliver && rec.hdr.type == NPU_HW_TREC_EXEC &&
+		    rsize >= sizeof(rec.exec)) {
+			memcpy_fromio(&rec.exec, data + off, sizeof(rec.exec));
+			npu_trace_job_exec(tdev, &rec.exec);
+		} else if (deliver && rec.hdr.type == NPU_HW_TREC_OP &&
+			   rsize >= sizeof(rec.op)) {
+			memcpy_fromio(&rec.op, data + off, sizeof(rec.op));
+			npu_trace_job_op(tdev, &rec.op);
+		}
+		cons += rsize;
+	}
+	/* Our reads of the records complete before the device reuses them. */
+	mb();
+	npu_wr64(ndev, NPU_TAREA(ndev, cons), cons);
+
+	/* The device restarts its counter at a reset. */
+	delta = lost >= tdev->dev_lost_seen ? lost - tdev->dev_lost_seen : lost;
+	tdev->dev_lost_seen = lost;
+	if (delta && deliver)
+		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, delta, NULL);
+}
+
+/**
+ * __npu_trace_drain() - npu_trace_drain() with a ring on
+ * @ndev: the device, present
+ *
+ * Moves the device's trace records into the enabled rings.
+ */
+void __npu_trace_drain(struct npu_dev *ndev)
+{
+	struct npu_trace_dev *tdev = ndev->trace;
+	unsigned long flags;
+
+	if (!tdev)
+		return;
+	spin_lock_irqsave(&tdev->lock, flags);
+	if (tdev->nr_enabled && !tdev->dead)
+		npu_tarea_drain(tdev, true);
+	spin_unlock_irqrestore(&tdev->lock, flags);
+}
+
+/**
+ * npu_trace_irq() - NPU_MSIX_TRACE handler (threaded)
+ * @irq: the interrupt
+ * @arg: the struct npu_dev
+ *
+ * Return: IRQ_HANDLED.
+ */
+irqreturn_t npu_trace_irq(int irq, void *arg)
+{
+	struct npu_dev *ndev = arg;
+	int idx;
+
+	if (!npu_dev_enter(ndev, &idx))
+		return IRQ_HANDLED;
+	npu_hw_ack_intr(ndev, NPU_INTR_TRACE);
+	npu_trace_drain(ndev);
+	npu_dev_exit(ndev, idx);
+	return IRQ_HANDLED;
+}
