@@ -13,9 +13,14 @@
 #   make demo         boot the VM and show the NPU through the driver
 #   make bench        run tools/*/bench scripts
 #   make clean        remove build outputs (keeps build/linux-src)
+#   make man          man pages, from the tools' --help and the headers
+#   make install      libraries, headers, pkg-config files, tools, man pages,
+#                     udev rule and the driver's source for DKMS
+#   make uninstall    remove what make install installed
 #
 # Variables: BUILD (output directory, default ./build), KERNELS (versions or
-# series to build and test, default: scripts/kernels.sh).
+# series to build and test, default: scripts/kernels.sh); for install and
+# uninstall PREFIX (default /usr/local), DESTDIR (see packaging/Makefile).
 # Dependencies are not installed by make: run scripts/deps.sh first.
 
 SHELL := /bin/bash
@@ -41,12 +46,12 @@ KVERS = $(shell $(ROOT)/scripts/kernels.sh $(KERNELS))
 CHECKPATCH := $(BUILD)/linux-src/scripts/checkpatch.pl
 
 .PHONY: all userspace modules check check-host check-vm checkpatch demo \
-	bench clean help FORCE
+	bench clean help man install uninstall FORCE
 
-all: userspace modules
+all: userspace modules man
 
 help:
-	@sed -n '3,19p' $(ROOT)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' $(ROOT)/Makefile | sed -n 's/^# \{0,1\}//p'
 
 # A failing component does not stop the others; the target fails at the end.
 userspace:
@@ -86,6 +91,14 @@ kmod/%: FORCE
 	done; \
 	find "$$out" -xtype l -delete; \
 	$(MAKE) -C "$$kdir" M="$$out" modules
+
+# packaging/Makefile: man pages, install, uninstall. It builds what it
+# installs itself; `make man` waits for the components of `make all`.
+man: userspace
+	@$(MAKE) --no-print-directory -C $(ROOT)/packaging BUILD="$(BUILD)" man
+
+install uninstall:
+	@$(MAKE) --no-print-directory -C $(ROOT)/packaging BUILD="$(BUILD)" $@
 
 # The check targets build first; a build failure counts as one failed test
 # and whatever was built is still tested, so the last line is always

@@ -9,8 +9,10 @@
 # project needs (compilers, kernel images and headers for the 6.1 and 6.12
 # series, QEMU, busybox, libraries), then extracts the few files the build
 # uses from Debian's linux-source-6.1 tarball into build/linux-src/:
-# the kselftest harness headers, checkpatch.pl with its data files, and
-# extract-vmlinux. Safe to run again: it does nothing when all is in place.
+# the kselftest harness headers, checkpatch.pl with its data files,
+# extract-vmlinux, and kernel-doc (which makes the man pages of the
+# libraries' functions from their headers). Safe to run again: it does
+# nothing when all is in place.
 #
 # Must run as root when a package is missing. --no-install only checks the
 # packages (exit 1 if one is missing) and still extracts the sources.
@@ -43,6 +45,7 @@ PACKAGES=(
 	libclang-rt-14-dev
 	libsqlite3-dev sqlite3 python3-pandas
 	chromium nodejs
+	dkms man-db pkg-config
 )
 
 log() { printf 'deps.sh: %s\n' "$*" >&2; }
@@ -86,6 +89,7 @@ SRC_FILES=(
 	scripts/spelling.txt
 	scripts/const_structs.checkpatch
 	scripts/extract-vmlinux
+	scripts/kernel-doc
 )
 DEST=$BUILD/linux-src
 
@@ -121,5 +125,6 @@ for f in "${need[@]}"; do
 	mkdir -p "$DEST/$(dirname "$f")"
 	cp "$src" "$DEST/$f"
 done
-chmod +x "$DEST/scripts/checkpatch.pl" "$DEST/scripts/extract-vmlinux"
+chmod +x "$DEST/scripts/checkpatch.pl" "$DEST/scripts/extract-vmlinux" \
+	"$DEST/scripts/kernel-doc"
 log "done"
