@@ -102,6 +102,8 @@ struct npu_hw_desc {
  * @pe: host state of each PE's command queue
  * @pe_rr: next PE to try first for NPU_PE_ANY
  * @outstanding: jobs submitted and not completed, all PEs
+ *	(@pe_rr and @outstanding are written with WRITE_ONCE() and read
+ *	locklessly by npu_job_pick_pe())
  * @cpl_cons: completion queue consumer index
  * @next_job_id: last job id handed out
  * @resets: device resets done by the driver (timeouts, faults)

@@ -5,6 +5,7 @@
 
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -206,7 +207,7 @@ int npu_hw_init(struct npu_dev *ndev)
 
 	/* Start after whatever sequence a previous driver instance used. */
 	ndev->mbox_seq = npu_rd32(ndev, NPU_REG_MBOX_ACK);
-	ndev->mbox_irq_ack = ndev->mbox_seq;
+	WRITE_ONCE(ndev->mbox_irq_ack, ndev->mbox_seq);
 	return 0;
 }
 
@@ -226,7 +227,7 @@ int npu_hw_enable(struct npu_dev *ndev)
 	npu_wr32(ndev, NPU_REG_CONTROL, ctrl | NPU_CTRL_ENABLE);
 	npu_doorbell(ndev, NPU_DB_CONTROL);
 
-	timeout = jiffies + msecs_to_jiffies(mbox_timeout_ms);
+	timeout = jiffies + msecs_to_jiffies(READ_ONCE(mbox_timeout_ms));
 	while (!(npu_rd32(ndev, NPU_REG_STATUS) & NPU_STATUS_ENABLED)) {
 		if (time_after(jiffies, timeout)) {
 			ndev_err(ndev, "device did not acknowledge enable (status %#x)\n",
@@ -293,13 +294,15 @@ irqreturn_t npu_hw_mbox_irq(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
+/* Poll for the acknowledgment of request @seq; mbox_lock held. */
 static int npu_mbox_poll(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	u64 start = ktime_get_ns();
-	u64 deadline = start + (u64)mbox_timeout_ms * NSEC_PER_MSEC;
+	u64 deadline = start + (u64)READ_ONCE(mbox_timeout_ms) * NSEC_PER_MSEC;
 	u32 ack;
 	u64 now;
 
+	lockdep_assert_held(&ndev->mbox_lock);
 	for (;;) {
 		ack = npu_rd32(ndev, NPU_REG_MBOX_ACK);
 		now = ktime_get_ns();
@@ -317,15 +320,17 @@ static int npu_mbox_poll(struct npu_dev *ndev, u32 seq, u64 *t_done)
 	}
 }
 
+/* Sleep until the interrupt acknowledges request @seq; mbox_lock held. */
 static int npu_mbox_wait_irq(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	unsigned long flags;
 	long left;
 
+	lockdep_assert_held(&ndev->mbox_lock);
 	left = wait_event_timeout(ndev->mbox_wq,
 				  READ_ONCE(ndev->mbox_irq_ack) == seq ||
 				  npu_dev_unplugged(ndev),
-				  msecs_to_jiffies(mbox_timeout_ms));
+				  msecs_to_jiffies(READ_ONCE(mbox_timeout_ms)));
 	spin_lock_irqsave(&ndev->mbox_irq_lock, flags);
 	if (ndev->mbox_irq_ack == seq) {
 		*t_done = ndev->mbox_irq_ns;
@@ -387,7 +392,7 @@ int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 			    (u64)npu_rd32(ndev, NPU_REG_MBOX_DATA_HI) << 32;
 	} else if (ret == -ETIMEDOUT) {
 		ndev_err(ndev, "mailbox op %#x seq %u: no acknowledgment in %u ms\n",
-			 op, seq, mbox_timeout_ms);
+			 op, seq, READ_ONCE(mbox_timeout_ms));
 	}
 	mutex_unlock(&ndev->mbox_lock);
 	return ret;

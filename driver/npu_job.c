@@ -80,13 +80,15 @@ static void __iomem *npu_cplq_entry(struct npu_dev *ndev, u32 idx)
 /*
  * Start every queue empty at the device's current position: host producer
  * = device consumer for the command queues, host consumer = device producer
- * for the completion queue. Used at probe (after a reset) and after reset.
+ * for the completion queue. Used at probe (after a reset) and after reset,
+ * with jobs_lock held.
  */
 static void npu_job_resync(struct npu_dev *ndev)
 {
 	void __iomem *p;
 	u32 pe, pos;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
 		p = npu_cmdq_ptrs(ndev, pe);
 		pos = readl(p + NPU_PTR_CONS);
@@ -126,13 +128,15 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 	bool was_head;
 	u32 i;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	/* A timed-out job keeps its status whatever the reset reports. */
 	if (job->expired)
 		status = NPU_JOB_TIMEOUT;
 	was_head = list_first_entry(&q->jobs, struct npu_job, pe_node) == job;
 	list_del(&job->pe_node);
-	q->outstanding--;
-	ndev->outstanding--;
+	/* Read locklessly by npu_job_pick_pe(). */
+	WRITE_ONCE(q->outstanding, q->outstanding - 1);
+	WRITE_ONCE(ndev->outstanding, ndev->outstanding - 1);
 	/*
 	 * The timeout of the next job runs from now, but only if this job was
 	 * ahead of it: a job completing out of order must not restart the
@@ -164,11 +168,13 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 	WRITE_ONCE(nf->done_seq, nf->done_seq + 1);
 }
 
+/* The outstanding job @id, on PE @pe or any other; jobs_lock held. */
 static struct npu_job *npu_job_find(struct npu_dev *ndev, u32 pe, u64 id)
 {
 	struct npu_job *job;
 	u32 p;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	if (pe < ndev->hw.pe_count) {
 		list_for_each_entry(job, &ndev->pe[pe].jobs, pe_node)
 			if (job->id == id)
@@ -192,6 +198,7 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 	unsigned int n = 0;
 	u32 prod;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	prod = readl(ptrs + NPU_PTR_PROD);
 	/* The device wrote these jobs' trace records before them. */
 	npu_trace_drain(ndev);
@@ -256,12 +263,16 @@ irqreturn_t npu_job_cpl_irq(int irq, void *arg)
  * timeout and reset
  */
 
-/* Fail every outstanding job; @expired (if any) gets NPU_JOB_TIMEOUT. */
+/*
+ * Fail every outstanding job; @expired (if any) gets NPU_JOB_TIMEOUT.
+ * jobs_lock held.
+ */
 static void npu_job_fail_all(struct npu_dev *ndev, struct npu_job *expired)
 {
 	struct npu_job *job, *tmp;
 	u32 pe;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	if (expired)
 		expired->expired = true;
 	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
@@ -281,6 +292,7 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 	struct npu_mbox_result res;
 	int ret;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	ndev->resets++;
 	if (expired) {
 		expired->expired = true;
@@ -309,6 +321,10 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 	npu_job_wake(ndev);
 }
 
+/*
+ * The oldest job of a PE that has run past job_timeout_ms, or NULL and the
+ * next deadline in *@next_deadline (U64_MAX: none). jobs_lock held.
+ */
 static struct npu_job *npu_job_find_expired(struct npu_dev *ndev, u64 now,
 					    u64 *next_deadline)
 {
@@ -316,6 +332,7 @@ static struct npu_job *npu_job_find_expired(struct npu_dev *ndev, u64 now,
 	struct npu_job *head;
 	u32 pe;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	*next_deadline = U64_MAX;
 	if (!timeout_ns)
 		return NULL;
@@ -485,7 +502,7 @@ static int npu_job_pick_pe(struct npu_dev *ndev, u32 want)
 		return npu_pe_has_room(ndev, want) ? want : -1;
 	/* Least loaded; ties go round robin. */
 	for (i = 0; i < ndev->hw.pe_count; i++) {
-		pe = (ndev->pe_rr + i) % ndev->hw.pe_count;
+		pe = (READ_ONCE(ndev->pe_rr) + i) % ndev->hw.pe_count;
 		load = READ_ONCE(ndev->pe[pe].outstanding);
 		if (load < ndev->hw.cmdq_entries && load < best_load) {
 			best = pe;
@@ -503,13 +520,15 @@ static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 	void __iomem *ptrs = npu_cmdq_ptrs(ndev, job->pe);
 	u64 next;
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	memcpy_toio(npu_cmdq_entry(ndev, job->pe, q->prod), cmd, sizeof(*cmd));
 	job->submit_ns = ktime_get_ns();
 	if (list_empty(&q->jobs))
 		job->head_ns = job->submit_ns;
 	list_add_tail(&job->pe_node, &q->jobs);
-	q->outstanding++;
-	ndev->outstanding++;
+	/* Read locklessly by npu_job_pick_pe(). */
+	WRITE_ONCE(q->outstanding, q->outstanding + 1);
+	WRITE_ONCE(ndev->outstanding, ndev->outstanding + 1);
 	job->nf->outstanding++;
 	npu_trace_job_submitted(ndev, job);
 	q->prod++;
@@ -570,7 +589,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 	}
 	nf->njobs++;
 	job->pe = pe;
-	ndev->pe_rr = (pe + 1) % ndev->hw.pe_count;
+	WRITE_ONCE(ndev->pe_rr, (pe + 1) % ndev->hw.pe_count);
 	cmd->job_id = job->id;
 	cmd->exec_index = (u32)job->id;
 	*id = job->id;
@@ -667,12 +686,16 @@ err:
  * wait and poll
  */
 
-/* The collectable job @args asks for, or NULL; *err when there is none. */
+/*
+ * The collectable job @args asks for, or NULL; *err when there is none.
+ * jobs_lock held.
+ */
 static struct npu_job *npu_job_take(struct npu_file *nf,
 				    const struct npu_wait *args, int *err)
 {
 	struct npu_job *job;
 
+	lockdep_assert_held(&nf->ndev->jobs_lock);
 	*err = 0;
 	if (args->flags & NPU_WAIT_ANY) {
 		job = list_first_entry_or_null(&nf->done, struct npu_job,

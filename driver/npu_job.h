@@ -73,8 +73,12 @@ struct npu_job {
 /**
  * struct npu_pe_queue - host state of one PE's command queue
  * @prod: producer index the host wrote last
- * @outstanding: jobs submitted to this PE and not yet completed
+ * @outstanding: jobs submitted to this PE and not yet completed; written
+ *	with WRITE_ONCE() under jobs_lock, read locklessly by
+ *	npu_job_pick_pe() (wait conditions, poll)
  * @jobs: those jobs, oldest first
+ *
+ * Protected by npu_dev.jobs_lock.
  */
 struct npu_pe_queue {
 	u32 prod;
