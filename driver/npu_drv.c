@@ -75,7 +75,8 @@ void npu_dev_put(struct npu_dev *ndev)
  * ioctls
  */
 
-static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
+/* NPU_IOCTL_GET_INFO */
+static int npu_get_info_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_dev *ndev = nf->ndev;
 	struct npu_hw_desc *hw = &ndev->hw;
@@ -106,7 +107,8 @@ static int npu_ioctl_get_info(struct npu_file *nf, void __user *uarg)
 	return 0;
 }
 
-static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
+/* NPU_IOCTL_PING */
+static int npu_ping_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_dev *ndev = nf->ndev;
 	struct npu_mbox_result res;
@@ -149,47 +151,42 @@ static int npu_ioctl_ping(struct npu_file *nf, void __user *uarg)
 	return 0;
 }
 
-static long npu_fop_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+/*
+ * The ioctls of /dev/npuN. Every handler has one signature, checks its
+ * argument through npu_copy_args() (reserved fields) and its own flags,
+ * and runs inside npu_dev_enter().
+ */
+static const struct {
+	unsigned int cmd;
+	int (*fn)(struct npu_file *nf, void __user *uarg);
+} npu_ioctls[] = {
+	{ NPU_IOCTL_GET_INFO, npu_get_info_ioctl },
+	{ NPU_IOCTL_PING, npu_ping_ioctl },
+	{ NPU_IOCTL_BO_CREATE, npu_bo_create_ioctl },
+	{ NPU_IOCTL_BO_FREE, npu_bo_free_ioctl },
+	{ NPU_IOCTL_SUBMIT, npu_job_submit_ioctl },
+	{ NPU_IOCTL_WAIT, npu_job_wait_ioctl },
+	{ NPU_IOCTL_TRACE_OPEN, npu_trace_open_ioctl },
+	{ NPU_IOCTL_CLOCK_SAMPLE, npu_clock_sample_ioctl },
+};
+
+static long npu_fop_ioctl(struct file *filp, unsigned int cmd,
+			  unsigned long arg)
 {
 	struct npu_file *nf = filp->private_data;
 	struct npu_dev *ndev = nf->ndev;
-	void __user *uarg = (void __user *)arg;
-	long ret;
+	long ret = -ENOTTY;
+	unsigned int i;
 	int idx;
 
 	if (!npu_dev_enter(ndev, &idx))
 		return -ENODEV;
-
-	switch (cmd) {
-	case NPU_IOCTL_GET_INFO:
-		ret = npu_ioctl_get_info(nf, uarg);
-		break;
-	case NPU_IOCTL_PING:
-		ret = npu_ioctl_ping(nf, uarg);
-		break;
-	case NPU_IOCTL_BO_CREATE:
-		ret = npu_bo_create_ioctl(nf, uarg);
-		break;
-	case NPU_IOCTL_BO_FREE:
-		ret = npu_bo_free_ioctl(nf, uarg);
-		break;
-	case NPU_IOCTL_SUBMIT:
-		ret = npu_job_submit_ioctl(nf, uarg);
-		break;
-	case NPU_IOCTL_WAIT:
-		ret = npu_job_wait_ioctl(nf, uarg);
-		break;
-	case NPU_IOCTL_TRACE_OPEN:
-		ret = npu_trace_open_ioctl(nf, uarg);
-		break;
-	case NPU_IOCTL_CLOCK_SAMPLE:
-		ret = npu_clock_sample_ioctl(nf, uarg);
-		break;
-	default:
-		ret = -ENOTTY;
-		break;
+	for (i = 0; i < ARRAY_SIZE(npu_ioctls); i++) {
+		if (npu_ioctls[i].cmd == cmd) {
+			ret = npu_ioctls[i].fn(nf, (void __user *)arg);
+			break;
+		}
 	}
-
 	npu_dev_exit(ndev, idx);
 	return ret;
 }
