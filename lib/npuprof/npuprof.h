@@ -684,6 +684,101 @@ int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
  */
 int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path);
 
+/*
+ * Analysis (Documentation/npu/analysis.rst): npuprof analyze, the latency
+ * breakdown of each inference, and the diff of two traces.
+ */
+
+/* npuprof_analyze_opts.aggregate */
+enum npuprof_aggregate {
+	NPUPROF_AGG_NONE = 0,	/* one row per record or span */
+	NPUPROF_AGG_SUM = 1,	/* one row per type: sums */
+	NPUPROF_AGG_MEAN = 2,	/* ... means */
+	NPUPROF_AGG_MAX = 3,	/* ... the record with the longest self time */
+	NPUPROF_AGG_MIN = 4,	/* ... the record with the shortest */
+};
+
+/**
+ * struct npuprof_analyze_opts - what npuprof_analyze() prints
+ * @sz: sizeof(struct npuprof_analyze_opts); set by
+ *	npuprof_analyze_opts_init()
+ * @top: rows printed, 0 for all (without aggregation every record is
+ *	then kept in memory)
+ * @types: NULL-terminated list of types to keep ("CONV2D", "Quantize",
+ *	"npu" for every NPU operator, "host" for every span; case does not
+ *	matter), or NULL for all
+ * @aggregate: enum npuprof_aggregate (by type)
+ * @order_by: column to sort by: "time" (self time, the default), "macs",
+ *	"gmacs", "peak", "bytes", "gbps", "count" or "name"; a "+" prefix
+ *	sorts ascending, else descending; NULL: "time"
+ * @min_ns: keep records whose self time is at least this
+ * @max_ns: ... and at most this (negative: no limit)
+ */
+struct npuprof_analyze_opts {
+	size_t sz;
+	unsigned int top;
+	const char *const *types;
+	unsigned int aggregate;
+	const char *order_by;
+	int64_t min_ns;
+	int64_t max_ns;
+};
+
+/* Defaults: top 20, every type, no aggregation, by time, no limits */
+void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts);
+
+/**
+ * npuprof_analyze() - MegEngine's profile_analyze over NPU operators (OP
+ * records) and host spans: self time, cumulative time, MACs, GMAC/s and
+ * the percentage of the device's peak, bytes moved and GB/s
+ * @trace: an open trace
+ * @opts: options (npuprof_analyze_opts_init() first), or NULL
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ *
+ * Return: 0, -EINVAL (a bad option or format), -EBADMSG, -EIO, -ENOMEM.
+ */
+int npuprof_analyze(struct npuprof_trace *trace,
+		    const struct npuprof_analyze_opts *opts,
+		    unsigned int format, FILE *out);
+
+/**
+ * npuprof_print_breakdown() - where each inference's latency goes: CPU
+ * operators, other host work, queueing, NPU Run, NPU IoWait, completion
+ * delivery, waiting wake-up (and waiting no record explains), attributed
+ * once each by that precedence, adding up exactly to the inference's
+ * wall time; then the sums and shares over all inferences and the NPU's
+ * idle time while the host was busy
+ * @trace: an open trace
+ * @format: NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV or _JSONL
+ *	(one row per inference)
+ * @out: the stream to write to
+ *
+ * Memory: the inferences in flight. Return: as npuprof_report().
+ */
+int npuprof_print_breakdown(struct npuprof_trace *trace, unsigned int format,
+			    FILE *out);
+
+/**
+ * npuprof_diff() - the change from trace @a to trace @b of the mean
+ * latency, of each part of the breakdown (mean per inference) and of each
+ * operator type (mean self time), absolute and relative, largest absolute
+ * change first
+ * @a: the baseline
+ * @b: the trace compared with it
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ * @min_delta_ns: changes smaller than this (absolute) do not count in
+ *	*@worst_pct
+ * @worst_pct: out (or NULL): the largest relative increase in percent
+ *	over the rows present in both traces, 0 when nothing got slower
+ *
+ * Return: as npuprof_report().
+ */
+int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b,
+		 unsigned int format, FILE *out, int64_t min_delta_ns,
+		 double *worst_pct);
+
 #ifdef __cplusplus
 }
 #endif

@@ -885,4 +885,145 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		     int64_t window_ns, npf_tl_fn fn, void *ctx,
 		     struct npf_tl_stats *stats);
 
+/* ------------------------------------------------------------------ */
+/* Analysis: analyze, the latency breakdown, diff (analyze.c,           */
+/* breakdown.c, diff.c, amap.c; Documentation/npu/analysis.rst)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A hash map of nodes keyed by two 64-bit words, each node a caller's
+ * struct that starts with struct npf_anode, kept in insertion order too
+ * (so that what is left at the end comes out in a stable order). Used by
+ * one thread; the nodes are malloc'ed and owned by the map.
+ */
+struct npf_anode {
+	struct npf_anode *hnext;
+	struct npf_anode *prev, *next;
+	uint64_t k1, k2;
+};
+
+struct npf_amap {
+	struct npf_anode **b;
+	size_t nb;
+	size_t n;
+	size_t max_n;			/* most nodes held at once */
+	struct npf_anode head;		/* insertion-order sentinel */
+};
+
+int npf_amap_init(struct npf_amap *m);
+void *npf_amap_find(const struct npf_amap *m, uint64_t k1, uint64_t k2);
+/* A new zeroed node of @size bytes (>= sizeof(struct npf_anode)) */
+void *npf_amap_add(struct npf_amap *m, uint64_t k1, uint64_t k2,
+		   size_t size);
+void npf_amap_del(struct npf_amap *m, void *node);
+/* The oldest node, or NULL */
+void *npf_amap_first(const struct npf_amap *m);
+void npf_amap_fini(struct npf_amap *m);
+
+/* The parts of an inference's latency, in their order of precedence */
+enum npf_bd_part {
+	NPF_BD_CPU_OPS = 0,	/* Quantize, Lower, Unlower, Dequantize */
+	NPF_BD_HOST,		/* the wall outside the WAIT spans */
+	NPF_BD_QUEUE,		/* submit_ns .. device start */
+	NPF_BD_RUN,		/* device start .. end, Run's share */
+	NPF_BD_IOWAIT,		/* ... IoWait's share */
+	NPF_BD_DELIVERY,	/* device end .. complete_ns */
+	NPF_BD_WAKEUP,		/* complete_ns .. end of the WAIT span */
+	NPF_BD_UNKNOWN,		/* waiting that no device record explains */
+	NPF_BD_NPARTS,
+};
+
+/* Display name ("CPU operators", ...) and key ("cpu_ops_ns", ...) */
+const char *npf_bd_part_name(unsigned int part);
+const char *npf_bd_part_key(unsigned int part);
+
+/**
+ * struct npf_bd_row - the breakdown of one inference
+ * @span: its INFERENCE span
+ * @wall: end_ns - start_ns; == the sum of @part, exactly
+ * @part: ns per enum npf_bd_part
+ * @executions: executions joined to it
+ * @waits: its WAIT spans
+ */
+struct npf_bd_row {
+	struct npuprof_span_rec span;
+	int64_t wall;
+	int64_t part[NPF_BD_NPARTS];
+	uint32_t executions;
+	uint32_t waits;
+};
+
+/**
+ * struct npf_bd_totals - the breakdown over a trace
+ * @inferences: rows
+ * @wall: their walls added; == the sum of @part
+ * @part: their parts added
+ * @host_busy: ns during which an inference was open and not waiting
+ *	(more INFERENCE than WAIT spans open), over the whole trace
+ * @npu_busy: ns during which an execution ran (mapped device times)
+ * @npu_idle_host_busy: of @host_busy, ns with no execution running
+ * @late: spans and executions of an inference already reported, or of
+ *	none (left out)
+ * @max_pending: most inferences held at once (the memory)
+ */
+struct npf_bd_totals {
+	uint64_t inferences;
+	int64_t wall;
+	int64_t part[NPF_BD_NPARTS];
+	int64_t host_busy;
+	int64_t npu_busy;
+	int64_t npu_idle_host_busy;
+	uint64_t late;
+	uint64_t max_pending;
+};
+
+typedef int (*npf_bd_fn)(void *ctx, const struct npf_bd_row *row);
+
+/*
+ * npf_breakdown_run() - rewind @trace, pass the breakdown of each
+ * inference to @fn (may be NULL) as soon as it is complete, and fill
+ * *@tot. Return: 0, -ENOMEM, -EBADMSG, -errno, or what @fn returned.
+ */
+int npf_breakdown_run(struct npuprof_trace *trace, npf_bd_fn fn, void *ctx,
+		      struct npf_bd_totals *tot);
+
+/**
+ * struct npf_an_row - a row of npuprof analyze: one operator record or
+ * host span, or the aggregate of a type
+ * @name: opcode name ("CONV2D", "OP_<n>") or span kind ("Quantize", ...)
+ * @npu: an NPU operator (else a host span)
+ * @count: records in the row
+ * @self: self time, ns (an operator: its Total; a span: its duration
+ *	less its children's)
+ * @macs, @bytes: MACs and bytes moved (NPU operators)
+ * @peak_macs_s: the device's peak MAC/s (macs_per_cycle * clock_hz), 0
+ *	unknown
+ * @minor, @job_id, @op_index, @pe: a record's (UINT32_MAX/0 otherwise)
+ * @start: a record's start, ns (0 for aggregates)
+ */
+struct npf_an_row {
+	char name[32];
+	bool npu;
+	uint64_t count;
+	int64_t self;
+	uint64_t macs;
+	uint64_t bytes;
+	double peak_macs_s;
+	uint32_t minor;
+	uint64_t job_id;
+	uint32_t op_index;
+	uint32_t pe;
+	int64_t start;
+};
+
+/*
+ * npf_analyze_rows() - the rows of npuprof analyze for @o, filtered,
+ * aggregated, ordered and cut to o->top, into a malloc'ed array *@rows of
+ * *@n; *@total is the self time of every row that passed the filters.
+ * Return: 0, -EINVAL (a bad option), -ENOMEM, -EBADMSG, -errno.
+ */
+int npf_analyze_rows(struct npuprof_trace *trace,
+		     const struct npuprof_analyze_opts *o,
+		     struct npf_an_row **rows, size_t *n, int64_t *total);
+
 #endif /* NPUPROF_INT_H */

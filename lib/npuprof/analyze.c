@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * analyze.c - npuprof_analyze(): MegEngine's profile_analyze over a trace
+ * (Documentation/npu/analysis.rst, "npuprof analyze"). Rows are NPU
+ * operators (OP records: self time is the operator's Total, converted as
+ * the reports do) and host spans (self time: the span less its children);
+ * each has MACs and bytes moved (operators), hence GMAC/s, the share of
+ * the device's peak (npu_info.macs_per_cycle * clock_hz) and GB/s.
+ * Filters by type and self time apply to records; aggregation is by type
+ * (sum, mean, or the record with the max or min self time); the rows are
+ * ordered by a column and cut to the top N; cumulative time runs down
+ * the printed rows.
+ *
+ * Memory: one accumulator per type when aggregating, else the top 2N rows
+ * (all of them with top 0); the spans whose parent has not come yet.
+ * Each call uses its trace alone; callers serialize calls on one trace.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "npuprof_int.h"
+
+#define AN_NOPS		65536
+#define AN_NKINDS	(NPUPROF_SPAN_KIND_MAX + 1)
+#define AN_DEVS		64
+
+enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
+	      AN_COUNT, AN_NAME };
+
+struct an_acc {
+	uint64_t count;
+	int64_t self;
+	uint64_t macs, bytes;
+	struct npf_an_row rec;	/* the first record; MAX/MIN: the chosen */
+};
+
+/* A span's children's time so far, by (pid, span_id) of the parent */
+struct an_kids {
+	struct npf_anode node;
+	int64_t sum;
+};
+
+struct an_ctx {
+	const struct npuprof_analyze_opts *o;
+	enum an_col col;
+	bool asc;
+	double peak[AN_DEVS];
+	struct npf_amap kids;
+	struct npf_an_row *rows;
+	size_t n, cap;
+	struct an_acc *ops;	/* by opcode */
+	struct an_acc kinds[AN_NKINDS];
+	int64_t total;
+	int err;
+};
+
+NPUPROF_EXPORT
+void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->top = 20;
+	opts->max_ns = -1;
+}
+
+static int an_parse_col(const char *s, enum an_col *col, bool *asc)
+{
+	static const struct {
+		const char *name;
+		enum an_col col;
+	} cols[] = {
+		{ "time", AN_TIME }, { "self", AN_TIME }, { "macs", AN_MACS },
+		{ "computation", AN_MACS }, { "gmacs", AN_GMACS },
+		{ "flops", AN_GMACS }, { "peak", AN_PEAK }, { "bytes", AN_BYTES },
+		{ "memory", AN_BYTES }, { "gbps", AN_GBPS },
+		{ "bandwidth", AN_GBPS }, { "count", AN_COUNT },
+		{ "name", AN_NAME },
+	};
+	size_t i;
+
+	*asc = false;
+	*col = AN_TIME;
+	if (!s)
+		return 0;
+	if (*s == '+')
+		*asc = true, s++;
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!strcasecmp(s, cols[i].name)) {
+			*col = cols[i].col;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A row's rates; < 0 when there is none */
+static double an_gmacs(const struct npf_an_row *r)
+{
+	return r->npu && r->self > 0 ? (double)r->macs / (double)r->self : -1;
+}
+
+static double an_peak(const struct npf_an_row *r)
+{
+	double g = an_gmacs(r);
+
+	return g >= 0 && r->peak_macs_s > 0 ?
+		100.0 * g * 1e9 / r->peak_macs_s : -1;
+}
+
+static double an_gbps(const struct npf_an_row *r)
+{
+	return r->npu && r->self > 0 ? (double)r->bytes / (double)r->self : -1;
+}
+
+static int an_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct an_ctx *c = ctx;
+	const struct npf_an_row *a = pa, *b = pb;
+	double x = 0, y = 0;
+	int r;
+
+	switch (c->col) {
+	case AN_TIME:	/* exact: int64 to double may round */
+		x = a->self > b->self, y = a->self < b->self;
+		break;
+	case AN_MACS:
+		x = (double)a->macs, y = (double)b->macs;
+		break;
+	case AN_GMACS:
+		x = an_gmacs(a), y = an_gmacs(b);
+		break;
+	case AN_PEAK:
+		x = an_peak(a), y = an_peak(b);
+		break;
+	case AN_BYTES:
+		x = (double)a->bytes, y = (double)b->bytes;
+		break;
+	case AN_GBPS:
+		x = an_gbps(a), y = an_gbps(b);
+		break;
+	case AN_COUNT:
+		x = (double)a->count, y = (double)b->count;
+		break;
+	case AN_NAME:
+		break;
+	}
+	r = (x > y) - (x < y);
+	if (!r)
+		r = -strcmp(a->name, b->name);
+	if (!r)
+		r = (a->start < b->start) - (a->start > b->start);
+	return c->asc ? r : -r;
+}
+
+static bool an_keep(const struct an_ctx *c, const struct npf_an_row *r)
+{
+	const char *const *t = c->o->types;
+
+	if (r->self < c->o->min_ns || (c->o->max_ns >= 0 && r->self > c->o->max_ns))
+		return false;
+	if (!t || !*t)
+		return true;
+	for (; *t; t++)
+		if (!strcasecmp(*t, r->name) ||
+		    (!strcasecmp(*t, "npu") && r->npu) ||
+		    (!strcasecmp(*t, "host") && !r->npu))
+			return true;
+	return false;
+}
+
+static void an_sort(struct an_ctx *c)
+{
+	qsort_r(c->rows, c->n, sizeof(*c->rows), an_cmp, c);
+	if (c->o->top && c->n > c->o->top)
+		c->n = c->o->top;
+}
+
+static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int type)
+{
+	struct an_acc *a;
+
+	if (!an_keep(c, r))
+		return 0;
+	c->total += r->self;
+	if (c->o->aggregate == NPUPROF_AGG_NONE) {
+		size_t need = c->o->top ? 2 * (size_t)c->o->top : c->n + 1;
+
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			void *p;
+
+			if (cap > need && c->o->top)
+				cap = need;
+			p = realloc(c->rows, cap * sizeof(*c->rows));
+			if (!p)
+				return -ENOMEM;
+			c->rows = p;
+			c->cap = cap;
+		}
+		c->rows[c->n++] = *r;
+		if (c->o->top && c->n == need)
+			an_sort(c);
+		return 0;
+	}
+	a = r->npu ? &c->ops[type] : &c->kinds[type];
+	if (!a->count++ ||
+	    (c->o->aggregate == NPUPROF_AGG_MAX && r->self > a->rec.self) ||
+	    (c->o->aggregate == NPUPROF_AGG_MIN && r->self < a->rec.self))
+		a->rec = *r;
+	a->self += r->self;
+	a->macs += r->macs;
+	a->bytes += r->bytes;
+	return 0;
+}
+
+static int an_op(void *ctx, const struct npf_op_row *r)
+{
+	struct an_ctx *c = ctx;
+	const struct npu_trace_rec_op *o = r->rec;
+	const char *name = npf_opcode_name(o->opcode);
+	struct npf_an_row row = {
+		.npu = true, .count = 1, .self = r->dur.total, .macs = o->macs,
+		.bytes = o->dma_bytes, .minor = r->minor, .job_id = o->job_id,
+		.op_index = o->op_index, .pe = o->pe,
+		.start = r->start.valid ? r->start.ns : 0,
+		.peak_macs_s = r->dev < AN_DEVS ? c->peak[r->dev] : 0,
+	};
+
+	if (!r->dur.ok)
+		return 0;
+	if (name)
+		snprintf(row.name, sizeof(row.name), "%s", name);
+	else
+		snprintf(row.name, sizeof(row.name), "OP_%u", o->opcode);
+	return an_row(c, &row, o->opcode);
+}
+
+static int an_span(struct an_ctx *c, const struct npuprof_span_rec *s)
+{
+	int64_t dur = (int64_t)(s->end_ns - s->start_ns);
+	struct npf_an_row row = {
+		.count = 1, .self = dur, .minor = UINT32_MAX,
+		.op_index = UINT32_MAX, .pe = UINT32_MAX,
+		.start = s->start_ns > INT64_MAX ? INT64_MAX : (int64_t)s->start_ns,
+	};
+	struct an_kids *k;
+
+	if (s->parent_id) {
+		k = npf_amap_find(&c->kids, (uint32_t)s->pid, s->parent_id);
+		if (!k)
+			k = npf_amap_add(&c->kids, (uint32_t)s->pid, s->parent_id,
+					 sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		k->sum += dur;
+	}
+	k = npf_amap_find(&c->kids, (uint32_t)s->pid, s->span_id);
+	if (k) {
+		row.self -= k->sum;
+		npf_amap_del(&c->kids, k);
+	}
+	if (s->flags & NPUPROF_SPAN_F_JOB) {
+		row.minor = s->minor;
+		row.job_id = s->job_id;
+	}
+	if (s->flags & NPUPROF_SPAN_F_OP)
+		row.op_index = s->op_index;
+	snprintf(row.name, sizeof(row.name), "%s",
+		 npuprof_span_kind_name(s->kind));
+	return an_row(c, &row, s->kind < AN_NKINDS ? s->kind : 0);
+}
+
+static void an_device(struct an_ctx *c, const struct npuprof_event *ev)
+{
+	const struct npu_info *info = ev->info;
+
+	if (ev->dev < AN_DEVS &&
+	    ev->info_size >= offsetof(struct npu_info, macs_per_cycle) +
+	    sizeof(info->macs_per_cycle))
+		c->peak[ev->dev] = (double)info->macs_per_cycle *
+				   (double)info->clock_hz;
+}
+
+/* @a / @n rounded to the nearest, halves up (@n > 0) */
+static int64_t an_mean(int64_t a, uint64_t n)
+{
+	__int128 d = 2 * (__int128)n, q = (2 * (__int128)a + (__int128)n) / d;
+
+	if ((2 * (__int128)a + (__int128)n) % d < 0)
+		q--;
+	return (int64_t)q;
+}
+
+/* The rows of the accumulators */
+static int an_collect(struct an_ctx *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < AN_NOPS + AN_NKINDS; i++) {
+		const struct an_acc *a = i < AN_NOPS ? &c->ops[i] :
+					 &c->kinds[i - AN_NOPS];
+
+		n += a->count != 0;
+	}
+	c->rows = calloc(n ? n : 1, sizeof(*c->rows));
+	if (!c->rows)
+		return -ENOMEM;
+	for (i = 0; i < AN_NOPS + AN_NKINDS; i++) {
+		const struct an_acc *a = i < AN_NOPS ? &c->ops[i] :
+					 &c->kinds[i - AN_NOPS];
+		struct npf_an_row *r = &c->rows[c->n];
+
+		if (!a->count)
+			continue;
+		c->n++;
+		*r = a->rec;
+		r->count = a->count;
+		if (c->o->aggregate == NPUPROF_AGG_SUM ||
+		    c->o->aggregate == NPUPROF_AGG_MEAN) {
+			r->self = a->self;
+			r->macs = a->macs;
+			r->bytes = a->bytes;
+			r->minor = UINT32_MAX;
+			r->job_id = 0;
+			r->op_index = r->pe = UINT32_MAX;
+			r->start = 0;
+		}
+		if (c->o->aggregate == NPUPROF_AGG_MEAN) {
+			r->self = an_mean(a->self, a->count);
+			r->macs = (uint64_t)an_mean((int64_t)a->macs, a->count);
+			r->bytes = (uint64_t)an_mean((int64_t)a->bytes, a->count);
+		}
+	}
+	return 0;
+}
+
+static const struct npf_join_ops an_ops = { .op = an_op };
+
+int npf_analyze_rows(struct npuprof_trace *trace,
+		     const struct npuprof_analyze_opts *o,
+		     struct npf_an_row **rows, size_t *n, int64_t *total)
+{
+	struct npuprof_analyze_opts def;
+	struct an_ctx c;
+	struct npf_join *j = NULL;
+	struct npuprof_event ev;
+	int ret;
+
+	if (!o) {
+		npuprof_analyze_opts_init(&def);
+		o = &def;
+	}
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	if (o->sz < sizeof(*o) || o->aggregate > NPUPROF_AGG_MIN ||
+	    an_parse_col(o->order_by, &c.col, &c.asc))
+		return -EINVAL;
+	if (o->aggregate) {
+		c.ops = calloc(AN_NOPS, sizeof(*c.ops));
+		if (!c.ops)
+			return -ENOMEM;
+	}
+	ret = npf_amap_init(&c.kids);
+	if (!ret)
+		ret = npuprof_trace_rewind(trace);
+	if (!ret)
+		ret = npf_join_new(trace, &an_ops, &c, &j);
+	while (!ret && (ret = npuprof_trace_next(trace, &ev)) == 1) {
+		ret = 0;
+		if (ev.type == NPUPROF_EV_DEVICE)
+			an_device(&c, &ev);
+		else if (ev.type == NPUPROF_EV_SPAN)
+			ret = an_span(&c, ev.span);
+		if (!ret)
+			ret = npf_join_event(j, &ev);
+	}
+	npf_join_free(j);
+	npf_amap_fini(&c.kids);
+	if (!ret && o->aggregate)
+		ret = an_collect(&c);
+	free(c.ops);
+	if (ret) {
+		free(c.rows);
+		return ret;
+	}
+	an_sort(&c);
+	*rows = c.rows;
+	*n = c.n;
+	*total = c.total;
+	return 0;
+}
+
+static const struct npf_col an_cols[] = {
+	{ "name", NPF_COL_STR, 0, 12 },
+	{ "where", NPF_COL_STR, 0, 5 },
+	{ "count", NPF_COL_U64, 0, 6 },
+	{ "self_ns", NPF_COL_I64, 0, 10 },
+	{ "self_pct", NPF_COL_F64, 0, 10 },
+	{ "cum_ns", NPF_COL_I64, 0, 10 },
+	{ "cum_pct", NPF_COL_F64, 0, 10 },
+	{ "macs", NPF_COL_U64, 0, 10 },
+	{ "gmac_s", NPF_COL_F64, 0, 10 },
+	{ "peak_pct", NPF_COL_F64, 0, 10 },
+	{ "bytes", NPF_COL_U64, 0, 9 },
+	{ "gb_s", NPF_COL_F64, 0, 10 },
+	{ "minor", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "job_id", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "op_index", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "pe", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "start_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
+};
+
+static struct npf_val an_f(double v)
+{
+	return (struct npf_val){ .null = v < 0, .f = v };
+}
+
+static struct npf_val an_u(uint64_t v, bool null)
+{
+	return (struct npf_val){ .null = null, .u = v };
+}
+
+static double an_pct(int64_t a, int64_t total)
+{
+	return total ? 100.0 * (double)a / (double)total : -1;
+}
+
+NPUPROF_EXPORT
+int npuprof_analyze(struct npuprof_trace *trace,
+		    const struct npuprof_analyze_opts *opts,
+		    unsigned int format, FILE *out)
+{
+	struct npf_an_row *rows = NULL;
+	int64_t total = 0, cum = 0;
+	struct npf_tw tw;
+	size_t n = 0, i;
+	int ret;
+
+	if (!trace || !out ||
+	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
+	     format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON))
+		return -EINVAL;
+	ret = npf_analyze_rows(trace, opts, &rows, &n, &total);
+	if (ret)
+		return ret;
+	npf_tw_begin(&tw, out, format, an_cols,
+		     sizeof(an_cols) / sizeof(an_cols[0]), false);
+	for (i = 0; i < n; i++) {
+		const struct npf_an_row *r = &rows[i];
+		bool rec = r->start || r->count == 1;
+
+		cum += r->self;
+		npf_tw_row(&tw, (struct npf_val[]){
+			{ .s = r->name }, { .s = r->npu ? "npu" : "host" },
+			{ .u = r->count }, { .i = r->self },
+			an_f(an_pct(r->self, total)), { .i = cum },
+			an_f(an_pct(cum, total)), an_u(r->macs, !r->npu),
+			an_f(an_gmacs(r)), an_f(an_peak(r)),
+			an_u(r->bytes, !r->npu), an_f(an_gbps(r)),
+			an_u(r->minor, r->minor == UINT32_MAX),
+			an_u(r->job_id, !rec || r->minor == UINT32_MAX),
+			an_u(r->op_index, r->op_index == UINT32_MAX),
+			an_u(r->pe, r->pe == UINT32_MAX),
+			{ .null = !rec, .i = r->start } });
+	}
+	npf_tw_end(&tw);
+	free(rows);
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,280 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# install.sh - `make install` into a DESTDIR, and a program built against
+# what it installed, as a user of the libraries builds one
+#
+# Usage: install.sh   (from build/tests/packaging-install; NPU_SRC and
+#                      NPU_BUILD name the tree and its build directory)
+#
+# Installs with the default PREFIX (/usr/local) into a temporary DESTDIR,
+# then checks the files, sonames and links, that the .so files export only
+# their prefix under their version node, the pkg-config files, that the
+# public headers compile alone (C and C++), then builds consumer.c with
+# nothing but `pkg-config --cflags --libs` of the DESTDIR
+# (PKG_CONFIG_LIBDIR and PKG_CONFIG_SYSROOT_DIR into it, no -I into the
+# tree), dynamically and statically (--static), and runs it on a model made
+# by the installed npu-model-gen; checks that every command and every
+# exported function has a man page, that `man -l` renders each without a
+# warning, that each long option of a --help is in its page, that the
+# headers' kernel-doc is complete, the udev rule and the DKMS source tree;
+# last, that `make uninstall` removes every file. The DKMS build itself is
+# dkms.sh. Prints kselftest TAP; exits 1 when a test failed. Everything
+# happens in a temporary directory, removed at the end.
+
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
+D=$tmp/root
+P=$D/usr/local
+TOOLS=(npu-info npu-classify npu-model-gen npuprof npu-emu)
+# exported, documented on npuprof_span_begin(3) (the inline hot path)
+NO_PAGE=" npuprof_span_begin_slow npuprof_span_end_slow npuprof_spans_on "
+export PKG_CONFIG_LIBDIR=$P/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
+unset PKG_CONFIG_PATH
+
+do_install() { make_install "$D"; }
+
+files() {
+	local f bad=0
+	for f in "${TOOLS[@]/#/bin/}"; do
+		[[ -x $P/$f && -f $P/$f ]] || { echo "missing: $f"; bad=1; }
+	done
+	for f in lib/libnpu.so.$ver lib/libnpu.a lib/libnpuprof.so.$ver \
+		lib/libnpuprof.a lib/pkgconfig/libnpu.pc lib/pkgconfig/libnpuprof.pc \
+		include/libnpu.h include/npuprof.h include/npu/linux/npu.h \
+		lib/udev/rules.d/60-npu.rules src/npu-$ver/dkms.conf \
+		src/npu-$ver/Kbuild src/npu-$ver/uapi/linux/npu.h; do
+		[[ -f $P/$f && ! -L $P/$f ]] || { echo "missing: $f"; bad=1; }
+	done
+	cmp -s "$P/include/npu/linux/npu.h" "$NPU_SRC/uapi/linux/npu.h" ||
+		{ echo "npu/linux/npu.h is not uapi/linux/npu.h"; bad=1; }
+	return $bad
+}
+
+sonames() {
+	local l bad=0 so
+	for l in libnpu libnpuprof; do
+		so=$P/lib/$l.so.$ver
+		readelf -d "$so" | grep -q "(SONAME).*\[$l\.so\.$sover\]" ||
+			{ echo "$l: SONAME is not $l.so.$sover"; readelf -d "$so" | grep SONAME; bad=1; }
+		[[ $(readlink "$P/lib/$l.so.$sover") == "$l.so.$ver" ]] ||
+			{ echo "$l.so.$sover does not point to $l.so.$ver"; bad=1; }
+		[[ $(readlink "$P/lib/$l.so") == "$l.so.$sover" ]] ||
+			{ echo "$l.so does not point to $l.so.$sover"; bad=1; }
+	done
+	readelf -d "$P/lib/libnpu.so.$ver" | grep -q "(NEEDED).*\[libnpuprof\.so\.$sover\]" ||
+		{ echo "libnpu does not need libnpuprof.so.$sover"; bad=1; }
+	return $bad
+}
+
+# exports LIB PREFIX NODE: every defined dynamic symbol is PREFIX* at
+# NODE (or NODE itself), and there are some
+exports() {
+	local lib=$1 prefix=$2 node=$3
+	nm -D --defined-only "$P/lib/$lib" >"$tmp/nm" || return 1
+	awk -v p="$prefix" -v n="$node" '
+		$3 == n && $2 == "A" { next }
+		{ count++ }
+		index($3, p) != 1 || $3 !~ ("@@" n "$") { print "exported: " $3; bad = 1 }
+		END { if (!count) print "nothing exported"; exit bad || !count }' "$tmp/nm" &&
+	echo "$(wc -l <"$tmp/nm") symbols"
+}
+
+pkgconfig() {
+	local bad=0 l v
+	for l in libnpu libnpuprof; do
+		v=$(pkg-config --modversion "$l") || return 1
+		[[ $v == "$ver" ]] || { echo "$l: Version $v, not $ver"; bad=1; }
+		v=$(pkg-config --cflags "$l")
+		[[ $v == "-I$P/include -I$P/include/npu " || $v == "-I$P/include -I$P/include/npu" ]] ||
+			{ echo "$l: Cflags: $v"; bad=1; }
+	done
+	v=$(pkg-config --libs libnpu)
+	[[ $v == *-lnpu* && $v != *-lnpuprof* ]] || { echo "libnpu Libs: $v"; bad=1; }
+	v=$(pkg-config --static --libs libnpu)
+	[[ $v == *"-lnpu "*-lnpuprof* ]] || { echo "libnpu --static Libs: $v"; bad=1; }
+	return $bad
+}
+
+# headers_alone: each public header compiles as the first and only include
+# of a C11 file and of a C++17 file
+headers_alone() {
+	local h bad=0
+	for h in libnpu.h npuprof.h; do
+		printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$tmp/h.c"
+		cp "$tmp/h.c" "$tmp/h.cc"
+		# shellcheck disable=SC2046
+		cc -std=c11 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags libnpu) \
+			-fsyntax-only "$tmp/h.c" || { echo "$h: C"; bad=1; }
+		# shellcheck disable=SC2046
+		c++ -std=c++17 -Wall -Wextra -Werror $(pkg-config --cflags libnpu) \
+			-fsyntax-only "$tmp/h.cc" || { echo "$h: C++"; bad=1; }
+	done
+	return $bad
+}
+
+consumer_build() {	# OUTPUT [--static]
+	local out=$1 cflags libs
+	cflags=$(pkg-config --cflags libnpu libnpuprof) || return 1
+	libs=$(pkg-config ${2:+--static} --libs libnpu libnpuprof) || return 1
+	echo "cc $cflags consumer.c $libs${2:+ -static}"
+	(cd "$tmp/consumer" &&
+	 # shellcheck disable=SC2086
+	 cc -std=gnu11 -Wall -Wextra -Werror $cflags -o "$out" consumer.c $libs \
+		${2:+-static} &&
+	 # every header of ours comes from the DESTDIR
+	 cc $cflags -M consumer.c >"$tmp/deps") || return 1
+	if grep -q "$NPU_SRC" "$tmp/deps" ||
+	   ! grep -q "$P/include/npu/linux/npu.h" "$tmp/deps"; then
+		echo "headers not from the DESTDIR:"
+		cat "$tmp/deps"
+		return 1
+	fi
+}
+
+model() {
+	"$P/bin/npu-model-gen" -o "$tmp/mnist.nmdl" mnist
+}
+
+consumer_dynamic() {
+	local bad=0
+	readelf -d "$tmp/consumer/dyn" | grep -q "(NEEDED).*\[libnpu\.so\.$sover\]" ||
+		{ echo "consumer does not need libnpu.so.$sover"; bad=1; }
+	LD_LIBRARY_PATH=$P/lib ldd "$tmp/consumer/dyn" | grep -q "libnpuprof.so.$sover => $P/lib/" ||
+		{ echo "libnpuprof.so.$sover is not found in $P/lib:"; LD_LIBRARY_PATH=$P/lib ldd "$tmp/consumer/dyn"; bad=1; }
+	LD_LIBRARY_PATH=$P/lib "$tmp/consumer/dyn" "$tmp/mnist.nmdl" "$tmp/dyn.npuprof" || bad=1
+	return $bad
+}
+
+consumer_static() {
+	if readelf -d "$tmp/consumer/static" 2>/dev/null | grep -q '(NEEDED)'; then
+		echo "the static consumer needs:"
+		readelf -d "$tmp/consumer/static" | grep NEEDED
+		return 1
+	fi
+	"$tmp/consumer/static" "$tmp/mnist.nmdl" "$tmp/static.npuprof"
+}
+
+npuprof_commands() {
+	"$P/bin/npuprof" --help | awk '
+		/^[A-Z]/ { in_cmds = ($0 == "COMMANDS"); next }
+		in_cmds && /^    [a-z][a-z-]*   */ && $1 != "help" { print $1 }'
+}
+
+man_pages() {
+	local bad=0 t c s
+	for t in "${TOOLS[@]}"; do
+		[[ -f $P/share/man/man1/$t.1 ]] || { echo "no page $t(1)"; bad=1; }
+	done
+	for c in $(npuprof_commands); do
+		[[ -f $P/share/man/man1/npuprof-$c.1 ]] || { echo "no page npuprof-$c(1)"; bad=1; }
+	done
+	for s in $(nm -D --defined-only "$P/lib/libnpu.so.$ver" "$P/lib/libnpuprof.so.$ver" |
+		   awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }'); do
+		[[ $NO_PAGE == *" $s "* ]] && continue
+		[[ -f $P/share/man/man3/$s.3 ]] || { echo "no page $s(3)"; bad=1; }
+	done
+	[[ $(man -M "$P/share/man" -w 3 npu_model_load) == "$P/share/man/man3/npu_model_load.3" ]] ||
+		{ echo "man -M does not find npu_model_load(3)"; bad=1; }
+	echo "$(ls "$P/share/man/man1" | wc -l) command pages, $(ls "$P/share/man/man3" | wc -l) library pages"
+	return $bad
+}
+
+man_render() {
+	local f bad=0 n=0
+	for f in "$P"/share/man/man[13]/*; do
+		n=$((n + 1))
+		if ! MANWIDTH=80 man --warnings -l "$f" >"$tmp/page" 2>"$tmp/warn" ||
+		   [[ -s $tmp/warn || ! -s $tmp/page ]]; then
+			echo "${f#"$P"/}:"
+			cat "$tmp/warn"
+			bad=1
+		fi
+	done
+	echo "$n pages rendered"
+	return $bad
+}
+
+# help_agrees: the NAME and every long option of each --help are in the
+# page man renders
+help_agrees() {
+	local bad=0 t c page opt
+	check_page() {	# PAGE HELP-COMMAND...
+		local page=$1 text o
+		shift
+		text=$(MANWIDTH=200 man -l "$page" 2>/dev/null | col -b)
+		for o in $("$@" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+			grep -q -- "$o" <<<"$text" || { echo "${page##*/}: no $o"; bad=1; }
+		done
+	}
+	for t in "${TOOLS[@]}"; do
+		check_page "$P/share/man/man1/$t.1" "$P/bin/$t" --help
+	done
+	for c in $(npuprof_commands); do
+		check_page "$P/share/man/man1/npuprof-$c.1" "$P/bin/npuprof" help "$c"
+	done
+	return $bad
+}
+
+kerneldoc() {
+	perl "$NPU_BUILD/linux-src/scripts/kernel-doc" -none -Werror \
+		"$P/include/libnpu.h" "$P/include/npuprof.h"
+}
+
+udev_rule() {
+	grep -Eq '^SUBSYSTEM=="misc", KERNEL=="npu\[0-9\]\*", GROUP="npu", MODE="0660"$' \
+		"$P/lib/udev/rules.d/60-npu.rules"
+}
+
+dkms_source() {
+	local src=$P/src/npu-$ver o bad=0
+	bash -n "$src/dkms.conf" || bad=1
+	grep -qx "PACKAGE_NAME=\"npu\"" "$src/dkms.conf" || { echo "PACKAGE_NAME"; bad=1; }
+	grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf" || { echo "PACKAGE_VERSION"; bad=1; }
+	for o in $(sed -n 's/^\t\(driver\/.*\)\.o.*/\1/p' "$src/Kbuild"); do
+		[[ -f $src/$o.c ]] || { echo "missing $o.c"; bad=1; }
+	done
+	return $bad
+}
+
+do_uninstall() {
+	make_uninstall "$D" || return 1
+	if [[ -n $(find "$D" ! -type d) ]]; then
+		echo "left behind:"
+		find "$D" ! -type d
+		return 1
+	fi
+}
+
+if ! check "make install DESTDIR=\$tmp (PREFIX /usr/local)" do_install; then
+	ktap_finish
+fi
+check "the tools, libraries, headers, pkg-config files, udev rule and DKMS sources are installed" files
+check "sonames libnpu.so.$sover and libnpuprof.so.$sover, links .so -> .so.$sover -> .so.$ver" sonames
+check "libnpu.so exports npu_* only, at LIBNPU_${ver%.*}" exports "libnpu.so.$ver" npu_ "LIBNPU_${ver%.*}"
+check "libnpuprof.so exports npuprof_* only, at NPUPROF_${ver%.*}" exports "libnpuprof.so.$ver" npuprof_ "NPUPROF_${ver%.*}"
+check "pkg-config: versions, Cflags find <linux/npu.h>, libnpuprof is private" pkgconfig
+check "each public header compiles alone, in C11 and C++17" headers_alone
+mkdir -p "$tmp/consumer" && cp "$HERE/consumer.c" "$tmp/consumer/"
+check "the installed npu-model-gen writes mnist" model
+if check "consumer builds with pkg-config --cflags --libs" consumer_build dyn; then
+	check "consumer runs against libnpu.so.$sover of the DESTDIR" consumer_dynamic
+else
+	skip "consumer runs against libnpu.so.$sover of the DESTDIR" "not built"
+fi
+if check "consumer builds with pkg-config --static --libs and -static" consumer_build static --static; then
+	check "the static consumer runs" consumer_static
+else
+	skip "the static consumer runs" "not built"
+fi
+check "every command and exported function has a man page" man_pages
+check "man -l renders every page without a warning" man_render
+check "every long option of each --help is in its man page" help_agrees
+check "the public headers' kernel-doc is complete (kernel-doc -Werror)" kerneldoc
+check "the udev rule gives /dev/npu* to group npu, mode 0660" udev_rule
+check "the DKMS source tree: dkms.conf of version $ver, the driver's sources" dkms_source
+check "make uninstall removes every installed file" do_uninstall
+ktap_finish
