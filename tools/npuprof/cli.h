@@ -43,6 +43,8 @@ extern const struct npc_cmd npc_cmd_dump;
 extern const struct npc_cmd npc_cmd_export;
 extern const struct npc_cmd npc_cmd_summary;
 extern const struct npc_cmd npc_cmd_report;
+extern const struct npc_cmd npc_cmd_analyze;
+extern const struct npc_cmd npc_cmd_diff;
 
 /* Devices of a trace that the totals and the dump name and track */
 #define NPC_MAX_DEV	64
@@ -150,6 +152,13 @@ void npc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * unknown option) in @argv; returns 2
  */
 int npc_bad_option(const char *prog, int c, char **argv);
+
+/* analyze.c: --format table|csv|json|jsonl (returns 2 after a message) */
+int npc_parse_format(const char *prog, const char *s, unsigned int *format);
+/* analyze.c: open a trace, NULL after a message; a library error's message,
+ * returns 1 */
+struct npuprof_trace *npc_open_trace(const char *input);
+int npc_trace_failed(struct npuprof_trace *tr, int ret);
 
 /* Print @help to stdout; returns 0 (the status of --help) */
 int npc_help(const struct npc_cmd *cmd);

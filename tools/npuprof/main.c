@@ -18,6 +18,8 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_export,
 	&npc_cmd_summary,
 	&npc_cmd_report,
+	&npc_cmd_analyze,
+	&npc_cmd_diff,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
