@@ -1,36 +1,71 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# demo.sh - the main job: boot the VM and show the NPU through the driver
+# demo.sh - the main job: profile MobileNet v1 on the emulated NPU
 #
 # Usage: scripts/demo.sh   (run by `make demo`, after `make all`)
 #
 # Boots the newest 6.1 kernel (NPU_DEMO_KERNEL overrides) in npu-vm with the
-# emulated NPU, loads npu.ko, and prints the device information read with
-# NPU_IOCTL_GET_INFO plus 100 doorbell-to-interrupt round trips (npu-info).
-# When npu-classify and the MobileNet v1 model are built, it then runs 8
-# MobileNet inferences on the NPU's two PEs and checks every output bit for
-# bit against the host reference (npuref).
-# Extra npu-vm/npu-emu options may be given in NPU_VM_ARGS, e.g. "--pes 4".
+# emulated NPU and npu.ko, prints the device information read with
+# NPU_IOCTL_GET_INFO (npu-info), then runs `npuprof record` around
+# npu-classify: MobileNet v1 inferences on the NPU's PEs, every output
+# checked bit for bit against the host reference (npuref), traced at
+# level 2 (every execution and operator) with the host spans of libnpu.
+# The trace comes back to the host through a shared directory
+# ($NPU_DEMO_OUT, default build/demo), where npuprof writes a Chrome trace
+# (mobilenet.json) and a SQLite database (mobilenet.sqlite) and prints the
+# summary, the latency breakdown and the slowest operators.
+# NPU_DEMO_N sets the number of inferences (default 8); extra
+# npu-vm/npu-emu options may be given in NPU_VM_ARGS, e.g. "--pes 4".
 
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 KERNEL=${NPU_DEMO_KERNEL:-6.1}
+OUT=${NPU_DEMO_OUT:-$BUILD/demo}
+N=${NPU_DEMO_N:-8}
+NPUPROF=$BUILD/bin/npuprof
 
-[[ -x "$BUILD/bin/npu-info" ]] || { echo "demo.sh: $BUILD/bin/npu-info missing (run make)" >&2; exit 1; }
+for b in npu-info npuprof; do
+	[[ -x "$BUILD/bin/$b" ]] || { echo "demo.sh: $BUILD/bin/$b missing (run make)" >&2; exit 1; }
+done
+mkdir -p "$OUT"
+rm -f "$OUT/mobilenet.npuprof" "$OUT/mobilenet.json" "$OUT/mobilenet.sqlite"
 
 # shellcheck disable=SC2016,SC2086
-exec "$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$KERNEL" --timeout 900 ${NPU_VM_ARGS:-} -- '
+"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$KERNEL" --timeout 600 \
+	-o "$OUT" ${NPU_VM_ARGS:-} -- '
 set -e
 echo "== guest kernel $(uname -r), npu.ko bound to the emulated NPU ($NPU_EMU_PES PEs)"
 npu-info --all --ping 100
 model=$NPU_BUILD/models/mobilenet-v1.nmdl
 ref=$NPU_BUILD/data/mobilenet-v1.ref
-if command -v npu-classify >/dev/null && [ -f "$model" ]; then
-	echo
-	echo "== MobileNet v1 (int8) on the NPU: 8 inferences, 2 threads, verified against npuref"
-	npu-classify -m "$model" -n 8 -j 2 --verify ${ref:+--ref "$ref"}
-fi
+[ -f "$ref" ] || ref=
+echo
+echo "== npuprof record: MobileNet v1 (int8), '"$N"' inferences, 2 threads, verified against npuref"
+npuprof record -q -o /tmp/mobilenet.npuprof -- \
+	npu-classify -m "$model" -n '"$N"' -j 2 --verify ${ref:+--ref "$ref"}
+cp /tmp/mobilenet.npuprof /out/mobilenet.npuprof
 '
+
+trace=$OUT/mobilenet.npuprof
+echo
+echo "== on the host: $trace"
+"$NPUPROF" export --format chrome -o "$OUT/mobilenet.json" "$trace"
+"$NPUPROF" export --format sqlite -o "$OUT/mobilenet.sqlite" "$trace"
+"$NPUPROF" summary "$trace"
+echo
+"$NPUPROF" analyze --breakdown "$trace"
+echo
+echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
+"$NPUPROF" analyze -t 8 --aggregate-by type "$trace"
+cat <<MSG
+
+== files
+  $trace          the trace (npuprof dump|report|analyze|diff read it)
+  $OUT/mobilenet.json            Chrome trace: open it in the Perfetto UI
+      (https://ui.perfetto.dev, "Open trace file"), chrome://tracing ("Load")
+      or speedscope (https://www.speedscope.app)
+  $OUT/mobilenet.sqlite          SQLite: sqlite3 $OUT/mobilenet.sqlite 'select * from executions'
+MSG
