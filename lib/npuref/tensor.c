@@ -7,6 +7,7 @@
 
 #include "npuref.h"
 #include "npuref_int.h"
+#include "progcheck.h"
 
 unsigned int npuref_dtype_size(unsigned int dtype)
 {
@@ -35,34 +36,7 @@ int npuref_dtype_range(unsigned int dtype, int64_t *lo, int64_t *hi)
 
 int npuref_tensor_check(const struct npu_prog_tensor *t)
 {
-	unsigned int i;
-	int64_t lo = 0, hi = 0;
-
-	if (!t || npuref_dtype_range(t->dtype, &lo, &hi))
-		return -EINVAL;
-	if (t->ndim < 1 || t->ndim > 4)
-		return -EINVAL;
-	for (i = 0; i < 4; i++) {
-		if (i < t->ndim && t->dims[i] < 1)
-			return -EINVAL;
-		if (i >= t->ndim && t->dims[i] != 1)
-			return -EINVAL;
-	}
-	switch (t->layout) {
-	case NPU_LAYOUT_PLAIN:
-		break;
-	case NPU_LAYOUT_NCHWC16:
-		if (t->ndim != 4 || npuref_dtype_size(t->dtype) != 1)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (t->dtype == NPU_DT_I32 && t->zero_point != 0)
-		return -EINVAL;
-	if (t->zero_point < lo || t->zero_point > hi)
-		return -EINVAL;
-	if (t->rsvd)
+	if (!t || progcheck_tensor_fields(t, 0, NULL, 0))
 		return -EINVAL;
 	return 0;
 }

@@ -250,7 +250,7 @@ TEST_F(model, tensor_refers_to_missing_slot)
 {
 	/* the first conv's weights move to slot 4 of a 4-slot model */
 	self->t[self->ops[0].in[1]].buf = 4;
-	EXPECT_REJECT(-EINVAL, "refers to slot 4 but the model has 4 slots");
+	EXPECT_REJECT(-EINVAL, "refers to slot 4 but there are 4 slots");
 }
 
 TEST_F(model, tensor_outside_slot)
