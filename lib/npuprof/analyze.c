@@ -146,12 +146,15 @@ static int an_cmp(const void *pa, const void *pb, void *ctx)
 	case AN_NAME:
 		break;
 	}
-	r = (x > y) - (x < y);
+	r = c->col == AN_NAME ? strcmp(a->name, b->name) : (x > y) - (x < y);
+	if (!c->asc)
+		r = -r;
+	/* ties: by name, then by start, whatever the direction */
 	if (!r)
-		r = -strcmp(a->name, b->name);
+		r = strcmp(a->name, b->name);
 	if (!r)
-		r = (a->start < b->start) - (a->start > b->start);
-	return c->asc ? r : -r;
+		r = (a->start > b->start) - (a->start < b->start);
+	return r;
 }
 
 static bool an_keep(const struct an_ctx *c, const struct npf_an_row *r)
@@ -449,7 +452,9 @@ int npuprof_analyze(struct npuprof_trace *trace,
 		     sizeof(an_cols) / sizeof(an_cols[0]), false);
 	for (i = 0; i < n; i++) {
 		const struct npf_an_row *r = &rows[i];
-		bool rec = r->start || r->count == 1;
+		/* a record's own columns: not for sums and means */
+		bool rec = !opts || opts->aggregate == NPUPROF_AGG_NONE ||
+			   opts->aggregate >= NPUPROF_AGG_MAX;
 
 		cum += r->self;
 		npf_tw_row(&tw, (struct npf_val[]){
