@@ -17,7 +17,8 @@
 
 #include "npu_cli.h"
 #include "ops.h"
-#include "ops_build.h"
+#include "program.h"
+#include "npu_progbuild.h"
 
 static double now(void)
 {
@@ -36,7 +37,7 @@ static void fill_random(uint8_t *p, uint64_t n, unsigned int *seed)
 }
 
 /* per-channel table with factors around 1/2^10 */
-static uint16_t rand_rq(struct ob *b, uint32_t c, unsigned int *seed)
+static uint16_t rand_rq(struct progbuild *b, uint32_t c, unsigned int *seed)
 {
 	int32_t *pairs = malloc(8ull * c);
 	uint16_t r;
@@ -50,12 +51,12 @@ static uint16_t rand_rq(struct ob *b, uint32_t c, unsigned int *seed)
 		pairs[2 * i] = (1 << 30) + (rand_r(seed) & 0x3fffffff);
 		pairs[2 * i + 1] = -10;
 	}
-	r = ob_rq(b, c, pairs);
+	r = progbuild_rq(b, c, pairs);
 	free(pairs);
 	return r;
 }
 
-static uint16_t rand_bias(struct ob *b, uint32_t c, unsigned int *seed)
+static uint16_t rand_bias(struct progbuild *b, uint32_t c, unsigned int *seed)
 {
 	int32_t *v = malloc(4ull * c);
 	uint16_t r;
@@ -67,13 +68,13 @@ static uint16_t rand_bias(struct ob *b, uint32_t c, unsigned int *seed)
 	}
 	for (i = 0; i < c; i++)
 		v[i] = rand_r(seed) % 20001 - 10000;
-	r = ob_bias(b, c, v);
+	r = progbuild_bias(b, c, v);
 	free(v);
 	return r;
 }
 
 /* add a conv/dwconv layer on @x; returns the output tensor */
-static uint16_t add_conv(struct ob *b, uint16_t x, bool dw, uint32_t cout,
+static uint16_t add_conv(struct progbuild *b, uint16_t x, bool dw, uint32_t cout,
 			 uint32_t k, uint32_t s, unsigned int *seed)
 {
 	const struct npu_prog_tensor *xt = &b->t[x];
@@ -85,30 +86,30 @@ static uint16_t add_conv(struct ob *b, uint16_t x, bool dw, uint32_t cout,
 		cout = c;
 	oh = (h + 2 * p - k) / s + 1;
 	ow = (w + 2 * p - k) / s + 1;
-	wt = ob_tensor(b, 2, NPU_DT_I8, NPU_LAYOUT_PLAIN, 4, dw ? 1 : cout,
+	wt = progbuild_tensor(b, 2, NPU_DT_I8, NPU_LAYOUT_PLAIN, 4, dw ? 1 : cout,
 		       k, k, c, 0);
-	fill_random(ob_data(b, wt), ob_bytes(&b->t[wt]), seed);
+	fill_random(progbuild_data(b, wt), progbuild_bytes(&b->t[wt]), seed);
 	bias = rand_bias(b, cout, seed);
 	rq = rand_rq(b, cout, seed);
-	y = ob_tensor(b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, n, oh, ow, cout,
+	y = progbuild_tensor(b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, n, oh, ow, cout,
 		      3);
-	ob_conv_op(b, dw ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, x, wt, bias, y,
+	progbuild_conv_op(b, dw ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, x, wt, bias, y,
 		   rq, (uint8_t)s, (uint8_t)p)->act_min = 3;
 	return y;
 }
 
-static uint16_t add_fc(struct ob *b, uint16_t x, uint32_t nout,
+static uint16_t add_fc(struct progbuild *b, uint16_t x, uint32_t nout,
 		       unsigned int *seed)
 {
 	uint32_t k = b->t[x].dims[1];
 	uint16_t wt, bias, rq, y;
 
-	wt = ob_tensor(b, 2, NPU_DT_I8, NPU_LAYOUT_PLAIN, 2, nout, k, 1, 1, 0);
-	fill_random(ob_data(b, wt), ob_bytes(&b->t[wt]), seed);
+	wt = progbuild_tensor(b, 2, NPU_DT_I8, NPU_LAYOUT_PLAIN, 2, nout, k, 1, 1, 0);
+	fill_random(progbuild_data(b, wt), progbuild_bytes(&b->t[wt]), seed);
 	bias = rand_bias(b, nout, seed);
 	rq = rand_rq(b, nout, seed);
-	y = ob_tensor(b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1, nout, 1, 1, 7);
-	ob_op(b, NPU_OP_FC, x, wt, bias, y, rq, 0, 255);
+	y = progbuild_tensor(b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1, nout, 1, 1, 7);
+	progbuild_op(b, NPU_OP_FC, x, wt, bias, y, rq, 0, 255);
 	return y;
 }
 
@@ -125,7 +126,7 @@ static void count_end(void *arg, uint32_t i, const struct npu_prog_op *op,
 }
 
 /* run @b repeatedly for at least @secs; returns runs/s, sets MACs/run */
-static double time_prog(struct ob *b, double secs, uint64_t *macs)
+static double time_prog(struct progbuild *b, double secs, uint64_t *macs)
 {
 	struct macs_hook mh = { 0 };
 	struct npu_prog_hooks hooks = { .arg = &mh, .op_end = count_end };
@@ -134,7 +135,7 @@ static double time_prog(struct ob *b, double secs, uint64_t *macs)
 	long runs = 0;
 	int st;
 
-	st = ob_run(b, &hooks, &idx);
+	st = progbuild_run(b, &hooks, &idx);
 	if (st != NPU_HW_STATUS_OK) {
 		fprintf(stderr, "bench-ops: program failed: status %d op %u\n",
 			st, idx);
@@ -143,7 +144,7 @@ static double time_prog(struct ob *b, double secs, uint64_t *macs)
 	*macs = mh.macs;
 	t0 = now();
 	do {
-		npu_prog_run(b->slots, b->nslots, 0, 0, b->prog_size, NULL,
+		progbuild_run_at(b, 0, 0, b->prog_size, NULL,
 			     &idx);
 		runs++;
 		t = now() - t0;
@@ -180,40 +181,40 @@ static int mobilenet(double secs)
 	};
 	unsigned int seed = 1;
 	struct npu_prog_op *op;
-	struct ob b;
+	struct progbuild b;
 	uint16_t x, y, r, f;
 	uint64_t macs;
 	double ips;
 	int i;
 
-	if (ob_init(&b, 3, 32u << 20)) {
+	if (progbuild_init_slots(&b, 3, 32u << 20)) {
 		fprintf(stderr, "bench-ops: out of memory\n");
 		return 1;
 	}
-	x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, 1, 224, 224, 3,
+	x = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, 1, 224, 224, 3,
 		      128);
-	fill_random(ob_data(&b, x), ob_bytes(&b.t[x]), &seed);
+	fill_random(progbuild_data(&b, x), progbuild_bytes(&b.t[x]), &seed);
 	y = add_conv(&b, x, false, 32, 3, 2, &seed);
 	for (i = 0; i < 13; i++) {
 		y = add_conv(&b, y, true, 0, 3, pw[i].s, &seed);
 		y = add_conv(&b, y, false, pw[i].cout, 1, 1, &seed);
 	}
-	x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, 1, 1, 1, 1024,
+	x = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4, 1, 1, 1, 1024,
 		      3);
-	op = ob_op(&b, NPU_OP_AVGPOOL, y, NPU_PROG_NONE, NPU_PROG_NONE, x, NPU_PROG_NONE, 0,
+	op = progbuild_op(&b, NPU_OP_AVGPOOL, y, NPU_PROG_NONE, NPU_PROG_NONE, x, NPU_PROG_NONE, 0,
 		   255);
 	op->u.conv.kh = op->u.conv.kw = 7;
 	op->u.conv.sh = op->u.conv.sw = 1;
 	op->u.conv.dh = op->u.conv.dw = 1;
-	r = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1, 1024, 1, 1, 3);
-	ob_op(&b, NPU_OP_RESHAPE, x, NPU_PROG_NONE, NPU_PROG_NONE, r, NPU_PROG_NONE, 0, 0);
+	r = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1, 1024, 1, 1, 3);
+	progbuild_op(&b, NPU_OP_RESHAPE, x, NPU_PROG_NONE, NPU_PROG_NONE, r, NPU_PROG_NONE, 0, 0);
 	f = add_fc(&b, r, 1000, &seed);
 	(void)f;
 	ips = time_prog(&b, secs, &macs);
 	printf("%-42s %8.3f GMAC/s  %7.2f inferences/s  (%.1f M MACs, %u ops)\n",
 	       "mobilenet-v1 224x224 (whole program)", ips * macs / 1e9, ips,
 	       macs / 1e6, b.nop);
-	ob_free(&b);
+	progbuild_free(&b);
 	return 0;
 }
 
@@ -318,32 +319,32 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct bcase *c = &cases[i];
 		unsigned int seed = i + 1;
-		struct ob b;
+		struct progbuild b;
 		uint16_t x;
 		uint64_t macs;
 		double ips;
 
 		if (filter && !strstr(c->name, filter))
 			continue;
-		if (ob_init(&b, 3, 16u << 20)) {
+		if (progbuild_init_slots(&b, 3, 16u << 20)) {
 			fprintf(stderr, "bench-ops: out of memory\n");
 			return 1;
 		}
 		if (c->fc) {
-			x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1,
+			x = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2, 1,
 				      c->c, 1, 1, 128);
-			fill_random(ob_data(&b, x), c->c, &seed);
+			fill_random(progbuild_data(&b, x), c->c, &seed);
 			add_fc(&b, x, c->cout, &seed);
 		} else {
-			x = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4,
+			x = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 4,
 				      1, c->h, c->w, c->c, 128);
-			fill_random(ob_data(&b, x), ob_bytes(&b.t[x]), &seed);
+			fill_random(progbuild_data(&b, x), progbuild_bytes(&b.t[x]), &seed);
 			add_conv(&b, x, c->dw, c->cout, c->k, c->s, &seed);
 		}
 		ips = time_prog(&b, secs, &macs);
 		printf("%-42s %8.3f GMAC/s  (%.2f M MACs)\n", c->name,
 		       ips * macs / 1e9, macs / 1e6);
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 	return mnet ? mobilenet(secs * 4) : 0;
 }

@@ -7,6 +7,10 @@
 ifeq ($(NPU_EMU_REAL_PROG),1)
 all: $(BINDIR)/bench-ops
 
+# the program builder (tools/include/npu_progbuild.h) sizes its slots by the
+# uapi's job buffer limit; the device model itself does not see the uapi
+$(OBJDIR)/bench-ops.o: CPPFLAGS += -I$(TOP)/uapi
+
 $(BINDIR)/bench-ops: $(OBJDIR)/bench-ops.o $(LIB) | $(BINDIR)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -26,7 +26,7 @@
 #include "modelgen.h"
 #include "npu/npu_program.h"
 #include "npu_model_file.h"
-#include "npu_prog_build.h"
+#include "npu_progbuild.h"
 
 #define SLOT_CONST	0
 #define SLOT_IN		1
@@ -104,7 +104,7 @@ static void gfail(struct gb *g, int err, const char *fmt, ...)
 
 static uint64_t tensor_bytes(const struct npu_prog_tensor *t)
 {
-	return npb_tensor_bytes(t);
+	return progbuild_bytes(t);
 }
 
 static uint16_t add_tensor(struct gb *g, uint8_t dtype, uint8_t layout,
@@ -119,7 +119,7 @@ static uint16_t add_tensor(struct gb *g, uint8_t dtype, uint8_t layout,
 	}
 	for (i = 0; i < 4; i++)
 		d4[i] = i < ndim ? dims[i] : 1;
-	npb_tensor(&g->t[g->nt], dtype, layout, slot, offset, (uint8_t)ndim,
+	progbuild_fill_tensor(&g->t[g->nt], dtype, layout, slot, offset, (uint8_t)ndim,
 		   d4, zp);
 	g->region[g->nt] = -1;
 	return (uint16_t)g->nt++;
@@ -195,7 +195,7 @@ static struct npu_prog_op *add_op(struct gb *g, uint16_t opcode)
 		return &g->ops[0];
 	}
 	op = &g->ops[g->nops++];
-	npb_op(op, opcode, NPU_PROG_NONE, NPU_PROG_NONE, NPU_PROG_NONE, 0,
+	progbuild_fill_op(op, opcode, NPU_PROG_NONE, NPU_PROG_NONE, NPU_PROG_NONE, 0,
 	       NPU_PROG_NONE, 0, 255);
 	return op;
 }
@@ -432,7 +432,7 @@ static void layer_conv(struct gb *g, struct act *x, uint32_t cout, uint32_t k,
 		op->in[2] = const_tensor(g, NPU_DT_I32, 1, bd, bq, 0);
 		op->rq = rq_table(g, cout, x->scale, sw, out.scale);
 		op->out = act_tensor(g, &out, final);
-		npb_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, pt,
+		progbuild_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, pt,
 			 pl, pb, pr);
 	}
 	free(x->data);
@@ -488,7 +488,7 @@ static void layer_pool(struct gb *g, struct act *x, bool avg, uint32_t k,
 	op = add_op(g, avg ? NPU_OP_AVGPOOL : NPU_OP_MAXPOOL);
 	op->in[0] = x->tensor;
 	op->out = act_tensor(g, &out, false);
-	npb_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, 0, 0, 0, 0);
+	progbuild_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, 0, 0, 0, 0);
 	free(x->data);
 	*x = out;
 }
@@ -671,7 +671,7 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 		if (g->region[i] >= 0)
 			g->t[i].offset = (uint32_t)(g->region[i] * region);
 	g->slot_size[SLOT_SCRATCH] = region ? 2 * region : 64;
-	prog_size = npb_size(g->nt, g->nops);
+	prog_size = progbuild_size_for(g->nt, g->nops);
 
 	h.magic = NPU_MODEL_MAGIC;
 	h.version = NPU_MODEL_VERSION;
@@ -702,7 +702,7 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 		return -ENOMEM;
 	memcpy(f + h.slots_off, slots, sizeof(slots));
 	memcpy(f + h.io_off, g->io, sizeof(g->io));
-	npb_write(f + h.prog_off, g->t, g->nt, g->ops, g->nops);
+	progbuild_write(f + h.prog_off, g->t, g->nt, g->ops, g->nops);
 	if (g->csize)
 		memcpy(f + h.const_off, g->cb, g->csize);
 	memcpy(f, &h, sizeof(h));

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fakeqemu.h"
-#include "npu_prog_build.h"
+#include "npu_progbuild.h"
 
 uint64_t now_ns(void)
 {
@@ -357,7 +357,7 @@ int fq_wait_cpl(struct fakeqemu *q, struct npu_hw_cpl *cpl, int timeout_ms)
 
 uint32_t prog_size_for(uint32_t n_ops)
 {
-	return (uint32_t)npb_size(2, n_ops);
+	return (uint32_t)progbuild_size_for(2, n_ops);
 }
 
 uint32_t build_clip_prog(void *dst, uint32_t n_ops, uint32_t elems,
@@ -372,13 +372,13 @@ uint32_t build_clip_prog(void *dst, uint32_t n_ops, uint32_t elems,
 	if (!op)
 		return 0;
 	for (i = 0; i < 2; i++)
-		npb_tensor(&t[i], NPU_DT_U8, NPU_LAYOUT_PLAIN, data_slot,
+		progbuild_fill_tensor(&t[i], NPU_DT_U8, NPU_LAYOUT_PLAIN, data_slot,
 			   i ? (elems + 63) & ~63u : 0, 1, dims, 0);
 	for (i = 0; i < n_ops; i++)
-		npb_op(&op[i], NPU_OP_CLIP, i & 1, NPU_PROG_NONE,
+		progbuild_fill_op(&op[i], NPU_OP_CLIP, i & 1, NPU_PROG_NONE,
 		       NPU_PROG_NONE, !(i & 1), NPU_PROG_NONE, act_min,
 		       act_max);
-	size = (uint32_t)npb_write(dst, t, 2, op, n_ops);
+	size = (uint32_t)progbuild_write(dst, t, 2, op, n_ops);
 	free(op);
 	return size;
 }

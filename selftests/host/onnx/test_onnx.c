@@ -23,7 +23,8 @@
 #include "kselftest_harness.h"
 #include "onnx.pb-c.h"
 #include "ops.h"
-#include "ops_build.h"
+#include "program.h"
+#include "npu_progbuild.h"
 
 #define NONE NPU_PROG_NONE
 #define DATA_DIR "/usr/share/libonnx-testdata/data/node"
@@ -579,22 +580,22 @@ TEST(qlinearconv)
 		uint8_t yl = k4 & 2 ? NPU_LAYOUT_NCHWC16 : NPU_LAYOUT_PLAIN;
 		uint16_t xt, wt, bt = NONE, rt, yt, idx;
 		struct npu_prog_op *op;
-		struct ob b;
+		struct progbuild b;
 
 		npu_ops_set_fast_path(k4 & 4);
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 20));
-		xt = ob_tensor(&b, 1, NPU_DT_U8, xl, 4, n, h, wd, c, zx);
-		wt = ob_tensor(&b, 1, npu_dtype(in[3].type), NPU_LAYOUT_PLAIN,
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 20));
+		xt = progbuild_tensor(&b, 1, NPU_DT_U8, xl, 4, n, h, wd, c, zx);
+		wt = progbuild_tensor(&b, 1, npu_dtype(in[3].type), NPU_LAYOUT_PLAIN,
 			       4, m, kh, kw, c, zw);
 		if (bias)
-			bt = ob_bias(&b, m, bias);
-		rt = ob_rq(&b, in[4].count > 1 ? m : 1, pairs);
-		yt = ob_tensor(&b, 1, NPU_DT_U8, yl, 4, n, oh, ow, m, zy);
+			bt = progbuild_bias(&b, m, bias);
+		rt = progbuild_rq(&b, in[4].count > 1 ? m : 1, pairs);
+		yt = progbuild_tensor(&b, 1, NPU_DT_U8, yl, 4, n, oh, ow, m, zy);
 		for (i = 0; i < n; i++)
 			for (j = 0; j < c; j++)
 				for (k = 0; k < h; k++)
 					for (l = 0; l < wd; l++)
-						ob_set(&b, xt, i, k, l, j,
+						progbuild_set(&b, xt, i, k, l, j,
 						       ((uint8_t *)in[0].data)
 						       [((i * c + j) * h + k) *
 							wd + l]);
@@ -602,19 +603,19 @@ TEST(qlinearconv)
 			for (j = 0; j < c; j++)
 				for (k = 0; k < kh; k++)
 					for (l = 0; l < kw; l++)
-						ob_data(&b, wt)[((i * kh + k) *
+						progbuild_data(&b, wt)[((i * kh + k) *
 								 kw + l) * c + j] =
 							((uint8_t *)in[3].data)
 							[((i * c + j) * kh +
 							  k) * kw + l];
-		op = ob_conv_op(&b, NPU_OP_CONV2D, xt, wt, bt, yt, rt, 1, 0);
+		op = progbuild_conv_op(&b, NPU_OP_CONV2D, xt, wt, bt, yt, rt, 1, 0);
 		op->u.conv.sh = st[0];
 		op->u.conv.sw = st[1];
 		op->u.conv.pt = pads[0];
 		op->u.conv.pl = pads[1];
 		op->u.conv.pb = pads[2];
 		op->u.conv.pr = pads[3];
-		ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
+		ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
 
 		/* gather NCHW, plus what explains a difference */
 		want = malloc(y.count);
@@ -639,9 +640,9 @@ TEST(qlinearconv)
 					for (l = 0; l < wd; l++)
 						for (j = 0; j < c; j++)
 							xn[((i * h + k) * wd + l) * c + j] =
-								ob_get(&b, xt, i, k, l, j);
+								progbuild_get(&b, xt, i, k, l, j);
 			xv = view(xn, NPU_DT_U8, 4, n, h, wd, c, zx);
-			wv = view(ob_data(&b, wt), npu_dtype(in[3].type), 4,
+			wv = view(progbuild_data(&b, wt), npu_dtype(in[3].type), 4,
 				  m, kh, kw, c, zw);
 			ASSERT_EQ(0, npu_conv_acc(&xv, &wv, &g, nhwc));
 			for (i = 0; i < y.count; i++) {
@@ -650,7 +651,7 @@ TEST(qlinearconv)
 				uint32_t e_n = i / ow / oh / m;
 				uint32_t pc = in[4].count > 1 ? e_m : 0;
 
-				got[i] = ob_get(&b, yt, e_n, e_oh, e_ow, e_m);
+				got[i] = progbuild_get(&b, yt, e_n, e_oh, e_ow, e_m);
 				want[i] = ((uint8_t *)y.data)[i];
 				acc[i] = nhwc[((e_n * oh + e_oh) * ow + e_ow) *
 					      m + e_m] +
@@ -672,7 +673,7 @@ TEST(qlinearconv)
 		free(acc);
 		free(elem_scale);
 		free(elem_pair);
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 	EXPECT_EQ(0, bad);
 	free(pairs);
@@ -725,35 +726,35 @@ static void qlinear_matmul(struct __test_metadata *_metadata,
 
 	for (int fast = 1; fast >= 0; fast--) {
 		uint16_t at0, bt0, yt0, rt, idx;
-		struct ob b;
+		struct progbuild b;
 
 		npu_ops_set_fast_path(fast);
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
 		/* whole tensors, then per-batch views of them */
-		at0 = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 1,
+		at0 = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 1,
 				nb * mm * kk, 1, 1, 1, za);
-		bt0 = ob_tensor(&b, 1, npu_dtype(in[3].type),
+		bt0 = progbuild_tensor(&b, 1, npu_dtype(in[3].type),
 				NPU_LAYOUT_PLAIN, 1, nb * kk * nn, 1, 1, 1, zb);
-		yt0 = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 1,
+		yt0 = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 1,
 				nb * mm * nn, 1, 1, 1, zy);
-		rt = ob_rq(&b, 1, pair);
-		memcpy(ob_data(&b, at0), in[0].data, in[0].count);
-		memcpy(ob_data(&b, bt0), in[3].data, in[3].count);
+		rt = progbuild_rq(&b, 1, pair);
+		memcpy(progbuild_data(&b, at0), in[0].data, in[0].count);
+		memcpy(progbuild_data(&b, bt0), in[3].data, in[3].count);
 		for (bi = 0; bi < nb; bi++) {
 			uint16_t av, bv, yv;
 
-			av = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2,
+			av = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2,
 				       mm, kk, 1, 1, za);
-			bv = ob_tensor(&b, 1, npu_dtype(in[3].type),
+			bv = progbuild_tensor(&b, 1, npu_dtype(in[3].type),
 				       NPU_LAYOUT_PLAIN, 2, kk, nn, 1, 1, zb);
-			yv = ob_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2,
+			yv = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 2,
 				       mm, nn, 1, 1, zy);
 			b.t[av].offset = b.t[at0].offset + bi * mm * kk;
 			b.t[bv].offset = b.t[bt0].offset + bi * kk * nn;
 			b.t[yv].offset = b.t[yt0].offset + bi * mm * nn;
-			ob_op(&b, NPU_OP_MATMUL, av, bv, NONE, yv, rt, 0, 255);
+			progbuild_op(&b, NPU_OP_MATMUL, av, bv, NONE, yv, rt, 0, 255);
 		}
-		ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
+		ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
 		{
 			int32_t *acc = malloc(4 * y.count);
 			double *sc = malloc(8 * y.count);
@@ -777,13 +778,13 @@ static void qlinear_matmul(struct __test_metadata *_metadata,
 				pr[2 * k] = pair[0];
 				pr[2 * k + 1] = pair[1];
 			}
-			bad += compare_q(_metadata, name, ob_data(&b, yt0),
+			bad += compare_q(_metadata, name, progbuild_data(&b, yt0),
 					 y.data, y.count, acc, sc, pr, zy);
 			free(acc);
 			free(sc);
 			free(pr);
 		}
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 	EXPECT_EQ(0, bad);
 	for (f = 0; f < 8; f++)

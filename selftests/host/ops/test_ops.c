@@ -9,7 +9,8 @@
 
 #include "kselftest_harness.h"
 #include "ops.h"
-#include "ops_build.h"
+#include "program.h"
+#include "npu_progbuild.h"
 
 #define NONE NPU_PROG_NONE
 #define PLAIN NPU_LAYOUT_PLAIN
@@ -20,10 +21,10 @@ static const int32_t RQ_ONE[2] = { 1 << 30, 1 };
 /* factor 0.5: 2^30 * 2^(0 - 31) */
 static const int32_t RQ_HALF[2] = { 1 << 30, 0 };
 
-static int run_ok(struct ob *b)
+static int run_ok(struct progbuild *b)
 {
 	uint16_t idx = 0;
-	int st = ob_run(b, NULL, &idx);
+	int st = progbuild_run(b, NULL, &idx);
 
 	if (st != NPU_HW_STATUS_OK)
 		fprintf(stderr, "# status %d op_index %u\n", st, idx);
@@ -50,34 +51,34 @@ static void conv1x1_case(struct __test_metadata *_metadata, uint8_t ylayout)
 	static const int32_t xv[] = { 3, 5, 1, 0 }, wv[] = { 10, 12, 7, 9 };
 	static const int32_t bv[] = { 100, -3 };
 	uint16_t x, w, bias, rq, y;
-	struct ob b;
+	struct progbuild b;
 
 	BOTH_PATHS(fast) {
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, PLAIN, 4, 1, 1, 2, 2, 1);
-		w = ob_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 2, 1, 1, 2, 8);
-		bias = ob_bias(&b, 2, bv);
-		rq = ob_rq(&b, 1, RQ_HALF);
-		y = ob_u8(&b, ylayout, 4, 1, 1, 2, 2, 10);
-		ob_fill(&b, x, xv);
-		ob_fill(&b, w, wv);
-		ob_conv_op(&b, NPU_OP_CONV2D, x, w, bias, y, rq, 1, 0)
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, PLAIN, 4, 1, 1, 2, 2, 1);
+		w = progbuild_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 2, 1, 1, 2, 8);
+		bias = progbuild_bias(&b, 2, bv);
+		rq = progbuild_rq(&b, 1, RQ_HALF);
+		y = progbuild_u8(&b, ylayout, 4, 1, 1, 2, 2, 10);
+		progbuild_fill(&b, x, xv);
+		progbuild_fill(&b, w, wv);
+		progbuild_conv_op(&b, NPU_OP_CONV2D, x, w, bias, y, rq, 1, 0)
 			->act_min = 9;
 		ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-		EXPECT_EQ(70, ob_get(&b, y, 0, 0, 0, 0));
-		EXPECT_EQ(10, ob_get(&b, y, 0, 0, 0, 1));
-		EXPECT_EQ(58, ob_get(&b, y, 0, 0, 1, 0));
-		EXPECT_EQ(9, ob_get(&b, y, 0, 0, 1, 1));
+		EXPECT_EQ(70, progbuild_get(&b, y, 0, 0, 0, 0));
+		EXPECT_EQ(10, progbuild_get(&b, y, 0, 0, 0, 1));
+		EXPECT_EQ(58, progbuild_get(&b, y, 0, 0, 1, 0));
+		EXPECT_EQ(9, progbuild_get(&b, y, 0, 0, 1, 1));
 		if (ylayout == C16) {
 			/* padding lanes 2..15 of both pixels hold zy */
-			uint8_t *d = ob_data(&b, y);
+			uint8_t *d = progbuild_data(&b, y);
 
 			for (int l = 2; l < 16; l++) {
 				EXPECT_EQ(10, d[l]);
 				EXPECT_EQ(10, d[16 + l]);
 			}
 		}
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 }
 
@@ -109,28 +110,28 @@ static void conv3x3_case(struct __test_metadata *_metadata, uint8_t xl,
 	static const int32_t exp0[4] = { 62, 66, 74, 78 };
 	static const int32_t exp1[4] = { 38, 34, 26, 22 };
 	uint16_t x, w, rq, y;
-	struct ob b;
+	struct progbuild b;
 	int i, j, k;
 
 	BOTH_PATHS(fast) {
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, xl, 4, 1, 3, 3, 1, 2);
-		w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 2, 3, 3, 1, 0);
-		rq = ob_rq(&b, 1, RQ_ONE);
-		y = ob_u8(&b, yl, 4, 1, 2, 2, 2, 50);
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, xl, 4, 1, 3, 3, 1, 2);
+		w = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 2, 3, 3, 1, 0);
+		rq = progbuild_rq(&b, 1, RQ_ONE);
+		y = progbuild_u8(&b, yl, 4, 1, 2, 2, 2, 50);
 		for (i = 0; i < 3; i++)
 			for (j = 0; j < 3; j++) {
-				ob_set(&b, x, 0, i, j, 0, 3 + i * 3 + j);
-				ob_set(&b, w, 0, i, j, 0, 1);
-				ob_set(&b, w, 1, i, j, 0, -1);
+				progbuild_set(&b, x, 0, i, j, 0, 3 + i * 3 + j);
+				progbuild_set(&b, w, 0, i, j, 0, 1);
+				progbuild_set(&b, w, 1, i, j, 0, -1);
 			}
-		ob_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 2, 1);
+		progbuild_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 2, 1);
 		ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 		for (k = 0; k < 4; k++) {
-			EXPECT_EQ(exp0[k], ob_get(&b, y, 0, k / 2, k % 2, 0));
-			EXPECT_EQ(exp1[k], ob_get(&b, y, 0, k / 2, k % 2, 1));
+			EXPECT_EQ(exp0[k], progbuild_get(&b, y, 0, k / 2, k % 2, 0));
+			EXPECT_EQ(exp1[k], progbuild_get(&b, y, 0, k / 2, k % 2, 1));
 		}
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 }
 
@@ -159,25 +160,25 @@ TEST(conv2d_asymmetric_padding)
 	static const int32_t xv[] = { 1, 2, 3, 4 }, one[] = { 1, 1, 1, 1 };
 	uint16_t x, w, rq, y;
 	struct npu_prog_op *op;
-	struct ob b;
+	struct progbuild b;
 
 	BOTH_PATHS(fast) {
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
-		w = ob_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 2, 2, 1, 0);
-		rq = ob_rq(&b, 1, RQ_ONE);
-		y = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
-		ob_fill(&b, x, xv);
-		ob_fill(&b, w, one);
-		op = ob_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 1, 0);
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+		w = progbuild_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 2, 2, 1, 0);
+		rq = progbuild_rq(&b, 1, RQ_ONE);
+		y = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+		progbuild_fill(&b, x, xv);
+		progbuild_fill(&b, w, one);
+		op = progbuild_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 1, 0);
 		op->u.conv.pb = 1;
 		op->u.conv.pl = 1;
 		ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-		EXPECT_EQ(4, ob_get(&b, y, 0, 0, 0, 0));
-		EXPECT_EQ(10, ob_get(&b, y, 0, 0, 1, 0));
-		EXPECT_EQ(3, ob_get(&b, y, 0, 1, 0, 0));
-		EXPECT_EQ(7, ob_get(&b, y, 0, 1, 1, 0));
-		ob_free(&b);
+		EXPECT_EQ(4, progbuild_get(&b, y, 0, 0, 0, 0));
+		EXPECT_EQ(10, progbuild_get(&b, y, 0, 0, 1, 0));
+		EXPECT_EQ(3, progbuild_get(&b, y, 0, 1, 0, 0));
+		EXPECT_EQ(7, progbuild_get(&b, y, 0, 1, 1, 0));
+		progbuild_free(&b);
 	}
 }
 
@@ -195,27 +196,27 @@ TEST(dwconv2d_per_channel)
 	static const int32_t pairs[] = { 1 << 30, 1, 1 << 30, -1 };
 	static const int32_t bv[] = { 5, 0 };
 	uint16_t x, w, bias, rq, y;
-	struct ob b;
+	struct progbuild b;
 
 	BOTH_PATHS(fast) {
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, C16, 4, 1, 2, 2, 2, 0);
-		w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 1, 2, 2, 2, 0);
-		bias = ob_bias(&b, 2, bv);
-		rq = ob_rq(&b, 2, pairs);
-		y = ob_u8(&b, PLAIN, 4, 1, 1, 1, 2, 128);
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, C16, 4, 1, 2, 2, 2, 0);
+		w = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 1, 2, 2, 2, 0);
+		bias = progbuild_bias(&b, 2, bv);
+		rq = progbuild_rq(&b, 2, pairs);
+		y = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 2, 128);
 		for (int i = 0; i < 4; i++) {
-			ob_set(&b, x, 0, i / 2, i % 2, 0, i + 1);
-			ob_set(&b, x, 0, i / 2, i % 2, 1, 10 * (i + 1));
-			ob_set(&b, w, 0, i / 2, i % 2, 0, 1);
+			progbuild_set(&b, x, 0, i / 2, i % 2, 0, i + 1);
+			progbuild_set(&b, x, 0, i / 2, i % 2, 1, 10 * (i + 1));
+			progbuild_set(&b, w, 0, i / 2, i % 2, 0, 1);
 		}
-		ob_set(&b, w, 0, 0, 0, 1, 1);
-		ob_set(&b, w, 0, 1, 1, 1, -1);
-		ob_conv_op(&b, NPU_OP_DWCONV2D, x, w, bias, y, rq, 1, 0);
+		progbuild_set(&b, w, 0, 0, 0, 1, 1);
+		progbuild_set(&b, w, 0, 1, 1, 1, -1);
+		progbuild_conv_op(&b, NPU_OP_DWCONV2D, x, w, bias, y, rq, 1, 0);
 		ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-		EXPECT_EQ(143, ob_get(&b, y, 0, 0, 0, 0));
-		EXPECT_EQ(120, ob_get(&b, y, 0, 0, 0, 1));
-		ob_free(&b);
+		EXPECT_EQ(143, progbuild_get(&b, y, 0, 0, 0, 0));
+		EXPECT_EQ(120, progbuild_get(&b, y, 0, 0, 0, 1));
+		progbuild_free(&b);
 	}
 }
 
@@ -233,23 +234,23 @@ static void avgpool_case(struct __test_metadata *_metadata, bool with_rq)
 	static const int32_t xv[] = { 1, 2, 3, 4, 5, 6 };
 	struct npu_prog_op *op;
 	uint16_t x, y, rq;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 4, 1, 2, 3, 1, 4);
-	y = ob_u8(&b, C16, 4, 1, 1, 2, 1, 10);
-	rq = with_rq ? ob_rq(&b, 1, RQ_HALF) : NONE;
-	ob_fill(&b, x, xv);
-	op = ob_op(&b, NPU_OP_AVGPOOL, x, NONE, NONE, y, rq, 0, 255);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 4, 1, 2, 3, 1, 4);
+	y = progbuild_u8(&b, C16, 4, 1, 1, 2, 1, 10);
+	rq = with_rq ? progbuild_rq(&b, 1, RQ_HALF) : NONE;
+	progbuild_fill(&b, x, xv);
+	op = progbuild_op(&b, NPU_OP_AVGPOOL, x, NONE, NONE, y, rq, 0, 255);
 	op->u.conv.kh = op->u.conv.kw = 2;
 	op->u.conv.sh = op->u.conv.sw = 2;
 	op->u.conv.pr = 1;
 	op->u.conv.dh = op->u.conv.dw = 1;
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-	EXPECT_EQ(with_rq ? 10 : 9, ob_get(&b, y, 0, 0, 0, 0));
-	EXPECT_EQ(11, ob_get(&b, y, 0, 0, 1, 0));
-	EXPECT_EQ(10, ob_data(&b, y)[15]);	/* a padding lane */
-	ob_free(&b);
+	EXPECT_EQ(with_rq ? 10 : 9, progbuild_get(&b, y, 0, 0, 0, 0));
+	EXPECT_EQ(11, progbuild_get(&b, y, 0, 0, 1, 0));
+	EXPECT_EQ(10, progbuild_data(&b, y)[15]);	/* a padding lane */
+	progbuild_free(&b);
 }
 
 TEST(avgpool)
@@ -268,15 +269,15 @@ TEST(maxpool)
 	static const int32_t xv[] = { 1, 2, 3, 4, 5, 6 };
 	struct npu_prog_op *op;
 	uint16_t x, y, y2;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, C16, 4, 1, 2, 3, 1, 4);
-	y = ob_u8(&b, PLAIN, 4, 1, 1, 2, 1, 10);
-	y2 = ob_u8(&b, PLAIN, 4, 1, 1, 2, 1, 10);
-	ob_fill(&b, x, xv);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, C16, 4, 1, 2, 3, 1, 4);
+	y = progbuild_u8(&b, PLAIN, 4, 1, 1, 2, 1, 10);
+	y2 = progbuild_u8(&b, PLAIN, 4, 1, 1, 2, 1, 10);
+	progbuild_fill(&b, x, xv);
 	for (int i = 0; i < 2; i++) {
-		op = ob_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, i ? y2 : y, NONE,
+		op = progbuild_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, i ? y2 : y, NONE,
 			   0, i ? 11 : 255);
 		op->u.conv.kh = op->u.conv.kw = 2;
 		op->u.conv.sh = op->u.conv.sw = 2;
@@ -284,11 +285,11 @@ TEST(maxpool)
 		op->u.conv.dh = op->u.conv.dw = 1;
 	}
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-	EXPECT_EQ(11, ob_get(&b, y, 0, 0, 0, 0));
-	EXPECT_EQ(12, ob_get(&b, y, 0, 0, 1, 0));
-	EXPECT_EQ(11, ob_get(&b, y2, 0, 0, 0, 0));
-	EXPECT_EQ(11, ob_get(&b, y2, 0, 0, 1, 0));
-	ob_free(&b);
+	EXPECT_EQ(11, progbuild_get(&b, y, 0, 0, 0, 0));
+	EXPECT_EQ(12, progbuild_get(&b, y, 0, 0, 1, 0));
+	EXPECT_EQ(11, progbuild_get(&b, y2, 0, 0, 0, 0));
+	EXPECT_EQ(11, progbuild_get(&b, y2, 0, 0, 1, 0));
+	progbuild_free(&b);
 }
 
 /*
@@ -302,14 +303,14 @@ TEST(pools_same_padding)
 	static const int32_t xv[] = { 1, 2, 3, 4 };
 	struct npu_prog_op *op;
 	uint16_t x, y[2];
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
-	ob_fill(&b, x, xv);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+	progbuild_fill(&b, x, xv);
 	for (int i = 0; i < 2; i++) {
-		y[i] = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
-		op = ob_op(&b, i ? NPU_OP_MAXPOOL : NPU_OP_AVGPOOL, x, NONE,
+		y[i] = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0);
+		op = progbuild_op(&b, i ? NPU_OP_MAXPOOL : NPU_OP_AVGPOOL, x, NONE,
 			   NONE, y[i], NONE, 0, 255);
 		op->u.conv.kh = op->u.conv.kw = 3;
 		op->u.conv.sh = op->u.conv.sw = 1;
@@ -319,10 +320,10 @@ TEST(pools_same_padding)
 	}
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 4; i++) {
-		EXPECT_EQ(3, ob_data(&b, y[0])[i]);
-		EXPECT_EQ(4, ob_data(&b, y[1])[i]);
+		EXPECT_EQ(3, progbuild_data(&b, y[0])[i]);
+		EXPECT_EQ(4, progbuild_data(&b, y[1])[i]);
 	}
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 /*
@@ -339,28 +340,28 @@ TEST(fc_and_matmul)
 	static const int32_t wt[] = { 1, 2, 0, 1, -1, 0 };
 	static const int32_t bv[] = { 0, 10 }, exp[] = { 3, 19, 3, 28 };
 	uint16_t x, w, w2, bias, rq, y, y2;
-	struct ob b;
+	struct progbuild b;
 
 	BOTH_PATHS(fast) {
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
-		w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 2, 3, 1, 1, 0);
-		w2 = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 3, 2, 1, 1, 0);
-		bias = ob_bias(&b, 2, bv);
-		rq = ob_rq(&b, 1, RQ_ONE);
-		y = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 5);
-		y2 = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 5);
-		ob_fill(&b, x, xv);
-		ob_fill(&b, w, wv);
-		ob_fill(&b, w2, wt);
-		ob_op(&b, NPU_OP_FC, x, w, bias, y, rq, 0, 255);
-		ob_op(&b, NPU_OP_MATMUL, x, w2, bias, y2, rq, 0, 255);
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
+		w = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 2, 3, 1, 1, 0);
+		w2 = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 3, 2, 1, 1, 0);
+		bias = progbuild_bias(&b, 2, bv);
+		rq = progbuild_rq(&b, 1, RQ_ONE);
+		y = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 5);
+		y2 = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 5);
+		progbuild_fill(&b, x, xv);
+		progbuild_fill(&b, w, wv);
+		progbuild_fill(&b, w2, wt);
+		progbuild_op(&b, NPU_OP_FC, x, w, bias, y, rq, 0, 255);
+		progbuild_op(&b, NPU_OP_MATMUL, x, w2, bias, y2, rq, 0, 255);
 		ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 		for (int i = 0; i < 4; i++) {
-			EXPECT_EQ(exp[i], ob_get(&b, y, i / 2, i % 2, 0, 0));
-			EXPECT_EQ(exp[i], ob_get(&b, y2, i / 2, i % 2, 0, 0));
+			EXPECT_EQ(exp[i], progbuild_get(&b, y, i / 2, i % 2, 0, 0));
+			EXPECT_EQ(exp[i], progbuild_get(&b, y2, i / 2, i % 2, 0, 0));
 		}
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 }
 
@@ -379,20 +380,20 @@ TEST(add)
 	static const int32_t pairs[] = { 1 << 30, 0, 1 << 30, 0, 1 << 30, -19 };
 	static const int32_t exp[] = { 101, 106, 96, 225 };
 	uint16_t x0, x1, rq, y;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x0 = ob_u8(&b, PLAIN, 4, 1, 1, 1, 4, 10);
-	x1 = ob_u8(&b, C16, 4, 1, 1, 1, 4, 0);
-	rq = ob_rq(&b, 3, pairs);
-	y = ob_u8(&b, C16, 4, 1, 1, 1, 4, 100);
-	ob_fill(&b, x0, a);
-	ob_fill(&b, x1, c);
-	ob_op(&b, NPU_OP_ADD, x0, x1, NONE, y, rq, 0, 255);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x0 = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 4, 10);
+	x1 = progbuild_u8(&b, C16, 4, 1, 1, 1, 4, 0);
+	rq = progbuild_rq(&b, 3, pairs);
+	y = progbuild_u8(&b, C16, 4, 1, 1, 1, 4, 100);
+	progbuild_fill(&b, x0, a);
+	progbuild_fill(&b, x1, c);
+	progbuild_op(&b, NPU_OP_ADD, x0, x1, NONE, y, rq, 0, 255);
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 4; i++)
-		EXPECT_EQ(exp[i], ob_get(&b, y, 0, 0, 0, i));
-	ob_free(&b);
+		EXPECT_EQ(exp[i], progbuild_get(&b, y, 0, 0, 0, i));
+	progbuild_free(&b);
 }
 
 /*
@@ -404,23 +405,23 @@ TEST(clip_and_relu)
 {
 	static const int32_t xv[] = { 0, 5, 200 };
 	uint16_t x, y, y2;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 1, 3, 1, 1, 1, 5);
-	y = ob_u8(&b, PLAIN, 1, 3, 1, 1, 1, 3);
-	y2 = ob_u8(&b, PLAIN, 1, 3, 1, 1, 1, 3);
-	ob_fill(&b, x, xv);
-	ob_op(&b, NPU_OP_CLIP, x, NONE, NONE, y, NONE, 2, 100);
-	ob_op(&b, NPU_OP_CLIP, x, NONE, NONE, y2, NONE, 3, 255);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 1, 3, 1, 1, 1, 5);
+	y = progbuild_u8(&b, PLAIN, 1, 3, 1, 1, 1, 3);
+	y2 = progbuild_u8(&b, PLAIN, 1, 3, 1, 1, 1, 3);
+	progbuild_fill(&b, x, xv);
+	progbuild_op(&b, NPU_OP_CLIP, x, NONE, NONE, y, NONE, 2, 100);
+	progbuild_op(&b, NPU_OP_CLIP, x, NONE, NONE, y2, NONE, 3, 255);
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-	EXPECT_EQ(2, ob_get(&b, y, 0, 0, 0, 0));
-	EXPECT_EQ(3, ob_get(&b, y, 1, 0, 0, 0));
-	EXPECT_EQ(100, ob_get(&b, y, 2, 0, 0, 0));
-	EXPECT_EQ(3, ob_get(&b, y2, 0, 0, 0, 0));
-	EXPECT_EQ(3, ob_get(&b, y2, 1, 0, 0, 0));
-	EXPECT_EQ(198, ob_get(&b, y2, 2, 0, 0, 0));
-	ob_free(&b);
+	EXPECT_EQ(2, progbuild_get(&b, y, 0, 0, 0, 0));
+	EXPECT_EQ(3, progbuild_get(&b, y, 1, 0, 0, 0));
+	EXPECT_EQ(100, progbuild_get(&b, y, 2, 0, 0, 0));
+	EXPECT_EQ(3, progbuild_get(&b, y2, 0, 0, 0, 0));
+	EXPECT_EQ(3, progbuild_get(&b, y2, 1, 0, 0, 0));
+	EXPECT_EQ(198, progbuild_get(&b, y2, 2, 0, 0, 0));
+	progbuild_free(&b);
 }
 
 /*
@@ -432,24 +433,24 @@ TEST(pad)
 	static const int32_t exp[] = { 1, 1, 1, 1, 1, 7, 8, 1 };
 	struct npu_prog_op *op;
 	uint16_t x, y;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 4, 1, 1, 2, 1, 1);
-	y = ob_u8(&b, C16, 4, 1, 2, 4, 1, 1);
-	ob_set(&b, x, 0, 0, 0, 0, 7);
-	ob_set(&b, x, 0, 0, 1, 0, 8);
-	memset(ob_data(&b, y), 0xee, b.t[y].dims[1] * b.t[y].dims[2] * 16);
-	op = ob_op(&b, NPU_OP_PAD, x, NONE, NONE, y, NONE, 0, 0);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 4, 1, 1, 2, 1, 1);
+	y = progbuild_u8(&b, C16, 4, 1, 2, 4, 1, 1);
+	progbuild_set(&b, x, 0, 0, 0, 0, 7);
+	progbuild_set(&b, x, 0, 0, 1, 0, 8);
+	memset(progbuild_data(&b, y), 0xee, b.t[y].dims[1] * b.t[y].dims[2] * 16);
+	op = progbuild_op(&b, NPU_OP_PAD, x, NONE, NONE, y, NONE, 0, 0);
 	op->u.pad.before[1] = 1;
 	op->u.pad.before[2] = 1;
 	op->u.pad.after[2] = 1;
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(exp[i], ob_get(&b, y, 0, i / 4, i % 4, 0));
+		EXPECT_EQ(exp[i], progbuild_get(&b, y, 0, i / 4, i % 4, 0));
 	/* padding lanes were 0xee and now hold the zero point */
-	EXPECT_EQ(1, ob_data(&b, y)[7 * 16 + 15]);
-	ob_free(&b);
+	EXPECT_EQ(1, progbuild_data(&b, y)[7 * 16 + 15]);
+	progbuild_free(&b);
 }
 
 /*
@@ -462,17 +463,17 @@ TEST(reshape_converts_layout)
 	static const int32_t xv[] = { 1, 2, 3, 4, 5, 6 };
 	uint16_t x, y, z;
 	uint8_t *d;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 1, 6, 1, 1, 1, 9);
-	y = ob_u8(&b, C16, 4, 1, 1, 2, 3, 9);
-	z = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 9);
-	ob_fill(&b, x, xv);
-	ob_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0);
-	ob_op(&b, NPU_OP_RESHAPE, y, NONE, NONE, z, NONE, 0, 0);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 1, 6, 1, 1, 1, 9);
+	y = progbuild_u8(&b, C16, 4, 1, 1, 2, 3, 9);
+	z = progbuild_u8(&b, PLAIN, 2, 2, 3, 1, 1, 9);
+	progbuild_fill(&b, x, xv);
+	progbuild_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0);
+	progbuild_op(&b, NPU_OP_RESHAPE, y, NONE, NONE, z, NONE, 0, 0);
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
-	d = ob_data(&b, y);
+	d = progbuild_data(&b, y);
 	EXPECT_EQ(1, d[0]);
 	EXPECT_EQ(3, d[2]);
 	EXPECT_EQ(9, d[3]);
@@ -480,10 +481,10 @@ TEST(reshape_converts_layout)
 	EXPECT_EQ(4, d[16]);
 	EXPECT_EQ(6, d[18]);
 	EXPECT_EQ(9, d[31]);
-	d = ob_data(&b, z);
+	d = progbuild_data(&b, z);
 	for (int i = 0; i < 6; i++)
 		EXPECT_EQ(i + 1, d[i]);
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 /*
@@ -497,30 +498,30 @@ TEST(transpose)
 	static const int32_t exp[] = { 1, 4, 2, 5, 3, 6 };
 	struct npu_prog_op *op;
 	uint16_t x, y, x4, y4;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
-	y = ob_u8(&b, PLAIN, 2, 3, 2, 1, 1, 0);
-	x4 = ob_u8(&b, C16, 4, 1, 2, 1, 3, 0);
-	y4 = ob_u8(&b, PLAIN, 4, 1, 3, 2, 1, 0);
-	ob_fill(&b, x, xv);
-	ob_fill(&b, x4, xv);
-	op = ob_op(&b, NPU_OP_TRANSPOSE, x, NONE, NONE, y, NONE, 0, 0);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
+	y = progbuild_u8(&b, PLAIN, 2, 3, 2, 1, 1, 0);
+	x4 = progbuild_u8(&b, C16, 4, 1, 2, 1, 3, 0);
+	y4 = progbuild_u8(&b, PLAIN, 4, 1, 3, 2, 1, 0);
+	progbuild_fill(&b, x, xv);
+	progbuild_fill(&b, x4, xv);
+	op = progbuild_op(&b, NPU_OP_TRANSPOSE, x, NONE, NONE, y, NONE, 0, 0);
 	op->u.transpose.perm[0] = 1;
 	op->u.transpose.perm[1] = 0;
-	op = ob_op(&b, NPU_OP_TRANSPOSE, x4, NONE, NONE, y4, NONE, 0, 0);
+	op = progbuild_op(&b, NPU_OP_TRANSPOSE, x4, NONE, NONE, y4, NONE, 0, 0);
 	op->u.transpose.perm[0] = 0;
 	op->u.transpose.perm[1] = 3;
 	op->u.transpose.perm[2] = 1;
 	op->u.transpose.perm[3] = 2;
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 6; i++) {
-		EXPECT_EQ(exp[i], ob_data(&b, y)[i]);
+		EXPECT_EQ(exp[i], progbuild_data(&b, y)[i]);
 		/* y4 row-major (c, h): in(h, c) = 1 + 3h + c */
-		EXPECT_EQ(1 + 3 * (i % 2) + i / 2, ob_data(&b, y4)[i]);
+		EXPECT_EQ(1 + 3 * (i % 2) + i / 2, progbuild_data(&b, y4)[i]);
 	}
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 /* SLICE [3,4] = 0..11, begin {1,1}, out [2,2] = {5,6;9,10}. */
@@ -529,20 +530,20 @@ TEST(slice)
 	static const int32_t exp[] = { 5, 6, 9, 10 };
 	struct npu_prog_op *op;
 	uint16_t x, y;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 2, 3, 4, 1, 1, 0);
-	y = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 2, 3, 4, 1, 1, 0);
+	y = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0);
 	for (int i = 0; i < 12; i++)
-		ob_data(&b, x)[i] = (uint8_t)i;
-	op = ob_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0);
+		progbuild_data(&b, x)[i] = (uint8_t)i;
+	op = progbuild_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0);
 	op->u.slice.begin[0] = 1;
 	op->u.slice.begin[1] = 1;
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 4; i++)
-		EXPECT_EQ(exp[i], ob_data(&b, y)[i]);
-	ob_free(&b);
+		EXPECT_EQ(exp[i], progbuild_data(&b, y)[i]);
+	progbuild_free(&b);
 }
 
 /*
@@ -557,36 +558,36 @@ TEST(concat)
 	static const int32_t exp[] = { 1, 3, 4, 7, 2, 5, 6, 8 };
 	uint16_t a, b2, c, y, p, q, r;
 	struct npu_prog_op *op;
-	struct ob b;
+	struct progbuild b;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	a = ob_u8(&b, PLAIN, 2, 2, 1, 1, 1, 0);
-	b2 = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0);
-	c = ob_u8(&b, PLAIN, 2, 2, 1, 1, 1, 0);
-	y = ob_u8(&b, PLAIN, 2, 2, 4, 1, 1, 0);
-	p = ob_u8(&b, C16, 4, 1, 1, 1, 10, 0);
-	q = ob_u8(&b, PLAIN, 4, 1, 1, 1, 10, 0);
-	r = ob_u8(&b, C16, 4, 1, 1, 1, 20, 0);
-	ob_fill(&b, a, av);
-	ob_fill(&b, b2, bv);
-	ob_fill(&b, c, cv);
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	a = progbuild_u8(&b, PLAIN, 2, 2, 1, 1, 1, 0);
+	b2 = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0);
+	c = progbuild_u8(&b, PLAIN, 2, 2, 1, 1, 1, 0);
+	y = progbuild_u8(&b, PLAIN, 2, 2, 4, 1, 1, 0);
+	p = progbuild_u8(&b, C16, 4, 1, 1, 1, 10, 0);
+	q = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 10, 0);
+	r = progbuild_u8(&b, C16, 4, 1, 1, 1, 20, 0);
+	progbuild_fill(&b, a, av);
+	progbuild_fill(&b, b2, bv);
+	progbuild_fill(&b, c, cv);
 	for (int i = 0; i < 10; i++) {
-		ob_set(&b, p, 0, 0, 0, i, 100 + i);
-		ob_set(&b, q, 0, 0, 0, i, 200 + i);
+		progbuild_set(&b, p, 0, 0, 0, i, 100 + i);
+		progbuild_set(&b, q, 0, 0, 0, i, 200 + i);
 	}
-	op = ob_op(&b, NPU_OP_CONCAT, a, b2, c, y, NONE, 0, 0);
+	op = progbuild_op(&b, NPU_OP_CONCAT, a, b2, c, y, NONE, 0, 0);
 	op->u.concat.axis = 1;
-	op = ob_op(&b, NPU_OP_CONCAT, p, q, NONE, r, NONE, 0, 0);
+	op = progbuild_op(&b, NPU_OP_CONCAT, p, q, NONE, r, NONE, 0, 0);
 	op->u.concat.axis = 3;
 	ASSERT_EQ(NPU_HW_STATUS_OK, run_ok(&b));
 	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(exp[i], ob_data(&b, y)[i]);
+		EXPECT_EQ(exp[i], progbuild_data(&b, y)[i]);
 	for (int i = 0; i < 10; i++) {
-		EXPECT_EQ(100 + i, ob_get(&b, r, 0, 0, 0, i));
-		EXPECT_EQ(200 + i, ob_get(&b, r, 0, 0, 0, 10 + i));
+		EXPECT_EQ(100 + i, progbuild_get(&b, r, 0, 0, 0, i));
+		EXPECT_EQ(200 + i, progbuild_get(&b, r, 0, 0, 0, 10 + i));
 	}
-	EXPECT_EQ(0, ob_data(&b, r)[16 + 4]);	/* padding lane */
-	ob_free(&b);
+	EXPECT_EQ(0, progbuild_data(&b, r)[16 + 4]);	/* padding lane */
+	progbuild_free(&b);
 }
 
 /*

@@ -13,7 +13,8 @@
 
 #include "kselftest_harness.h"
 #include "ops.h"
-#include "ops_build.h"
+#include "program.h"
+#include "npu_progbuild.h"
 
 #define NONE NPU_PROG_NONE
 #define PLAIN NPU_LAYOUT_PLAIN
@@ -91,22 +92,22 @@ TEST(requant32_equals_requant)
  */
 static uint8_t *base_z;	/* tensor 5's bytes, whatever the table says */
 
-static void base_prog(struct ob *b)
+static void base_prog(struct progbuild *b)
 {
 	static const int32_t bv[] = { 1, 2 };
 
-	ob_init(b, 3, 1 << 16);
-	ob_u8(b, PLAIN, 4, 1, 2, 2, 2, 0);				/* 0 */
-	ob_u8(b, C16, 4, 1, 2, 2, 2, 0);				/* 1 */
-	ob_tensor(b, 2, NPU_DT_I8, PLAIN, 4, 2, 1, 1, 2, 0);		/* 2 */
-	ob_bias(b, 2, bv);						/* 3 */
-	ob_rq(b, 1, RQ_ONE);						/* 4 */
-	ob_u8(b, PLAIN, 4, 1, 2, 2, 2, 7);				/* 5 */
-	ob_op(b, NPU_OP_CLIP, 0, NONE, NONE, 1, NONE, 0, 255);
-	ob_conv_op(b, NPU_OP_CONV2D, 1, 2, 3, 5, 4, 1, 0);
-	memset(ob_data(b, 0), 3, 8);
-	memset(ob_data(b, 2), 1, 4);
-	base_z = ob_data(b, 5);
+	progbuild_init_slots(b, 3, 1 << 16);
+	progbuild_u8(b, PLAIN, 4, 1, 2, 2, 2, 0);				/* 0 */
+	progbuild_u8(b, C16, 4, 1, 2, 2, 2, 0);				/* 1 */
+	progbuild_tensor(b, 2, NPU_DT_I8, PLAIN, 4, 2, 1, 1, 2, 0);		/* 2 */
+	progbuild_bias(b, 2, bv);						/* 3 */
+	progbuild_rq(b, 1, RQ_ONE);						/* 4 */
+	progbuild_u8(b, PLAIN, 4, 1, 2, 2, 2, 7);				/* 5 */
+	progbuild_op(b, NPU_OP_CLIP, 0, NONE, NONE, 1, NONE, 0, 255);
+	progbuild_conv_op(b, NPU_OP_CONV2D, 1, 2, 3, 5, 4, 1, 0);
+	memset(progbuild_data(b, 0), 3, 8);
+	memset(progbuild_data(b, 2), 1, 4);
+	base_z = progbuild_data(b, 5);
 }
 
 /* run, expect @st and @idx, and expect z (written by op1) untouched */
@@ -114,9 +115,9 @@ static void base_prog(struct ob *b)
 	uint16_t _i = 0x1234;						\
 	uint8_t _z[8];							\
 	memcpy(_z, base_z, 8);						\
-	ob_finish(b);							\
-	EXPECT_EQ((st), npu_prog_run((b)->slots, (b)->nslots, 0, 0,	\
-				     (b)->prog_size, NULL, &_i));	\
+	progbuild_finish(b);						\
+	EXPECT_EQ((st), progbuild_run_at((b), 0, 0, (b)->prog_size,	\
+					 NULL, &_i));			\
 	EXPECT_EQ((idx), _i);						\
 	if ((st) != NPU_HW_STATUS_OK)					\
 		EXPECT_EQ(0, memcmp(_z, base_z, 8));			\
@@ -124,23 +125,23 @@ static void base_prog(struct ob *b)
 
 TEST(base_program_runs)
 {
-	struct ob b;
+	struct progbuild b;
 
 	base_prog(&b);
 	/* y = x = 3 everywhere; z = 7 + bias + 3*1 + 3*1 = {14, 15} */
 	EXPECT_RUN(&b, NPU_HW_STATUS_OK, 0xffff);
-	EXPECT_EQ(14, ob_get(&b, 5, 0, 1, 1, 0));
-	EXPECT_EQ(15, ob_get(&b, 5, 0, 1, 1, 1));
-	ob_free(&b);
+	EXPECT_EQ(14, progbuild_get(&b, 5, 0, 1, 1, 0));
+	EXPECT_EQ(15, progbuild_get(&b, 5, 0, 1, 1, 1));
+	progbuild_free(&b);
 }
 
-/* a header field changed after ob_finish() */
-static int run_hdr(struct ob *b, size_t off, const void *v, size_t n,
+/* a header field changed after progbuild_finish() */
+static int run_hdr(struct progbuild *b, size_t off, const void *v, size_t n,
 		   uint16_t *idx)
 {
-	ob_finish(b);
+	progbuild_finish(b);
 	memcpy(b->slots[0].base + off, v, n);
-	return npu_prog_run(b->slots, b->nslots, 0, 0, b->prog_size, NULL,
+	return progbuild_run_at(b, 0, 0, b->prog_size, NULL,
 			    idx);
 }
 
@@ -150,9 +151,12 @@ TEST(malformed_headers)
 	const uint16_t two = 2, sz31 = 31;
 	uint32_t v;
 	uint16_t idx;
-	struct ob b;
+	struct progbuild b;
+	struct npu_prog_slot one;
 
 	base_prog(&b);
+	one.base = b.slots[0].base;
+	one.size = b.slots[0].size;
 #define HDR_BAD(field, ptr, n) do {					\
 	idx = 0;							\
 	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,				\
@@ -180,21 +184,21 @@ TEST(malformed_headers)
 	(void)bad32[0];
 
 	/* prog_size smaller than a header; program outside its slot */
-	ob_finish(&b);
+	progbuild_finish(&b);
 	EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,
-		  npu_prog_run(b.slots, b.nslots, 0, 0, 31, NULL, &idx));
+		  progbuild_run_at(&b, 0, 0, 31, NULL, &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_ADDRESS,
-		  npu_prog_run(b.slots, b.nslots, 0, b.slots[0].size - 16, 32,
+		  progbuild_run_at(&b, 0, b.slots[0].size - 16, 32,
 			       NULL, &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_ADDRESS,
-		  npu_prog_run(b.slots, b.nslots, 0, 0xfffffff0u, 0x20, NULL,
+		  progbuild_run_at(&b, 0, 0xfffffff0u, 0x20, NULL,
 			       &idx));
 	/* bad command-level arguments */
 	EXPECT_EQ(NPU_HW_STATUS_BAD_CMD,
-		  npu_prog_run(b.slots, b.nslots, 3, 0, b.prog_size, NULL,
+		  progbuild_run_at(&b, 3, 0, b.prog_size, NULL,
 			       &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_CMD,
-		  npu_prog_run(b.slots, 0, 0, 0, b.prog_size, NULL, &idx));
+		  npu_prog_run(&one, 0, 0, 0, b.prog_size, NULL, &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_CMD,
 		  npu_prog_run(NULL, 1, 0, 0, b.prog_size, NULL, &idx));
 	/* an empty program is valid */
@@ -204,27 +208,27 @@ TEST(malformed_headers)
 	for (v = 0; v < sizeof(struct npu_prog_hdr); v += 8) {
 		struct npu_prog_hdr *h = (struct npu_prog_hdr *)b.slots[0].base;
 
-		ob_finish(&b);
+		progbuild_finish(&b);
 		h->tensors_off = h->ops_off = 0;
 		h->size = v;
 		idx = 0;
 		EXPECT_EQ(NPU_HW_STATUS_BAD_PROGRAM,
-			  npu_prog_run(b.slots, b.nslots, 0, 0, b.prog_size,
+			  progbuild_run_at(&b, 0, 0, b.prog_size,
 				       NULL, &idx));
 		EXPECT_EQ(0xffff, idx);
 	}
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 TEST(bad_tensors)
 {
-	struct ob b;
+	struct progbuild b;
 
 #define TENSOR_CASE(stmt, st) do {					\
 	base_prog(&b);							\
 	stmt;								\
 	EXPECT_RUN(&b, st, 0xffff);					\
-	ob_free(&b);							\
+	progbuild_free(&b);							\
 } while (0)
 	/* field checks: BAD_PROGRAM */
 	TENSOR_CASE(b.t[0].dtype = 0, NPU_HW_STATUS_BAD_PROGRAM);
@@ -269,13 +273,13 @@ TEST(bad_tensors)
 
 TEST(bad_operators)
 {
-	struct ob b;
+	struct progbuild b;
 
 #define OP_CASE(stmt, st, idx) do {					\
 	base_prog(&b);							\
 	stmt;								\
 	EXPECT_RUN(&b, st, idx);					\
-	ob_free(&b);							\
+	progbuild_free(&b);							\
 } while (0)
 	OP_CASE(b.op[1].opcode = 0, NPU_HW_STATUS_BAD_OPCODE, 1);
 	OP_CASE(b.op[1].opcode = NPU_OP_MAX + 1, NPU_HW_STATUS_BAD_OPCODE, 1);
@@ -313,13 +317,13 @@ TEST(bad_operators)
 		NPU_HW_STATUS_BAD_PROGRAM, 1);
 	OP_CASE(b.op[1].act_max = 256, NPU_HW_STATUS_BAD_PROGRAM, 1);
 	OP_CASE(b.op[1].act_min = -1, NPU_HW_STATUS_BAD_PROGRAM, 1);
-	OP_CASE(((int32_t *)ob_data(&b, 4))[0] = -1,
+	OP_CASE(((int32_t *)progbuild_data(&b, 4))[0] = -1,
 		NPU_HW_STATUS_BAD_PROGRAM, 1);
-	OP_CASE(((int32_t *)ob_data(&b, 4))[1] = 31,
+	OP_CASE(((int32_t *)progbuild_data(&b, 4))[1] = 31,
 		NPU_HW_STATUS_BAD_PROGRAM, 1);
-	OP_CASE(((int32_t *)ob_data(&b, 4))[1] = -32,
+	OP_CASE(((int32_t *)progbuild_data(&b, 4))[1] = -32,
 		NPU_HW_STATUS_BAD_PROGRAM, 1);
-	OP_CASE(((int32_t *)ob_data(&b, 4))[1] = -31, NPU_HW_STATUS_OK,
+	OP_CASE(((int32_t *)progbuild_data(&b, 4))[1] = -31, NPU_HW_STATUS_OK,
 		0xffff);
 	/* order inside one operator: structure, shapes, values */
 	OP_CASE((b.op[1].flags = 1, b.t[5].dims[3] = 3),
@@ -336,18 +340,18 @@ TEST(bad_shapes_per_operator)
 {
 	struct npu_prog_op *op;
 	uint16_t x, y, idx;
-	struct ob b;
+	struct progbuild b;
 
 #define SHAPE_CASE(setup, st) do {					\
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));				\
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));				\
 	setup;								\
-	EXPECT_EQ((st), ob_run(&b, NULL, &idx));			\
-	ob_free(&b);							\
+	EXPECT_EQ((st), progbuild_run(&b, NULL, &idx));			\
+	progbuild_free(&b);							\
 } while (0)
 	/* pool window wholly in the padding (pt 2 >= kh 2) */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 4, 1, 4, 4, 1, 0),
-		    y = ob_u8(&b, PLAIN, 4, 1, 3, 3, 1, 0),
-		    op = ob_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, y, NONE, 0,
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 4, 1, 4, 4, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 4, 1, 3, 3, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, y, NONE, 0,
 			       255),
 		    op->u.conv.kh = op->u.conv.kw = 2,
 		    op->u.conv.sh = op->u.conv.sw = 2,
@@ -355,9 +359,9 @@ TEST(bad_shapes_per_operator)
 		    op->u.conv.dh = op->u.conv.dw = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* same with pt 1: OH = (4 + 1 - 2) / 2 + 1 = 2 */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 4, 1, 4, 4, 1, 0),
-		    y = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0),
-		    op = ob_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, y, NONE, 0,
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 4, 1, 4, 4, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_MAXPOOL, x, NONE, NONE, y, NONE, 0,
 			       255),
 		    op->u.conv.kh = op->u.conv.kw = 2,
 		    op->u.conv.sh = op->u.conv.sw = 2,
@@ -365,93 +369,93 @@ TEST(bad_shapes_per_operator)
 		    op->u.conv.dh = op->u.conv.dw = 1),
 		   NPU_HW_STATUS_OK);
 	/* conv kernel larger than the padded input */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0),
-		    ob_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 3, 3, 1, 0),
-		    ob_rq(&b, 1, RQ_ONE),
-		    y = ob_u8(&b, PLAIN, 4, 1, 1, 1, 1, 0),
-		    ob_conv_op(&b, NPU_OP_CONV2D, x, 1, NONE, y, 2, 1, 0)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 1, 0),
+		    progbuild_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 3, 3, 1, 0),
+		    progbuild_rq(&b, 1, RQ_ONE),
+		    y = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 1, 0),
+		    progbuild_conv_op(&b, NPU_OP_CONV2D, x, 1, NONE, y, 2, 1, 0)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* avgpool with a per-channel table (2 channels): BAD_SHAPE */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 4, 1, 1, 1, 2, 0),
-		    y = ob_u8(&b, PLAIN, 4, 1, 1, 1, 2, 0),
-		    ob_rq(&b, 2, (const int32_t[]){ 1 << 30, 1, 1 << 30, 1 }),
-		    op = ob_op(&b, NPU_OP_AVGPOOL, x, NONE, NONE, y, 2, 0, 255),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 2, 0),
+		    y = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 2, 0),
+		    progbuild_rq(&b, 2, (const int32_t[]){ 1 << 30, 1, 1 << 30, 1 }),
+		    op = progbuild_op(&b, NPU_OP_AVGPOOL, x, NONE, NONE, y, 2, 0, 255),
 		    op->u.conv.kh = op->u.conv.kw = 1,
 		    op->u.conv.sh = op->u.conv.sw = 1,
 		    op->u.conv.dh = op->u.conv.dw = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* data movement: zero points differ */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 1),
-		    ob_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 1),
+		    progbuild_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* data movement of an I8 tensor: activations are U8 */
-	SHAPE_CASE((x = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 1, 4, 1, 1, 1, 0),
-		    ob_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
+	SHAPE_CASE((x = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 1, 4, 1, 1, 1, 0),
+		    progbuild_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* reshape changing the element count */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0),
-		    ob_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0),
+		    progbuild_op(&b, NPU_OP_RESHAPE, x, NONE, NONE, y, NONE, 0, 0)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* transpose with a repeated axis */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_TRANSPOSE, x, NONE, NONE, y, NONE, 0,
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 2, 2, 2, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_TRANSPOSE, x, NONE, NONE, y, NONE, 0,
 			       0),
 		    op->u.transpose.perm[0] = 1, op->u.transpose.perm[1] = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* slice past the end; begin on an unused dim */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
 		    op->u.slice.begin[0] = 3),
 		   NPU_HW_STATUS_BAD_SHAPE);
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
 		    op->u.slice.begin[2] = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* slice begin near 2^32 must not wrap into range */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 2, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_SLICE, x, NONE, NONE, y, NONE, 0, 0),
 		    op->u.slice.begin[0] = 0xffffffff),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* concat: wrong sum and axis out of range */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 7, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_CONCAT, x, x, NONE, y, NONE, 0, 0)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 7, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_CONCAT, x, x, NONE, y, NONE, 0, 0)),
 		   NPU_HW_STATUS_BAD_SHAPE);
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 8, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_CONCAT, x, x, NONE, y, NONE, 0, 0),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 8, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_CONCAT, x, x, NONE, y, NONE, 0, 0),
 		    op->u.concat.axis = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* pad with a non-zero amount on an unused dim */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    op = ob_op(&b, NPU_OP_PAD, x, NONE, NONE, y, NONE, 0, 0),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    op = progbuild_op(&b, NPU_OP_PAD, x, NONE, NONE, y, NONE, 0, 0),
 		    op->u.pad.after[3] = 1),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* add with different dims, and with 2 pairs */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 2, 4, 1, 1, 1, 0),
-		    ob_rq(&b, 3, (const int32_t[]){ 1, 0, 1, 0, 1, 0 }),
-		    ob_op(&b, NPU_OP_ADD, x, x, NONE, y, 2, 0, 255)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 2, 4, 1, 1, 1, 0),
+		    progbuild_rq(&b, 3, (const int32_t[]){ 1, 0, 1, 0, 1, 0 }),
+		    progbuild_op(&b, NPU_OP_ADD, x, x, NONE, y, 2, 0, 255)),
 		   NPU_HW_STATUS_BAD_SHAPE);
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    y = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
-		    ob_rq(&b, 2, (const int32_t[]){ 1, 0, 1, 0 }),
-		    ob_op(&b, NPU_OP_ADD, x, x, NONE, y, 2, 0, 255)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    y = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 0),
+		    progbuild_rq(&b, 2, (const int32_t[]){ 1, 0, 1, 0 }),
+		    progbuild_op(&b, NPU_OP_ADD, x, x, NONE, y, 2, 0, 255)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 	/* fc on a 4-D input */
-	SHAPE_CASE((x = ob_u8(&b, PLAIN, 4, 1, 1, 1, 4, 0),
-		    ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 2, 4, 1, 1, 0),
-		    ob_rq(&b, 1, RQ_ONE),
-		    y = ob_u8(&b, PLAIN, 2, 1, 2, 1, 1, 0),
-		    ob_op(&b, NPU_OP_FC, x, 1, NONE, y, 2, 0, 255)),
+	SHAPE_CASE((x = progbuild_u8(&b, PLAIN, 4, 1, 1, 1, 4, 0),
+		    progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 2, 4, 1, 1, 0),
+		    progbuild_rq(&b, 1, RQ_ONE),
+		    y = progbuild_u8(&b, PLAIN, 2, 1, 2, 1, 1, 0),
+		    progbuild_op(&b, NPU_OP_FC, x, 1, NONE, y, 2, 0, 255)),
 		   NPU_HW_STATUS_BAD_SHAPE);
 }
 
@@ -459,7 +463,7 @@ TEST(bad_shapes_per_operator)
 /* hooks, cost model, the program copy                                 */
 
 struct hook_log {
-	struct ob *b;
+	struct progbuild *b;
 	int abort_at;
 	int begins, ends;
 	struct npu_op_cost cost[8];
@@ -508,18 +512,18 @@ TEST(hooks_abort_and_cost)
 	struct hook_log h = { .abort_at = 1 };
 	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t idx = 0;
-	struct ob b;
+	struct progbuild b;
 
 	base_prog(&b);
 	h.b = &b;
-	memset(ob_data(&b, 5), 0xaa, 8);
-	EXPECT_EQ(NPU_HW_STATUS_ABORTED, ob_run(&b, &hooks, &idx));
+	memset(progbuild_data(&b, 5), 0xaa, 8);
+	EXPECT_EQ(NPU_HW_STATUS_ABORTED, progbuild_run(&b, &hooks, &idx));
 	EXPECT_EQ(1, idx);
 	EXPECT_EQ(2, h.begins);
 	EXPECT_EQ(1, h.ends);
 	/* op0 ran (y = 3 at a valid lane), op1 did not (z untouched) */
-	EXPECT_EQ(3, ob_get(&b, 1, 0, 1, 1, 1));
-	EXPECT_EQ(0xaa, ob_data(&b, 5)[7]);
+	EXPECT_EQ(3, progbuild_get(&b, 1, 0, 1, 1, 1));
+	EXPECT_EQ(0xaa, progbuild_data(&b, 5)[7]);
 	/* CLIP: macs = 8 elements; in = 8 bytes; out NCHWC16 [1,2,2,2] =
 	 * 1 * 1 * 2 * 2 * 16 = 64 bytes */
 	EXPECT_EQ(8, h.cost[0].macs);
@@ -532,7 +536,7 @@ TEST(hooks_abort_and_cost)
 	EXPECT_EQ(64, h.cost[1].in_bytes);
 	EXPECT_EQ(20, h.cost[1].w_bytes);
 	EXPECT_EQ(8, h.cost[1].out_bytes);
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 /*
@@ -561,34 +565,34 @@ TEST(cost_model_per_operator)
 	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t x, w, bi, r1, r3, y0, dx, dw, dy, py, ax, ay, cy, idx;
 	struct npu_prog_op *op;
-	struct ob b;
+	struct progbuild b;
 	int i;
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
 	h.b = &b;
-	x = ob_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
-	w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 4, 3, 1, 1, 0);
-	bi = ob_bias(&b, 4, bias4);
-	r1 = ob_rq(&b, 1, RQ_ONE);
-	r3 = ob_rq(&b, 3, p3);
-	y0 = ob_u8(&b, PLAIN, 2, 2, 4, 1, 1, 0);
-	ob_op(&b, NPU_OP_FC, x, w, bi, y0, r1, 0, 255);
-	dx = ob_u8(&b, C16, 4, 1, 4, 4, 3, 0);
-	dw = ob_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 3, 3, 3, 0);
-	dy = ob_u8(&b, PLAIN, 4, 1, 4, 4, 3, 0);
-	ob_conv_op(&b, NPU_OP_DWCONV2D, dx, dw, NONE, dy, r3, 1, 1);
-	py = ob_u8(&b, C16, 4, 1, 2, 2, 3, 0);
-	op = ob_op(&b, NPU_OP_AVGPOOL, dy, NONE, NONE, py, r1, 0, 255);
+	x = progbuild_u8(&b, PLAIN, 2, 2, 3, 1, 1, 0);
+	w = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 2, 4, 3, 1, 1, 0);
+	bi = progbuild_bias(&b, 4, bias4);
+	r1 = progbuild_rq(&b, 1, RQ_ONE);
+	r3 = progbuild_rq(&b, 3, p3);
+	y0 = progbuild_u8(&b, PLAIN, 2, 2, 4, 1, 1, 0);
+	progbuild_op(&b, NPU_OP_FC, x, w, bi, y0, r1, 0, 255);
+	dx = progbuild_u8(&b, C16, 4, 1, 4, 4, 3, 0);
+	dw = progbuild_tensor(&b, 1, NPU_DT_U8, PLAIN, 4, 1, 3, 3, 3, 0);
+	dy = progbuild_u8(&b, PLAIN, 4, 1, 4, 4, 3, 0);
+	progbuild_conv_op(&b, NPU_OP_DWCONV2D, dx, dw, NONE, dy, r3, 1, 1);
+	py = progbuild_u8(&b, C16, 4, 1, 2, 2, 3, 0);
+	op = progbuild_op(&b, NPU_OP_AVGPOOL, dy, NONE, NONE, py, r1, 0, 255);
 	op->u.conv.kh = op->u.conv.kw = 2;
 	op->u.conv.sh = op->u.conv.sw = 2;
 	op->u.conv.dh = op->u.conv.dw = 1;
-	ax = ob_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
-	ay = ob_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
-	ob_op(&b, NPU_OP_ADD, py, ax, NONE, ay, r3, 0, 255);
-	cy = ob_u8(&b, C16, 4, 1, 2, 2, 6, 0);
-	op = ob_op(&b, NPU_OP_CONCAT, ax, ay, NONE, cy, NONE, 0, 0);
+	ax = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
+	ay = progbuild_u8(&b, PLAIN, 4, 1, 2, 2, 3, 0);
+	progbuild_op(&b, NPU_OP_ADD, py, ax, NONE, ay, r3, 0, 255);
+	cy = progbuild_u8(&b, C16, 4, 1, 2, 2, 6, 0);
+	op = progbuild_op(&b, NPU_OP_CONCAT, ax, ay, NONE, cy, NONE, 0, 0);
 	op->u.concat.axis = 3;
-	ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, &hooks, &idx));
+	ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, &hooks, &idx));
 	ASSERT_EQ(5, h.ends);
 	for (i = 0; i < 5; i++) {
 		EXPECT_EQ(exp[i][0], h.cost[i].macs);
@@ -596,7 +600,7 @@ TEST(cost_model_per_operator)
 		EXPECT_EQ(exp[i][2], h.cost[i].w_bytes);
 		EXPECT_EQ(exp[i][3], h.cost[i].out_bytes);
 	}
-	ob_free(&b);
+	progbuild_free(&b);
 }
 
 TEST(program_changed_while_running)
@@ -604,16 +608,16 @@ TEST(program_changed_while_running)
 	struct hook_log h = { .abort_at = -1, .mutate = 1 };
 	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t idx = 0;
-	struct ob b;
+	struct progbuild b;
 
 	base_prog(&b);
 	h.b = &b;
 	/* the device runs what it checked: both ops, z as before */
-	EXPECT_EQ(NPU_HW_STATUS_OK, ob_run(&b, &hooks, &idx));
+	EXPECT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, &hooks, &idx));
 	EXPECT_EQ(2, h.ends);
-	EXPECT_EQ(14, ob_get(&b, 5, 0, 1, 1, 0));
-	EXPECT_EQ(15, ob_get(&b, 5, 0, 1, 1, 1));
-	ob_free(&b);
+	EXPECT_EQ(14, progbuild_get(&b, 5, 0, 1, 1, 0));
+	EXPECT_EQ(15, progbuild_get(&b, 5, 0, 1, 1, 1));
+	progbuild_free(&b);
 }
 
 /*
@@ -625,25 +629,25 @@ TEST(rq_table_overwritten_by_earlier_op)
 {
 	struct npu_prog_op tmp;
 	uint16_t idx, src, dst;
-	struct ob b;
+	struct progbuild b;
 
 	base_prog(&b);
-	src = ob_u8(&b, PLAIN, 1, 8, 1, 1, 1, 0);
-	memset(ob_data(&b, src), 0xff, 8);
+	src = progbuild_u8(&b, PLAIN, 1, 8, 1, 1, 1, 0);
+	memset(progbuild_data(&b, src), 0xff, 8);
 	/* a U8 view of the table's 8 bytes */
-	dst = ob_tensor(&b, 0, NPU_DT_U8, PLAIN, 1, 8, 1, 1, 1, 0);
+	dst = progbuild_tensor(&b, 0, NPU_DT_U8, PLAIN, 1, 8, 1, 1, 1, 0);
 	b.t[dst].offset = b.t[4].offset;
 	/* put the overwrite first: move CLIP and CONV2D down */
-	ob_op(&b, NPU_OP_RESHAPE, src, NONE, NONE, dst, NONE, 0, 0);
+	progbuild_op(&b, NPU_OP_RESHAPE, src, NONE, NONE, dst, NONE, 0, 0);
 	tmp = b.op[2];
 	b.op[2] = b.op[1];
 	b.op[1] = b.op[0];
 	b.op[0] = tmp;
-	ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
-	EXPECT_EQ(-1, ((int32_t *)ob_data(&b, 4))[0]);
+	ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
+	EXPECT_EQ(-1, ((int32_t *)progbuild_data(&b, 4))[0]);
 	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(7, ob_data(&b, 5)[i]);
-	ob_free(&b);
+		EXPECT_EQ(7, progbuild_data(&b, 5)[i]);
+	progbuild_free(&b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -654,44 +658,44 @@ TEST(output_overlaps_input)
 {
 	static const int32_t xv[] = { 0, 5, 200, 9 };
 	uint16_t x, y, idx;
-	struct ob b;
+	struct progbuild b;
 	uint8_t ref[64];
 
-	ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-	x = ob_u8(&b, PLAIN, 1, 4, 1, 1, 1, 5);
-	ob_fill(&b, x, xv);
-	ob_op(&b, NPU_OP_CLIP, x, NONE, NONE, x, NONE, 2, 100);
-	ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
+	ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+	x = progbuild_u8(&b, PLAIN, 1, 4, 1, 1, 1, 5);
+	progbuild_fill(&b, x, xv);
+	progbuild_op(&b, NPU_OP_CLIP, x, NONE, NONE, x, NONE, 2, 100);
+	ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
 	/* 5 + x - 5 = x, clamped to [2, 100] */
-	EXPECT_EQ(2, ob_data(&b, x)[0]);
-	EXPECT_EQ(5, ob_data(&b, x)[1]);
-	EXPECT_EQ(100, ob_data(&b, x)[2]);
-	EXPECT_EQ(9, ob_data(&b, x)[3]);
-	ob_free(&b);
+	EXPECT_EQ(2, progbuild_data(&b, x)[0]);
+	EXPECT_EQ(5, progbuild_data(&b, x)[1]);
+	EXPECT_EQ(100, progbuild_data(&b, x)[2]);
+	EXPECT_EQ(9, progbuild_data(&b, x)[3]);
+	progbuild_free(&b);
 
 	/* 3x3 conv, output shifted 5 bytes into the input: the result must
 	 * be the one computed from the unmodified input */
 	for (int overlap = 0; overlap < 2; overlap++) {
 		uint16_t w, rq;
 
-		ASSERT_EQ(0, ob_init(&b, 2, 1 << 16));
-		x = ob_u8(&b, PLAIN, 4, 1, 4, 4, 4, 3);
-		w = ob_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 4, 3, 3, 4, 1);
-		rq = ob_rq(&b, 1, RQ_ONE);
-		y = ob_u8(&b, PLAIN, 4, 1, 4, 4, 4, 100);
+		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
+		x = progbuild_u8(&b, PLAIN, 4, 1, 4, 4, 4, 3);
+		w = progbuild_tensor(&b, 1, NPU_DT_I8, PLAIN, 4, 4, 3, 3, 4, 1);
+		rq = progbuild_rq(&b, 1, RQ_ONE);
+		y = progbuild_u8(&b, PLAIN, 4, 1, 4, 4, 4, 100);
 		for (int i = 0; i < 64; i++)
-			ob_data(&b, x)[i] = (uint8_t)(i * 7);
+			progbuild_data(&b, x)[i] = (uint8_t)(i * 7);
 		for (int i = 0; i < 144; i++)
-			ob_data(&b, w)[i] = (uint8_t)(i * 5 - 70);
+			progbuild_data(&b, w)[i] = (uint8_t)(i * 5 - 70);
 		if (overlap)
 			b.t[y].offset = b.t[x].offset + 5;
-		ob_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 1, 1);
-		ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
+		progbuild_conv_op(&b, NPU_OP_CONV2D, x, w, NONE, y, rq, 1, 1);
+		ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
 		if (!overlap)
-			memcpy(ref, ob_data(&b, y), 64);
+			memcpy(ref, progbuild_data(&b, y), 64);
 		else
-			EXPECT_EQ(0, memcmp(ref, ob_data(&b, y), 64));
-		ob_free(&b);
+			EXPECT_EQ(0, memcmp(ref, progbuild_data(&b, y), 64));
+		progbuild_free(&b);
 	}
 }
 
@@ -712,7 +716,7 @@ static uint32_t rr(uint64_t *s, uint32_t lo, uint32_t hi)
 }
 
 /* a random CONV2D/DWCONV2D/FC/MATMUL program; returns the output index */
-static uint16_t rand_prog(struct ob *b, uint64_t *s)
+static uint16_t rand_prog(struct progbuild *b, uint64_t *s)
 {
 	uint32_t kind = rr(s, 0, 3), n = rr(s, 1, 2), h = rr(s, 1, 9);
 	uint32_t w = rr(s, 1, 11), c = rr(s, 1, 40), co = rr(s, 1, 37);
@@ -723,13 +727,13 @@ static uint16_t rand_prog(struct ob *b, uint64_t *s)
 	int32_t *tab;
 	uint64_t bytes;
 
-	ob_init(b, 3, 1 << 18);
+	progbuild_init_slots(b, 3, 1 << 18);
 	if (kind >= 2) {	/* FC / MATMUL: [M, K] x [N, K] or [K, N] */
-		x = ob_u8(b, PLAIN, 2, h * w, c, 1, 1, rr(s, 0, 255));
+		x = progbuild_u8(b, PLAIN, 2, h * w, c, 1, 1, rr(s, 0, 255));
 		wt = kind == 2 ?
-		     ob_tensor(b, 2, wdt, PLAIN, 2, co, c, 1, 1, 0) :
-		     ob_tensor(b, 2, wdt, PLAIN, 2, c, co, 1, 1, 0);
-		y = ob_u8(b, PLAIN, 2, h * w, co, 1, 1, rr(s, 0, 255));
+		     progbuild_tensor(b, 2, wdt, PLAIN, 2, co, c, 1, 1, 0) :
+		     progbuild_tensor(b, 2, wdt, PLAIN, 2, c, co, 1, 1, 0);
+		y = progbuild_u8(b, PLAIN, 2, h * w, co, 1, 1, rr(s, 0, 255));
 	} else {
 		uint32_t sh = rr(s, 1, 3), sw = rr(s, 1, 3);
 		uint32_t pt = rr(s, 0, 2), pl = rr(s, 0, 2);
@@ -743,57 +747,57 @@ static uint16_t rand_prog(struct ob *b, uint64_t *s)
 		ow = (w + pl + pr - kw) / sw + 1;
 		if (kind == 1)
 			co = c;
-		x = ob_u8(b, rr(s, 0, 1), 4, n, h, w, c, rr(s, 0, 255));
-		wt = ob_tensor(b, 2, wdt, PLAIN, 4, kind ? 1 : co, kh, kw, c,
+		x = progbuild_u8(b, rr(s, 0, 1), 4, n, h, w, c, rr(s, 0, 255));
+		wt = progbuild_tensor(b, 2, wdt, PLAIN, 4, kind ? 1 : co, kh, kw, c,
 			       0);
-		y = ob_u8(b, rr(s, 0, 1), 4, n, oh, ow, co, rr(s, 0, 255));
+		y = progbuild_u8(b, rr(s, 0, 1), 4, n, oh, ow, co, rr(s, 0, 255));
 		b->t[wt].zero_point = wdt == NPU_DT_I8 ? (int32_t)rr(s, 0, 255) - 128 :
 				      (int32_t)rr(s, 0, 255);
-		bytes = ob_bytes(&b->t[x]);
+		bytes = progbuild_bytes(&b->t[x]);
 		for (i = 0; i < bytes; i++)
-			ob_data(b, x)[i] = (uint8_t)rnd(s);
-		bytes = ob_bytes(&b->t[wt]);
+			progbuild_data(b, x)[i] = (uint8_t)rnd(s);
+		bytes = progbuild_bytes(&b->t[wt]);
 		for (i = 0; i < bytes; i++)
-			ob_data(b, wt)[i] = (uint8_t)rnd(s);
+			progbuild_data(b, wt)[i] = (uint8_t)rnd(s);
 		pairs = rr(s, 0, 1) ? co : 1;
 		tab = malloc(8ull * pairs);
 		for (i = 0; i < pairs; i++) {
 			tab[2 * i] = (int32_t)(rnd(s) & 0x7fffffff);
 			tab[2 * i + 1] = (int32_t)rr(s, 0, 20) - 18;
 		}
-		rq = ob_rq(b, pairs, tab);
+		rq = progbuild_rq(b, pairs, tab);
 		free(tab);
 		if (rr(s, 0, 1)) {
 			tab = malloc(4ull * co);
 			for (i = 0; i < co; i++)
 				tab[i] = (int32_t)rnd(s);
-			bias = ob_bias(b, co, tab);
+			bias = progbuild_bias(b, co, tab);
 			free(tab);
 		}
-		op = ob_conv_op(b, kind ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, x,
+		op = progbuild_conv_op(b, kind ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, x,
 				wt, bias, y, rq, 1, 0);
-		npb_conv(op, 0, 0, sh, sw, pt, pl, pb, pr);
+		progbuild_conv(op, 0, 0, sh, sw, pt, pl, pb, pr);
 		op->act_min = rr(s, 0, 100);
 		op->act_max = rr(s, op->act_min, 255);
 		return y;
 	}
 	b->t[wt].zero_point = wdt == NPU_DT_I8 ? (int32_t)rr(s, 0, 255) - 128 :
 			      (int32_t)rr(s, 0, 255);
-	bytes = ob_bytes(&b->t[x]);
+	bytes = progbuild_bytes(&b->t[x]);
 	for (i = 0; i < bytes; i++)
-		ob_data(b, x)[i] = (uint8_t)rnd(s);
-	bytes = ob_bytes(&b->t[wt]);
+		progbuild_data(b, x)[i] = (uint8_t)rnd(s);
+	bytes = progbuild_bytes(&b->t[wt]);
 	for (i = 0; i < bytes; i++)
-		ob_data(b, wt)[i] = (uint8_t)rnd(s);
+		progbuild_data(b, wt)[i] = (uint8_t)rnd(s);
 	pairs = rr(s, 0, 1) ? co : 1;
 	tab = malloc(8ull * pairs);
 	for (i = 0; i < pairs; i++) {
 		tab[2 * i] = (int32_t)(rnd(s) & 0x7fffffff);
 		tab[2 * i + 1] = (int32_t)rr(s, 0, 20) - 18;
 	}
-	rq = ob_rq(b, pairs, tab);
+	rq = progbuild_rq(b, pairs, tab);
 	free(tab);
-	ob_op(b, kind == 2 ? NPU_OP_FC : NPU_OP_MATMUL, x, wt, NONE, y, rq,
+	progbuild_op(b, kind == 2 ? NPU_OP_FC : NPU_OP_MATMUL, x, wt, NONE, y, rq,
 	      0, 255);
 	return y;
 }
@@ -807,30 +811,30 @@ TEST(fast_path_equals_generic)
 		uint8_t *fast_out;
 		uint16_t y, idx;
 		uint64_t bytes;
-		struct ob b;
+		struct progbuild b;
 		int st;
 
 		seed = 0x5eed0000ull + k;
 		s = seed;
 		y = rand_prog(&b, &s);
-		bytes = ob_bytes(&b.t[y]);
+		bytes = progbuild_bytes(&b.t[y]);
 		npu_ops_set_fast_path(true);
-		st = ob_run(&b, NULL, &idx);
+		st = progbuild_run(&b, NULL, &idx);
 		ASSERT_EQ(NPU_HW_STATUS_OK, st) {
 			TH_LOG("seed %#llx: op %u", (unsigned long long)seed,
 			       idx);
 		}
 		fast_out = malloc(bytes);
-		memcpy(fast_out, ob_data(&b, y), bytes);
-		memset(ob_data(&b, y), 0x5a, bytes);
+		memcpy(fast_out, progbuild_data(&b, y), bytes);
+		memset(progbuild_data(&b, y), 0x5a, bytes);
 		npu_ops_set_fast_path(false);
-		ASSERT_EQ(NPU_HW_STATUS_OK, ob_run(&b, NULL, &idx));
-		ASSERT_EQ(0, memcmp(fast_out, ob_data(&b, y), bytes)) {
+		ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
+		ASSERT_EQ(0, memcmp(fast_out, progbuild_data(&b, y), bytes)) {
 			TH_LOG("seed %#llx: fast and generic differ",
 			       (unsigned long long)seed);
 		}
 		free(fast_out);
-		ob_free(&b);
+		progbuild_free(&b);
 	}
 }
 

@@ -21,7 +21,7 @@
 #include "kselftest_harness.h"
 #include "npuref.h"
 #include "program.h"
-#include "progbuild.h"
+#include "npu_progbuild.h"
 
 #define NONE		NPU_PROG_NONE
 #define CAP		(48 * 1024)	/* bytes of each slot buffer */
@@ -66,7 +66,7 @@ static int chance(struct rng *r, uint32_t num, uint32_t den)
 struct gcase {
 	uint64_t seed;
 	struct rng r;
-	struct pb p;
+	struct progbuild p;
 	unsigned int nslots;
 	uint8_t *mem[NPU_HW_MAX_BUFS];	/* initial contents, CAP bytes */
 	uint32_t used[NPU_HW_MAX_BUFS];
@@ -122,7 +122,7 @@ static uint16_t new_tensor(struct gcase *g, uint8_t dtype, uint8_t layout,
 	uint32_t off, align;
 	uint64_t b;
 
-	if (g->p.nt >= PB_MAX_T)
+	if (g->p.nt >= PROGBUILD_MAX_TENSORS)
 		return NONE;
 	t.dtype = dtype;
 	t.layout = layout;
@@ -154,7 +154,7 @@ static uint8_t *tdata(struct gcase *g, uint16_t t)
 
 static void put32(uint8_t *p, int32_t v)
 {
-	pb_put32(p, 0, v);
+	progbuild_put32(p, 0, v);
 }
 
 static int32_t get32(const uint8_t *p)
@@ -282,7 +282,7 @@ static uint16_t act4(struct gcase *g, uint32_t maxc)
 
 static struct npu_prog_op *new_op(struct gcase *g, uint16_t opcode)
 {
-	return pb_op(&g->p, opcode, NONE, NONE, NONE, NONE, NONE, 0, 255);
+	return progbuild_op(&g->p, opcode, NONE, NONE, NONE, NONE, NONE, 0, 255);
 }
 
 /* window parameters with a kernel that fits the padded input */
@@ -341,7 +341,7 @@ static int gen_conv(struct gcase *g, int dw)
 	o->in[2] = b;
 	o->out = y;
 	o->rq = q;
-	pb_conv(o, 0, 0, sh, sw, pt, pl, pb_, pr);
+	progbuild_conv(o, 0, 0, sh, sw, pt, pl, pb_, pr);
 	if (chance(&g->r, 1, 4)) {	/* kh/kw are ignored */
 		o->u.conv.kh = (uint8_t)rnd(&g->r, 256);
 		o->u.conv.kw = (uint8_t)rnd(&g->r, 256);
@@ -380,7 +380,7 @@ static int gen_pool(struct gcase *g, int avg)
 	o->out = y;
 	o->rq = avg ? q : (chance(&g->r, 1, 2) ? NONE :
 			   (uint16_t)rnd(&g->r, 0x10000));
-	pb_conv(o, (uint8_t)kh, (uint8_t)kw, sh, sw, pt, pl, pb_, pr);
+	progbuild_conv(o, (uint8_t)kh, (uint8_t)kw, sh, sw, pt, pl, pb_, pr);
 	rand_act(g, o);
 	return y;
 }
@@ -741,15 +741,15 @@ static int gen_valid(struct gcase *g, uint64_t seed)
 	g->used[0] = g->prog_off + PROG_RESERVE;
 	g->prog_slack = chance(&g->r, 1, 4) ? 8 * rnd(&g->r, 8) : 0;
 	g->last_out = NONE;
-	pb_init(&g->p);
+	progbuild_init(&g->p);
 	nops = 1 + rnd(&g->r, MAX_OPS);
-	for (i = 0; i < nops * 3 && g->p.no < nops; i++) {
-		unsigned int nt = g->p.nt, no = g->p.no;
+	for (i = 0; i < nops * 3 && g->p.nop < nops; i++) {
+		unsigned int nt = g->p.nt, no = g->p.nop;
 		int y = gen_op(g);
 
 		if (y < 0) {		/* roll back a half-built operator */
 			g->p.nt = nt;
-			g->p.no = no;
+			g->p.nop = no;
 			continue;
 		}
 		g->last_out = (uint16_t)y;
@@ -760,11 +760,11 @@ static int gen_valid(struct gcase *g, uint64_t seed)
 	 * requantization tables (read when they run, clamped) and the
 	 * program (copied before it runs).
 	 */
-	if (chance(&g->r, 1, 4) && g->p.no) {
+	if (chance(&g->r, 1, 4) && g->p.nop) {
 		unsigned int k, moves = 1 + rnd(&g->r, 2);
 
 		for (k = 0; k < moves; k++) {
-			struct npu_prog_op *o = &g->p.o[rnd(&g->r, g->p.no)];
+			struct npu_prog_op *o = &g->p.op[rnd(&g->r, g->p.nop)];
 			struct npu_prog_tensor *t = &g->p.t[o->out];
 			unsigned int slot = rnd(&g->r, g->nslots);
 			uint64_t b = tbytes(t);
@@ -797,7 +797,7 @@ static int gen_valid(struct gcase *g, uint64_t seed)
 
 static size_t emit(const struct gcase *g, uint8_t *slot0)
 {
-	size_t n = pb_emit(&g->p, slot0 + g->prog_off);
+	size_t n = progbuild_emit(&g->p, slot0 + g->prog_off);
 	unsigned int i;
 
 	for (i = 0; i < g->nedits; i++)
@@ -922,7 +922,7 @@ static void print_case(const struct gcase *g)
 	size_t n;
 
 	memset(buf, 0, sizeof(buf));
-	n = pb_emit(&g->p, buf);
+	n = progbuild_emit(&g->p, buf);
 	for (i = 0; i < g->nedits; i++)
 		buf[g->edit[i].off] = g->edit[i].val;
 	memcpy(&h, buf, sizeof(h));
@@ -936,7 +936,7 @@ static void print_case(const struct gcase *g)
 		"#   hdr magic 0x%08x ver %u hdr_size %u n_tensors %u n_ops %u tensors_off %u ops_off %u size %u rsvd %u\n",
 		h.magic, h.version, h.hdr_size, h.n_tensors, h.n_ops,
 		h.tensors_off, h.ops_off, h.size, h.rsvd);
-	for (i = 0; i < h.n_tensors && i < PB_MAX_T &&
+	for (i = 0; i < h.n_tensors && i < PROGBUILD_MAX_TENSORS &&
 	     (uint64_t)h.tensors_off + (i + 1) * 32 <= n; i++) {
 		struct npu_prog_tensor t;
 
@@ -947,7 +947,7 @@ static void print_case(const struct gcase *g)
 			t.dims[0], t.dims[1], t.dims[2], t.dims[3],
 			t.zero_point, t.rsvd);
 	}
-	for (i = 0; i < h.n_ops && i < PB_MAX_O &&
+	for (i = 0; i < h.n_ops && i < PROGBUILD_MAX_OPS &&
 	     (uint64_t)h.ops_off + (i + 1) * 64 <= n; i++) {
 		struct npu_prog_op o;
 		unsigned int k;
@@ -1049,24 +1049,24 @@ static void minimize(struct gcase *g)
 	unsigned int i;
 	int progress = 1;
 
-	while (progress && g->p.no > 1) {
+	while (progress && g->p.nop > 1) {
 		progress = 0;
-		for (i = g->p.no; i-- > 0;) {
-			struct npu_prog_op saved[PB_MAX_O];
-			unsigned int no = g->p.no;
+		for (i = g->p.nop; i-- > 0;) {
+			struct npu_prog_op saved[PROGBUILD_MAX_OPS];
+			unsigned int no = g->p.nop;
 
 			if (g->nedits)
 				return;	/* byte offsets would move */
-			memcpy(saved, g->p.o, sizeof(saved));
-			memmove(&g->p.o[i], &g->p.o[i + 1],
-				(no - i - 1) * sizeof(g->p.o[0]));
-			g->p.no--;
+			memcpy(saved, g->p.op, sizeof(saved));
+			memmove(&g->p.op[i], &g->p.op[i + 1],
+				(no - i - 1) * sizeof(g->p.op[0]));
+			g->p.nop--;
 			if (!run_both(g, &d) && d.differs) {
 				progress = 1;
 				continue;
 			}
-			memcpy(g->p.o, saved, sizeof(saved));
-			g->p.no = no;
+			memcpy(g->p.op, saved, sizeof(saved));
+			g->p.nop = no;
 		}
 	}
 }
@@ -1078,11 +1078,11 @@ static void inject_fault(struct gcase *g)
 	struct rng *r = &g->r;
 	struct npu_prog_tensor *t;
 	struct npu_prog_op *o;
-	size_t psize = pb_size(&g->p);
+	size_t psize = progbuild_size(&g->p);
 	unsigned int k;
 
 	t = &g->p.t[rnd(r, g->p.nt)];
-	o = &g->p.o[rnd(r, g->p.no)];
+	o = &g->p.op[rnd(r, g->p.nop)];
 	switch (rnd(r, 41)) {
 	case 0:
 		g->fault = "hdr magic";
@@ -1289,7 +1289,7 @@ static void inject_fault(struct gcase *g)
 
 static void flip_bytes(struct gcase *g)
 {
-	size_t psize = pb_size(&g->p);
+	size_t psize = progbuild_size(&g->p);
 	unsigned int i, n = 1 + rnd(&g->r, 4);
 
 	g->fault = "byte flips";
@@ -1341,21 +1341,21 @@ static unsigned int blame(const struct gcase *g, const struct diff *d)
 	unsigned int k;
 
 	if (d->differs == 2) {
-		for (k = g->p.no; k-- > 0;) {
+		for (k = g->p.nop; k-- > 0;) {
 			const struct npu_prog_tensor *t;
 
-			if (g->p.o[k].out >= g->p.nt)
+			if (g->p.op[k].out >= g->p.nt)
 				continue;
-			t = &g->p.t[g->p.o[k].out];
+			t = &g->p.t[g->p.op[k].out];
 			if (t->buf == d->slot && d->off >= t->offset &&
 			    d->off < t->offset + tbytes(t))
-				return g->p.o[k].opcode <= NPU_OP_MAX ?
-				       g->p.o[k].opcode : 0;
+				return g->p.op[k].opcode <= NPU_OP_MAX ?
+				       g->p.op[k].opcode : 0;
 		}
 		return NPU_OP_MAX + 1;
 	}
-	if (i < g->p.no && !g->nedits)
-		return g->p.o[i].opcode <= NPU_OP_MAX ? g->p.o[i].opcode : 0;
+	if (i < g->p.nop && !g->nedits)
+		return g->p.op[i].opcode <= NPU_OP_MAX ? g->p.op[i].opcode : 0;
 	return NPU_OP_MAX + 1;
 }
 

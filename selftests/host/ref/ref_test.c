@@ -14,7 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "npuref.h"
-#include "progbuild.h"
+#include "npu_progbuild.h"
 
 #define Q30	(1 << 30)		/* multiplier 0.5 */
 #define QMAX	INT32_MAX		/* multiplier ~1.0 */
@@ -33,9 +33,9 @@ static struct npuref_buf slots[3] = {
 
 static uint16_t op_idx;
 
-static int run_prog(const struct pb *p)
+static int run_prog(const struct progbuild *p)
 {
-	size_t n = pb_emit(p, slot0);
+	size_t n = progbuild_emit(p, slot0);
 
 	op_idx = 0x1234;
 	return npuref_run(slot0, n, slots, 3, 0, &op_idx);
@@ -335,23 +335,23 @@ TEST(conv2d_basic)
 	static const uint8_t x[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 	static const uint8_t w[4] = { 1, 0xff, 2, 0 };
 	static const uint8_t want[4] = { 11, 12, 14, 15 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tw, tb, tq, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 3, 3, 1, 1);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 2, 2, 1, 3);
-	tw = pb_tensor(&p, NPU_DT_I8, 0, 2, 0, 4, 1, 2, 2, 1, 0);
-	tb = pb_tensor(&p, NPU_DT_I32, 0, 2, 16, 1, 1, 1, 1, 1, 0);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_CONV2D, tx, tw, tb, ty, tq, 0, 255);
-	pb_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 3, 3, 1, 1);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 2, 2, 1, 3);
+	tw = progbuild_tensor_at(&p, NPU_DT_I8, 0, 2, 0, 4, 1, 2, 2, 1, 0);
+	tb = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 16, 1, 1, 1, 1, 1, 0);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_CONV2D, tx, tw, tb, ty, tq, 0, 255);
+	progbuild_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
 	put_bytes(act_buf, x, sizeof(x));
 	put_bytes(wt_buf, w, sizeof(w));
-	pb_put32(wt_buf + 16, 0, 10);
-	pb_put32(wt_buf + 32, 0, Q30);
-	pb_put32(wt_buf + 32, 1, 0);
+	progbuild_put32(wt_buf + 16, 0, 10);
+	progbuild_put32(wt_buf + 32, 0, Q30);
+	progbuild_put32(wt_buf + 32, 1, 0);
 	memset(act_buf + 64, 0xee, 8);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0xffff, op_idx);
@@ -385,7 +385,7 @@ TEST(conv2d_pad_stride_perchannel_nchwc16_out)
 	static const uint8_t x[8] = { 10, 1, 20, 2, 30, 3, 40, 4 };
 	static const uint8_t want[4][2] = { { 11, 8 }, { 22, 8 }, { 33, 9 },
 					     { 40, 9 } };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tw, tq, ty;
 	struct npu_prog_op *o;
 	unsigned int i, l;
@@ -395,20 +395,20 @@ TEST(conv2d_pad_stride_perchannel_nchwc16_out)
 		w[i] = 2;			/* co0 */
 	for (i = 8; i < 16; i++)
 		w[i] = (i % 2) ? 3 : 1;		/* co1: ci1 3, ci0 1 */
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 2, 5);
-	ty = pb_tensor(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 2, 2,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 2, 5);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 2, 2,
 		       2, 10);
-	tw = pb_tensor(&p, NPU_DT_U8, 0, 2, 0, 4, 2, 2, 2, 2, 1);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 64, 2, 2, 2, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_CONV2D, tx, tw, NPU_PROG_NONE, ty, tq, 0, 40);
-	pb_conv(o, 0, 0, 2, 2, 1, 1, 1, 1);
+	tw = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 0, 4, 2, 2, 2, 2, 1);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 64, 2, 2, 2, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_CONV2D, tx, tw, NPU_PROG_NONE, ty, tq, 0, 40);
+	progbuild_conv(o, 0, 0, 2, 2, 1, 1, 1, 1);
 	put_bytes(act_buf, x, sizeof(x));
 	put_bytes(wt_buf, w, sizeof(w));
-	pb_put32(wt_buf + 64, 0, Q30);
-	pb_put32(wt_buf + 64, 1, 1);
-	pb_put32(wt_buf + 64, 2, Q30);
-	pb_put32(wt_buf + 64, 3, -1);
+	progbuild_put32(wt_buf + 64, 0, Q30);
+	progbuild_put32(wt_buf + 64, 1, 1);
+	progbuild_put32(wt_buf + 64, 2, Q30);
+	progbuild_put32(wt_buf + 64, 3, -1);
 	memset(act_buf + 64, 0xee, 80);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	for (i = 0; i < 4; i++) {
@@ -429,23 +429,23 @@ TEST(conv2d_acc_wraps)
 	 * / 2^31 = -0.49998 -> 0. zy = 7 -> 7. Without the wrap the result
 	 * would be srdhm(>0) / 2^31 = 0.5 -> 1 -> 8.
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tw, tb, tq, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 7);
-	tw = pb_tensor(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 1, 1, 1, 0);
-	tb = pb_tensor(&p, NPU_DT_I32, 0, 2, 16, 1, 1, 1, 1, 1, 0);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_CONV2D, tx, tw, tb, ty, tq, 0, 255);
-	pb_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 7);
+	tw = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 1, 1, 1, 0);
+	tb = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 16, 1, 1, 1, 1, 1, 0);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_CONV2D, tx, tw, tb, ty, tq, 0, 255);
+	progbuild_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
 	act_buf[0] = 255;
 	wt_buf[0] = 255;
-	pb_put32(wt_buf + 16, 0, INT32_MAX);
-	pb_put32(wt_buf + 32, 0, Q30);
-	pb_put32(wt_buf + 32, 1, -31);
+	progbuild_put32(wt_buf + 16, 0, INT32_MAX);
+	progbuild_put32(wt_buf + 32, 0, Q30);
+	progbuild_put32(wt_buf + 32, 1, -31);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
 }
@@ -460,20 +460,20 @@ TEST(dwconv2d_nchwc16_input_padding_ignored)
 	 * c0: 1*1 + 4*1 = 5; bias 100 -> 105. c1: 5+6+7+8 = 26; bias -20 -> 6.
 	 * rq {2^30, 1} = 1.0 -> same; zy = 0; act [0, 100] -> 100, 6.
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tw, tb, tq, ty;
 	struct npu_prog_op *o;
 	static const uint8_t w[8] = { 1, 1, 0, 1, 0, 1, 1, 1 };
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 0, 4, 1, 2, 2, 2,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 0, 4, 1, 2, 2, 2,
 		       0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 128, 4, 1, 1, 1, 2, 0);
-	tw = pb_tensor(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 2, 2, 2, 0);
-	tb = pb_tensor(&p, NPU_DT_I32, 0, 2, 16, 1, 2, 1, 1, 1, 0);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_DWCONV2D, tx, tw, tb, ty, tq, 0, 100);
-	pb_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 128, 4, 1, 1, 1, 2, 0);
+	tw = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 2, 2, 2, 0);
+	tb = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 16, 1, 2, 1, 1, 1, 0);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_DWCONV2D, tx, tw, tb, ty, tq, 0, 100);
+	progbuild_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
 	memset(act_buf, 0xaa, 64);
 	/* block (h, w) at 16 * (h*2 + w): lane 0 = c0, lane 1 = c1 */
 	act_buf[0] = 1;  act_buf[1] = 5;
@@ -481,10 +481,10 @@ TEST(dwconv2d_nchwc16_input_padding_ignored)
 	act_buf[32] = 3; act_buf[33] = 7;
 	act_buf[48] = 4; act_buf[49] = 8;
 	put_bytes(wt_buf, w, sizeof(w));
-	pb_put32(wt_buf + 16, 0, 100);
-	pb_put32(wt_buf + 16, 1, -20);
-	pb_put32(wt_buf + 32, 0, Q30);
-	pb_put32(wt_buf + 32, 1, 1);
+	progbuild_put32(wt_buf + 16, 0, 100);
+	progbuild_put32(wt_buf + 16, 1, -20);
+	progbuild_put32(wt_buf + 32, 0, Q30);
+	progbuild_put32(wt_buf + 32, 1, 1);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(100, act_buf[128]);
 	EXPECT_EQ(6, act_buf[129]);
@@ -502,16 +502,16 @@ TEST(avgpool_padding_excluded)
 	 * ow1: 2+5+1-2 = 6, cnt 4: (6 + 2)/4 = 2 -> 3
 	 * ow2: cols 2 and 3 (3 is padding): 5 - 2 = 3, cnt 2: (3+1)/2 = 2 -> 3
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 3, 1, 2);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 3, 1, 1);
-	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 3, 1, 2);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 3, 1, 1);
+	o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  NPU_PROG_NONE, 0, 255);
-	pb_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
+	progbuild_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
 	put_bytes(act_buf, pool_x, sizeof(pool_x));
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(4, act_buf[64]);
@@ -528,25 +528,25 @@ TEST(avgpool_negative_rounding_and_rq)
 	 * Op 1, rq {2^30, 0} = 0.5: srdhm(-3, 2^30) = -1 (tie goes up):
 	 * 10 - 1 = 9.
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty0, ty1, tq;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 2, 1, 10);
-	ty0 = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 10);
-	ty1 = pb_tensor(&p, NPU_DT_U8, 0, 1, 65, 4, 1, 1, 1, 1, 10);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 0, 1, 2, 1, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty0,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 2, 1, 10);
+	ty0 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 10);
+	ty1 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 65, 4, 1, 1, 1, 1, 10);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 0, 1, 2, 1, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty0,
 		  NPU_PROG_NONE, 0, 255);
-	pb_conv(o, 1, 2, 1, 1, 0, 0, 0, 0);
-	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty1,
+	progbuild_conv(o, 1, 2, 1, 1, 0, 0, 0, 0);
+	o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty1,
 		  tq, 0, 255);
-	pb_conv(o, 1, 2, 1, 1, 0, 0, 0, 0);
+	progbuild_conv(o, 1, 2, 1, 1, 0, 0, 0, 0);
 	act_buf[0] = 7;
 	act_buf[1] = 8;
-	pb_put32(wt_buf, 0, Q30);
-	pb_put32(wt_buf, 1, 0);
+	progbuild_put32(wt_buf, 0, Q30);
+	progbuild_put32(wt_buf, 1, 0);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
 	EXPECT_EQ(9, act_buf[65]);
@@ -560,16 +560,16 @@ TEST(maxpool_window_and_clamp)
 	 * ow1: max(4,7,3,0) = 7 -> 6
 	 * ow2: max(7,0) = 7 -> 6 (the padding column is not a candidate)
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 3, 1, 2);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 3, 1, 1);
-	o = pb_op(&p, NPU_OP_MAXPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 3, 1, 2);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 3, 1, 1);
+	o = progbuild_op(&p, NPU_OP_MAXPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  NPU_PROG_NONE, 0, 7);
-	pb_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
+	progbuild_conv(o, 2, 2, 1, 1, 0, 0, 0, 1);
 	put_bytes(act_buf, pool_x, sizeof(pool_x));
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(7, act_buf[64]);
@@ -587,36 +587,36 @@ TEST(maxpool_window_and_clamp)
  *   0 -> (0 + 2^30)/2^31 -> 0;  18 -> (19*2^30)/2^31 = 9.5 -> 9
  * zy = 100: [[105, 100], [111, 109]]
  */
-static void fc_setup(struct pb *p, int matmul)
+static void fc_setup(struct progbuild *p, int matmul)
 {
 	static const uint8_t x[6] = { 1, 2, 3, 4, 5, 6 };
 	static const int8_t w_nk[6] = { 0, 1, -2, 2, 0, 1 };
 	static const int8_t w_kn[6] = { 0, 2, 1, 0, -2, 1 };
 	uint16_t tx, tw, tb, tq, ty;
 
-	pb_init(p);
-	tx = pb_tensor(p, NPU_DT_U8, 0, 1, 0, 2, 2, 3, 1, 1, 1);
-	ty = pb_tensor(p, NPU_DT_U8, 0, 1, 64, 2, 2, 2, 1, 1, 100);
-	tw = pb_tensor(p, NPU_DT_I8, 0, 2, 0, 2, matmul ? 3 : 2,
+	progbuild_init(p);
+	tx = progbuild_tensor_at(p, NPU_DT_U8, 0, 1, 0, 2, 2, 3, 1, 1, 1);
+	ty = progbuild_tensor_at(p, NPU_DT_U8, 0, 1, 64, 2, 2, 2, 1, 1, 100);
+	tw = progbuild_tensor_at(p, NPU_DT_I8, 0, 2, 0, 2, matmul ? 3 : 2,
 		       matmul ? 2 : 3, 1, 1, -1);
-	tb = pb_tensor(p, NPU_DT_I32, 0, 2, 16, 1, 2, 1, 1, 1, 0);
-	tq = pb_tensor(p, NPU_DT_I32, 0, 2, 32, 2, 2, 2, 1, 1, 0);
-	pb_op(p, matmul ? NPU_OP_MATMUL : NPU_OP_FC, tx, tw, tb, ty, tq, 0,
+	tb = progbuild_tensor_at(p, NPU_DT_I32, 0, 2, 16, 1, 2, 1, 1, 1, 0);
+	tq = progbuild_tensor_at(p, NPU_DT_I32, 0, 2, 32, 2, 2, 2, 1, 1, 0);
+	progbuild_op(p, matmul ? NPU_OP_MATMUL : NPU_OP_FC, tx, tw, tb, ty, tq, 0,
 	      255);
 	put_bytes(act_buf, x, sizeof(x));
 	memcpy(wt_buf, matmul ? w_kn : w_nk, 6);
-	pb_put32(wt_buf + 16, 0, 5);
-	pb_put32(wt_buf + 16, 1, -5);
-	pb_put32(wt_buf + 32, 0, Q30);
-	pb_put32(wt_buf + 32, 1, 1);
-	pb_put32(wt_buf + 32, 2, Q30);
-	pb_put32(wt_buf + 32, 3, 0);
+	progbuild_put32(wt_buf + 16, 0, 5);
+	progbuild_put32(wt_buf + 16, 1, -5);
+	progbuild_put32(wt_buf + 32, 0, Q30);
+	progbuild_put32(wt_buf + 32, 1, 1);
+	progbuild_put32(wt_buf + 32, 2, Q30);
+	progbuild_put32(wt_buf + 32, 3, 0);
 }
 
 TEST(fc_perchannel)
 {
 	static const uint8_t want[4] = { 105, 100, 111, 109 };
-	struct pb p;
+	struct progbuild p;
 
 	fc_setup(&p, 0);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
@@ -626,7 +626,7 @@ TEST(fc_perchannel)
 TEST(matmul_perchannel)
 {
 	static const uint8_t want[4] = { 105, 100, 111, 109 };
-	struct pb p;
+	struct progbuild p;
 
 	fc_setup(&p, 1);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
@@ -649,23 +649,23 @@ TEST(add_saturates_both_ends)
 	static const uint8_t x0[4] = { 10, 20, 0, 255 };
 	static const uint8_t x1[4] = { 0, 5, 3, 255 };
 	static const uint8_t want[4] = { 5, 20, 0, 255 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t t0, t1, ty, tq;
 
-	pb_init(&p);
-	t0 = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 4, 1, 1, 1, 10);
-	t1 = pb_tensor(&p, NPU_DT_U8, 0, 1, 16, 1, 4, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 1, 4, 1, 1, 1, 5);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 0, 1, 6, 1, 1, 1, 0);
-	pb_op(&p, NPU_OP_ADD, t0, t1, NPU_PROG_NONE, ty, tq, 0, 255);
+	progbuild_init(&p);
+	t0 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 4, 1, 1, 1, 10);
+	t1 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 16, 1, 4, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 1, 4, 1, 1, 1, 5);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 0, 1, 6, 1, 1, 1, 0);
+	progbuild_op(&p, NPU_OP_ADD, t0, t1, NPU_PROG_NONE, ty, tq, 0, 255);
 	put_bytes(act_buf, x0, 4);
 	put_bytes(act_buf + 16, x1, 4);
-	pb_put32(wt_buf, 0, Q30);
-	pb_put32(wt_buf, 1, 0);
-	pb_put32(wt_buf, 2, Q30);
-	pb_put32(wt_buf, 3, 0);
-	pb_put32(wt_buf, 4, Q30);
-	pb_put32(wt_buf, 5, -18);
+	progbuild_put32(wt_buf, 0, Q30);
+	progbuild_put32(wt_buf, 1, 0);
+	progbuild_put32(wt_buf, 2, Q30);
+	progbuild_put32(wt_buf, 3, 0);
+	progbuild_put32(wt_buf, 4, Q30);
+	progbuild_put32(wt_buf, 5, -18);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(0, memcmp(act_buf + 64, want, 4));
 }
@@ -679,21 +679,21 @@ TEST(add_sum_is_exact_not_wrapped)
 	 * INT32_MAX and srdhm(INT32_MAX, 2^30) = 2^30: zy 5 + 2^30 -> 255.
 	 * (A wrapped int32 sum would be -4 -> srdhm -> -2 -> 3.)
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t t0, ty, tq;
 
-	pb_init(&p);
-	t0 = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 1, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 1, 1, 1, 1, 1, 5);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 0, 2, 3, 2, 1, 1, 0);
-	pb_op(&p, NPU_OP_ADD, t0, t0, NPU_PROG_NONE, ty, tq, 0, 255);
+	progbuild_init(&p);
+	t0 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 1, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 1, 1, 1, 1, 1, 5);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 0, 2, 3, 2, 1, 1, 0);
+	progbuild_op(&p, NPU_OP_ADD, t0, t0, NPU_PROG_NONE, ty, tq, 0, 255);
 	act_buf[0] = 255;
-	pb_put32(wt_buf, 0, INT32_MAX);
-	pb_put32(wt_buf, 1, 30);
-	pb_put32(wt_buf, 2, INT32_MAX);
-	pb_put32(wt_buf, 3, 30);
-	pb_put32(wt_buf, 4, Q30);
-	pb_put32(wt_buf, 5, 0);
+	progbuild_put32(wt_buf, 0, INT32_MAX);
+	progbuild_put32(wt_buf, 1, 30);
+	progbuild_put32(wt_buf, 2, INT32_MAX);
+	progbuild_put32(wt_buf, 3, 30);
+	progbuild_put32(wt_buf, 4, Q30);
+	progbuild_put32(wt_buf, 5, 0);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 	EXPECT_EQ(255, act_buf[64]);
 }
@@ -709,17 +709,17 @@ TEST(clip_and_relu)
 	static const uint8_t x[5] = { 0, 3, 100, 200, 255 };
 	static const uint8_t want0[5] = { 10, 10, 107, 200, 200 };
 	static const uint8_t want1[5] = { 10, 10, 107, 207, 255 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty0, ty1;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 5, 1, 1, 1, 3);
-	ty0 = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 1, 5, 1, 1, 1, 10);
-	ty1 = pb_tensor(&p, NPU_DT_U8, 0, 1, 128, 1, 5, 1, 1, 1, 10);
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 5, 1, 1, 1, 3);
+	ty0 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 1, 5, 1, 1, 1, 10);
+	ty1 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 128, 1, 5, 1, 1, 1, 10);
 	/* rq is ignored by CLIP: any value, even out of range */
-	pb_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty0, 999,
+	progbuild_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty0, 999,
 	      10, 200);
-	pb_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty1,
+	progbuild_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty1,
 	      NPU_PROG_NONE, 10, 255);
 	put_bytes(act_buf, x, 5);
 	ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
@@ -738,14 +738,14 @@ TEST(pad)
 	 */
 	static const uint8_t x[4] = { 1, 2, 3, 4 };
 	static const uint8_t want[9] = { 9, 9, 9, 1, 2, 9, 3, 4, 9 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 1, 9);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 3, 3, 1, 9);
-	o = pb_op(&p, NPU_OP_PAD, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 1, 9);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 3, 3, 1, 9);
+	o = progbuild_op(&p, NPU_OP_PAD, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0,
 		  0, 0);
 	o->u.pad.before[1] = 1;
 	o->u.pad.after[2] = 1;
@@ -768,18 +768,18 @@ TEST(reshape_plain_to_nchwc16_and_back)
 	 * of both blocks are 7. Then back to PLAIN [2,3] gives 0..5 again.
 	 */
 	static const uint8_t x[6] = { 0, 1, 2, 3, 4, 5 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tm, ty;
 	unsigned int l;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 6, 1, 1, 1, 7);
-	tm = pb_tensor(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 1, 2,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 6, 1, 1, 1, 7);
+	tm = progbuild_tensor_at(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 1, 2,
 		       3, 7);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 128, 2, 2, 3, 1, 1, 7);
-	pb_op(&p, NPU_OP_RESHAPE, tx, NPU_PROG_NONE, NPU_PROG_NONE, tm, 0, 0,
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 128, 2, 2, 3, 1, 1, 7);
+	progbuild_op(&p, NPU_OP_RESHAPE, tx, NPU_PROG_NONE, NPU_PROG_NONE, tm, 0, 0,
 	      0);
-	pb_op(&p, NPU_OP_RESHAPE, tm, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0, 0,
+	progbuild_op(&p, NPU_OP_RESHAPE, tm, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0, 0,
 	      0);
 	put_bytes(act_buf, x, 6);
 	memset(act_buf + 64, 0xee, 32);
@@ -803,22 +803,22 @@ TEST(transpose_2d_and_nhwc_to_nchw)
 	 */
 	static const uint8_t x[6] = { 1, 2, 3, 4, 5, 6 };
 	static const uint8_t want[6] = { 1, 4, 2, 5, 3, 6 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty, t4, t5;
 	struct npu_prog_op *o;
 	unsigned int h, w, c;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 2, 2, 3, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 16, 2, 3, 2, 1, 1, 0);
-	t4 = pb_tensor(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 2, 2,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 2, 2, 3, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 16, 2, 3, 2, 1, 1, 0);
+	t4 = progbuild_tensor_at(&p, NPU_DT_U8, NPU_LAYOUT_NCHWC16, 1, 64, 4, 1, 2, 2,
 		       3, 0);
-	t5 = pb_tensor(&p, NPU_DT_U8, 0, 1, 256, 4, 1, 3, 2, 2, 0);
-	o = pb_op(&p, NPU_OP_TRANSPOSE, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	t5 = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 256, 4, 1, 3, 2, 2, 0);
+	o = progbuild_op(&p, NPU_OP_TRANSPOSE, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  0, 0, 0);
 	o->u.transpose.perm[0] = 1;
 	o->u.transpose.perm[1] = 0;
-	o = pb_op(&p, NPU_OP_TRANSPOSE, t4, NPU_PROG_NONE, NPU_PROG_NONE, t5,
+	o = progbuild_op(&p, NPU_OP_TRANSPOSE, t4, NPU_PROG_NONE, NPU_PROG_NONE, t5,
 		  0, 0, 0);
 	o->u.transpose.perm[0] = 0;
 	o->u.transpose.perm[1] = 3;
@@ -850,23 +850,23 @@ TEST(slice_and_concat)
 	static const uint8_t a[2] = { 1, 2 }, b[4] = { 3, 4, 5, 6 },
 			     c[2] = { 7, 8 };
 	static const uint8_t want_c[8] = { 1, 3, 4, 7, 2, 5, 6, 8 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty, ta, tb, tc, tz;
 	struct npu_prog_op *o;
 	unsigned int i;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 2, 3, 4, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 16, 2, 2, 2, 1, 1, 0);
-	ta = pb_tensor(&p, NPU_DT_U8, 0, 1, 32, 2, 2, 1, 1, 1, 0);
-	tb = pb_tensor(&p, NPU_DT_U8, 0, 1, 40, 2, 2, 2, 1, 1, 0);
-	tc = pb_tensor(&p, NPU_DT_U8, 0, 1, 48, 2, 2, 1, 1, 1, 0);
-	tz = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 2, 2, 4, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_SLICE, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 2, 3, 4, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 16, 2, 2, 2, 1, 1, 0);
+	ta = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 32, 2, 2, 1, 1, 1, 0);
+	tb = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 40, 2, 2, 2, 1, 1, 0);
+	tc = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 48, 2, 2, 1, 1, 1, 0);
+	tz = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 2, 2, 4, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_SLICE, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty, 0,
 		  0, 0);
 	o->u.slice.begin[0] = 1;
 	o->u.slice.begin[1] = 1;
-	o = pb_op(&p, NPU_OP_CONCAT, ta, tb, tc, tz, 0, 0, 0);
+	o = progbuild_op(&p, NPU_OP_CONCAT, ta, tb, tc, tz, 0, 0, 0);
 	o->u.concat.axis = 1;
 	for (i = 0; i < 12; i++)
 		act_buf[i] = (uint8_t)i;
@@ -884,16 +884,16 @@ TEST(ops_run_in_order)
 	 * Op 0 CLIP writes y = x + 1 (zx 0, zy 1); op 1 CLIP reads y
 	 * (zp 1) into z (zp 0): z = y - 1 = x. Op 1 must see op 0's output.
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty, tz;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 2, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 16, 1, 2, 1, 1, 1, 1);
-	tz = pb_tensor(&p, NPU_DT_U8, 0, 1, 32, 1, 2, 1, 1, 1, 0);
-	pb_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 2, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 16, 1, 2, 1, 1, 1, 1);
+	tz = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 32, 1, 2, 1, 1, 1, 0);
+	progbuild_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 	      NPU_PROG_NONE, 0, 255);
-	pb_op(&p, NPU_OP_CLIP, ty, NPU_PROG_NONE, NPU_PROG_NONE, tz,
+	progbuild_op(&p, NPU_OP_CLIP, ty, NPU_PROG_NONE, NPU_PROG_NONE, tz,
 	      NPU_PROG_NONE, 0, 255);
 	act_buf[0] = 40;
 	act_buf[1] = 254;
@@ -907,19 +907,19 @@ TEST(ops_run_in_order)
 /* ---------------- error statuses ---------------- */
 
 /* a valid two-op program (CLIP x->y, FC) used as the base of error cases */
-static void base_prog(struct pb *p)
+static void base_prog(struct progbuild *p)
 {
 	fc_setup(p, 0);		/* tensors 0..4, op 0 FC */
 	/* tensor 5: CLIP output; op 1 CLIP y -> t5 */
-	pb_tensor(p, NPU_DT_U8, 0, 1, 128, 2, 2, 2, 1, 1, 100);
-	pb_op(p, NPU_OP_CLIP, 1, NPU_PROG_NONE, NPU_PROG_NONE, 5,
+	progbuild_tensor_at(p, NPU_DT_U8, 0, 1, 128, 2, 2, 2, 1, 1, 100);
+	progbuild_op(p, NPU_OP_CLIP, 1, NPU_PROG_NONE, NPU_PROG_NONE, 5,
 	      NPU_PROG_NONE, 0, 255);
 }
 
-static int run_base_hdr(struct pb *p, void (*edit)(struct npu_prog_hdr *h),
+static int run_base_hdr(struct progbuild *p, void (*edit)(struct npu_prog_hdr *h),
 			size_t prog_size)
 {
-	size_t n = pb_emit(p, slot0);
+	size_t n = progbuild_emit(p, slot0);
 
 	edit((struct npu_prog_hdr *)slot0);
 	op_idx = 0x1234;
@@ -956,7 +956,7 @@ TEST(err_bad_program_header)
 		e_toff, e_ooff, e_size_big, e_size_small, e_ops_out,
 		e_size_hdr,
 	};
-	struct pb p;
+	struct progbuild p;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -975,7 +975,7 @@ TEST(err_bad_program_header)
 	/* prog_size smaller than the header, or than hdr.size */
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_base_hdr(&p, e_none, 16));
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM,
-		  run_base_hdr(&p, e_none, pb_size(&p) - 8));
+		  run_base_hdr(&p, e_none, progbuild_size(&p) - 8));
 }
 
 struct tcase {
@@ -1051,7 +1051,7 @@ TEST(err_tensor_level)
 		{ "i32 offset 18", 3, F_OFF, 18, NPU_PROG_MISALIGNED },
 		{ "i32 offset 17", 3, F_OFF, 17, NPU_PROG_MISALIGNED },
 	};
-	struct pb p;
+	struct progbuild p;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1067,55 +1067,55 @@ TEST(err_tensor_level)
 	/* an I32 tensor exactly at the end of the slot is fine */
 	base_prog(&p);
 	p.t[3].offset = SLOT_SZ - 8;
-	pb_put32(wt_buf + SLOT_SZ - 8, 0, 5);
-	pb_put32(wt_buf + SLOT_SZ - 8, 1, -5);
+	progbuild_put32(wt_buf + SLOT_SZ - 8, 0, 5);
+	progbuild_put32(wt_buf + SLOT_SZ - 8, 1, -5);
 	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 }
 
 TEST(err_unused_tensor_still_checked)
 {
-	struct pb p;
+	struct progbuild p;
 
 	base_prog(&p);
-	pb_tensor(&p, NPU_DT_I32, 0, 2, 2, 1, 1, 1, 1, 1, 0);	/* misaligned */
+	progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 2, 1, 1, 1, 1, 1, 0);	/* misaligned */
 	EXPECT_EQ(NPU_PROG_MISALIGNED, run_prog(&p));
 	EXPECT_EQ(0xffff, op_idx);
 }
 
 TEST(err_reserved_op_fields)
 {
-	struct pb p;
+	struct progbuild p;
 
 	/* program.rst step 4b: checked per operator, op_index set */
 	base_prog(&p);
-	p.o[1].flags = 1;
+	p.op[1].flags = 1;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
-	p.o[1].rsvd = 1;
+	p.op[1].rsvd = 1;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	/* reserved bytes of the operator's u member */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_TRANSPOSE;
-	p.o[1].u.transpose.perm[0] = 1;
-	p.o[1].u.transpose.rsvd[35] = 1;
+	p.op[1].opcode = NPU_OP_TRANSPOSE;
+	p.op[1].u.transpose.perm[0] = 1;
+	p.op[1].u.transpose.rsvd[35] = 1;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(1, op_idx);
 	/* ... and only of that member: FC has none */
 	base_prog(&p);
-	p.o[0].u.raw[39] = 1;
+	p.op[0].u.raw[39] = 1;
 	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 	/* a later operator's opcode error is found before nothing else */
 	base_prog(&p);
-	p.o[0].flags = 1;
-	p.o[1].opcode = 0;
+	p.op[0].flags = 1;
+	p.op[1].opcode = 0;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 }
 
 /* op 1 of the base program replaced by *o; returns the status */
-static int run_op1(struct pb *p)
+static int run_op1(struct progbuild *p)
 {
 	memset(act_buf + 64, 0xee, 4);
 	return run_prog(p);
@@ -1124,12 +1124,12 @@ static int run_op1(struct pb *p)
 TEST(err_bad_opcode)
 {
 	static const uint16_t bad[] = { 0, NPU_OP_MAX + 1, 0xffff };
-	struct pb p;
+	struct progbuild p;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
 		base_prog(&p);
-		p.o[1].opcode = bad[i];
+		p.op[1].opcode = bad[i];
 		EXPECT_EQ(NPU_PROG_BAD_OPCODE, run_op1(&p));
 		EXPECT_EQ(1, op_idx);
 		/* op 0 (valid) did not run: nothing written */
@@ -1139,74 +1139,74 @@ TEST(err_bad_opcode)
 
 TEST(err_rq_values_and_act)
 {
-	struct pb p;
+	struct progbuild p;
 
 	/* multiplier < 0 */
 	base_prog(&p);
-	pb_put32(wt_buf + 32, 2, -1);
+	progbuild_put32(wt_buf + 32, 2, -1);
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	/* shift 31 and -32 */
 	base_prog(&p);
-	pb_put32(wt_buf + 32, 3, 31);
+	progbuild_put32(wt_buf + 32, 3, 31);
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	base_prog(&p);
-	pb_put32(wt_buf + 32, 3, -32);
+	progbuild_put32(wt_buf + 32, 3, -32);
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	base_prog(&p);
-	pb_put32(wt_buf + 32, 3, -31);
+	progbuild_put32(wt_buf + 32, 3, -31);
 	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 	/* act_min > act_max; act_max 256; act_min -1 (op 1, CLIP) */
 	base_prog(&p);
-	p.o[1].act_min = 9;
-	p.o[1].act_max = 8;
+	p.op[1].act_min = 9;
+	p.op[1].act_max = 8;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	EXPECT_EQ(0xee, act_buf[64]);
 	base_prog(&p);
-	p.o[1].act_max = 256;
+	p.op[1].act_max = 256;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	base_prog(&p);
-	p.o[1].act_min = -1;
+	p.op[1].act_min = -1;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	/* act ignored by data movement */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_RESHAPE;
-	p.o[1].act_min = 9;
-	p.o[1].act_max = -8;
+	p.op[1].opcode = NPU_OP_RESHAPE;
+	p.op[1].act_min = 9;
+	p.op[1].act_max = -8;
 	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 }
 
 TEST(err_operand_refs)
 {
-	struct pb p;
+	struct progbuild p;
 
 	base_prog(&p);
-	p.o[1].in[0] = 6;		/* n_tensors is 6 */
+	p.op[1].in[0] = 6;		/* n_tensors is 6 */
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
-	p.o[1].out = NPU_PROG_NONE;
+	p.op[1].out = NPU_PROG_NONE;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
-	p.o[0].rq = NPU_PROG_NONE;	/* FC needs rq */
+	p.op[0].rq = NPU_PROG_NONE;	/* FC needs rq */
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	base_prog(&p);
-	p.o[1].in[1] = 0;		/* CLIP has one input */
+	p.op[1].in[1] = 0;		/* CLIP has one input */
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	base_prog(&p);
-	p.o[0].in[2] = NPU_PROG_NONE;	/* bias is optional */
+	p.op[0].in[2] = NPU_PROG_NONE;	/* bias is optional */
 	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));
 }
 
 TEST(err_bad_shape)
 {
-	struct pb p;
+	struct progbuild p;
 
 	/* FC: rq with 3 pairs for N = 2 (1 or N allowed) */
 	base_prog(&p);
@@ -1249,81 +1249,81 @@ TEST(err_bad_shape)
 	EXPECT_EQ(0xee, act_buf[64]);
 	/* RESHAPE: element count differs */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_RESHAPE;
+	p.op[1].opcode = NPU_OP_RESHAPE;
 	p.t[5].dims[1] = 3;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* RESHAPE: zero point differs */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_RESHAPE;
+	p.op[1].opcode = NPU_OP_RESHAPE;
 	p.t[5].zero_point = 99;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* TRANSPOSE: perm not a permutation */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_TRANSPOSE;
+	p.op[1].opcode = NPU_OP_TRANSPOSE;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));	/* perm 0,0 */
-	p.o[1].u.transpose.perm[0] = 1;
+	p.op[1].u.transpose.perm[0] = 1;
 	EXPECT_EQ(NPU_PROG_OK, run_op1(&p));		/* 1,0 on 2x2 */
 	/* SLICE: begin + out > in */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_SLICE;
-	p.o[1].u.slice.begin[1] = 1;
+	p.op[1].opcode = NPU_OP_SLICE;
+	p.op[1].u.slice.begin[1] = 1;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* PAD: out dims do not add up */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_PAD;
-	p.o[1].u.pad.after[0] = 1;
+	p.op[1].opcode = NPU_OP_PAD;
+	p.op[1].u.pad.after[0] = 1;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* CONCAT: axis >= ndim */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_CONCAT;
-	p.o[1].in[1] = 1;
-	p.o[1].u.concat.axis = 2;
+	p.op[1].opcode = NPU_OP_CONCAT;
+	p.op[1].in[1] = 1;
+	p.op[1].u.concat.axis = 2;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	/* ADD: rq must have exactly 3 pairs */
 	base_prog(&p);
-	p.o[1].opcode = NPU_OP_ADD;
-	p.o[1].in[1] = 1;
-	p.o[1].rq = 4;
+	p.op[1].opcode = NPU_OP_ADD;
+	p.op[1].in[1] = 1;
+	p.op[1].rq = 4;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 }
 
 TEST(err_bad_shape_windows)
 {
 	/* conv: x [1,2,2,1], w [1,3,3,1]: 2 + 0 < 3 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, tw, tq, ty;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 0);
-	tw = pb_tensor(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 3, 3, 1, 0);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_CONV2D, tx, tw, NPU_PROG_NONE, ty, tq, 0, 255);
-	pb_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
-	pb_put32(wt_buf + 32, 0, Q30);
-	pb_put32(wt_buf + 32, 1, 0);
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 0);
+	tw = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 0, 4, 1, 3, 3, 1, 0);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_CONV2D, tx, tw, NPU_PROG_NONE, ty, tq, 0, 255);
+	progbuild_conv(o, 0, 0, 1, 1, 0, 0, 0, 0);
+	progbuild_put32(wt_buf + 32, 0, Q30);
+	progbuild_put32(wt_buf + 32, 1, 0);
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 	/* with one row and column of padding it fits: OH = (2+1-3)/1+1 = 1 */
-	pb_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
+	progbuild_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
 	EXPECT_EQ(NPU_PROG_OK, run_prog(&p));
 	/* stride 0 */
-	pb_conv(o, 0, 0, 0, 1, 1, 1, 0, 0);
+	progbuild_conv(o, 0, 0, 0, 1, 1, 1, 0, 0);
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	/* dilation 2 */
-	pb_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
+	progbuild_conv(o, 0, 0, 1, 1, 1, 1, 0, 0);
 	o->u.conv.dh = 2;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 
 	/* avgpool whose only window lies in the padding: cnt 0 */
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 2, 1, 1, 0);
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 2, 1, 1, 0);
 	/* pt = 2, kh = 1, sh = 2: OH = (1 + 2 - 1)/2 + 1 = 2; row 0 at -2 */
-	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  NPU_PROG_NONE, 0, 255);
-	pb_conv(o, 1, 1, 2, 1, 2, 0, 0, 0);
+	progbuild_conv(o, 1, 1, 2, 1, 2, 0, 0, 0);
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
 	/* the same window for a conv is fine (x = zx there) */
@@ -1331,11 +1331,11 @@ TEST(err_bad_shape_windows)
 
 TEST(err_validation_order)
 {
-	struct pb p;
+	struct progbuild p;
 
 	/* step 3 before step 4: a tensor error wins over op 0's opcode */
 	base_prog(&p);
-	p.o[0].opcode = 0;
+	p.op[0].opcode = 0;
 	p.t[5].rsvd = 1;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(0xffff, op_idx);
@@ -1356,25 +1356,25 @@ TEST(err_validation_order)
 	/* operators in table order: op 0 BAD_SHAPE before op 1 BAD_OPCODE */
 	base_prog(&p);
 	p.t[2].dims[1] = 2;
-	p.o[1].opcode = 99;
+	p.op[1].opcode = 99;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 	/* 4a before 4b: unknown opcode with nonzero flags */
 	base_prog(&p);
-	p.o[1].opcode = 99;
-	p.o[1].flags = 1;
+	p.op[1].opcode = 99;
+	p.op[1].flags = 1;
 	EXPECT_EQ(NPU_PROG_BAD_OPCODE, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	/* 4b before 4c: out of range operand on an op with a bad shape */
 	base_prog(&p);
 	p.t[5].dims[1] = 1;
-	p.o[1].in[1] = 0;
+	p.op[1].in[1] = 0;
 	EXPECT_EQ(NPU_PROG_BAD_PROGRAM, run_op1(&p));
 	EXPECT_EQ(1, op_idx);
 	/* 4c before 4d: rq length wrong and act_max out of range */
 	base_prog(&p);
 	p.t[4].dims[0] = 3;
-	p.o[0].act_max = 300;
+	p.op[0].act_max = 300;
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_op1(&p));
 	EXPECT_EQ(0, op_idx);
 }
@@ -1382,21 +1382,21 @@ TEST(err_validation_order)
 TEST(pool_params)
 {
 	/* x [1,2,2,2] U8; out [1,1,1,2]; kh = kw = 2 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tx, ty, tq;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 2, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 2, 0);
-	tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 0, 2, 2, 2, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	progbuild_init(&p);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 2, 2, 2, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 2, 0);
+	tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 0, 2, 2, 2, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 		  tq, 0, 255);
-	pb_conv(o, 2, 2, 1, 1, 0, 0, 0, 0);
-	pb_put32(wt_buf, 0, Q30);
-	pb_put32(wt_buf, 1, 0);
-	pb_put32(wt_buf, 2, Q30);
-	pb_put32(wt_buf, 3, 0);
+	progbuild_conv(o, 2, 2, 1, 1, 0, 0, 0, 0);
+	progbuild_put32(wt_buf, 0, Q30);
+	progbuild_put32(wt_buf, 1, 0);
+	progbuild_put32(wt_buf, 2, Q30);
+	progbuild_put32(wt_buf, 3, 0);
 	/* AVGPOOL's rq is NONE or exactly one pair: C = 2 pairs is BAD_SHAPE */
 	EXPECT_EQ(NPU_PROG_BAD_SHAPE, run_prog(&p));
 	EXPECT_EQ(0, op_idx);
@@ -1436,25 +1436,25 @@ TEST(rq_overwritten_at_run_time_is_clamped)
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		struct pb p;
+		struct progbuild p;
 		uint16_t ts, tb, tq, tx, ty;
 		struct npu_prog_op *o;
 
-		pb_init(&p);
-		ts = pb_tensor(&p, NPU_DT_U8, 0, 2, 64, 1, 8, 1, 1, 1, 0);
-		tb = pb_tensor(&p, NPU_DT_U8, 0, 2, 32, 1, 8, 1, 1, 1, 0);
-		tq = pb_tensor(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
-		tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, c[i].zx);
-		ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 10);
-		pb_op(&p, NPU_OP_RESHAPE, ts, NPU_PROG_NONE, NPU_PROG_NONE, tb,
+		progbuild_init(&p);
+		ts = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 64, 1, 8, 1, 1, 1, 0);
+		tb = progbuild_tensor_at(&p, NPU_DT_U8, 0, 2, 32, 1, 8, 1, 1, 1, 0);
+		tq = progbuild_tensor_at(&p, NPU_DT_I32, 0, 2, 32, 1, 2, 1, 1, 1, 0);
+		tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 4, 1, 1, 1, 1, c[i].zx);
+		ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 4, 1, 1, 1, 1, 10);
+		progbuild_op(&p, NPU_OP_RESHAPE, ts, NPU_PROG_NONE, NPU_PROG_NONE, tb,
 		      NPU_PROG_NONE, 0, 0);
-		o = pb_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE,
+		o = progbuild_op(&p, NPU_OP_AVGPOOL, tx, NPU_PROG_NONE,
 			  NPU_PROG_NONE, ty, tq, 0, 255);
-		pb_conv(o, 1, 1, 1, 1, 0, 0, 0, 0);
-		pb_put32(wt_buf + 64, 0, c[i].m);
-		pb_put32(wt_buf + 64, 1, c[i].s);
-		pb_put32(wt_buf + 32, 0, Q30);
-		pb_put32(wt_buf + 32, 1, 0);
+		progbuild_conv(o, 1, 1, 1, 1, 0, 0, 0, 0);
+		progbuild_put32(wt_buf + 64, 0, c[i].m);
+		progbuild_put32(wt_buf + 64, 1, c[i].s);
+		progbuild_put32(wt_buf + 32, 0, Q30);
+		progbuild_put32(wt_buf + 32, 1, 0);
 		act_buf[0] = c[i].x;
 		ASSERT_EQ(NPU_PROG_OK, run_prog(&p));
 		EXPECT_EQ(c[i].want, act_buf[64]) {
@@ -1472,13 +1472,13 @@ TEST(output_may_overlap_inputs)
 	 */
 	static const uint8_t x[4] = { 1, 2, 3, 4 };
 	static const uint8_t want[4] = { 1, 3, 2, 4 };
-	struct pb p;
+	struct progbuild p;
 	uint16_t t;
 	struct npu_prog_op *o;
 
-	pb_init(&p);
-	t = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 2, 2, 2, 1, 1, 0);
-	o = pb_op(&p, NPU_OP_TRANSPOSE, t, NPU_PROG_NONE, NPU_PROG_NONE, t,
+	progbuild_init(&p);
+	t = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 2, 2, 2, 1, 1, 0);
+	o = progbuild_op(&p, NPU_OP_TRANSPOSE, t, NPU_PROG_NONE, NPU_PROG_NONE, t,
 		  NPU_PROG_NONE, 0, 0);
 	o->u.transpose.perm[0] = 1;
 	o->u.transpose.perm[1] = 0;
@@ -1489,22 +1489,22 @@ TEST(output_may_overlap_inputs)
 
 TEST(err_program_placement)
 {
-	struct pb p;
+	struct progbuild p;
 	size_t n;
 
 	base_prog(&p);
 	/* program at offset 64 of slot 0: fine */
-	n = pb_emit(&p, slot0 + 64);
+	n = progbuild_emit(&p, slot0 + 64);
 	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0 + 64, n, slots, 3, 0,
 					       &op_idx));
 	/* prog_size runs past the slot: step 1, before the header */
-	n = pb_emit(&p, slot0 + SLOT_SZ - 1024);
+	n = progbuild_emit(&p, slot0 + SLOT_SZ - 1024);
 	((struct npu_prog_hdr *)(slot0 + SLOT_SZ - 1024))->magic = 0;
 	EXPECT_EQ(NPU_PROG_BAD_ADDRESS,
 		  npuref_run(slot0 + SLOT_SZ - 1024, 1088, slots, 3, 0,
 			     &op_idx));
 	EXPECT_EQ(0xffff, op_idx);
-	n = pb_emit(&p, slot0 + SLOT_SZ - 1024);
+	n = progbuild_emit(&p, slot0 + SLOT_SZ - 1024);
 	/* a separate copy is not checked against the slot */
 	EXPECT_EQ(NPU_PROG_OK,
 		  npuref_run(slot0 + SLOT_SZ - 1024, n, slots, 3,
@@ -1513,11 +1513,11 @@ TEST(err_program_placement)
 
 TEST(api_misuse)
 {
-	struct pb p;
+	struct progbuild p;
 	size_t n;
 
 	base_prog(&p);
-	n = pb_emit(&p, slot0);
+	n = progbuild_emit(&p, slot0);
 	EXPECT_EQ(-EINVAL, npuref_run(NULL, n, slots, 3, 0, &op_idx));
 	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, NULL, 3, 0, &op_idx));
 	EXPECT_EQ(-EINVAL, npuref_run(slot0, n, slots, 0, 0, &op_idx));
@@ -1527,8 +1527,8 @@ TEST(api_misuse)
 	/* op_index may be NULL */
 	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0, n, slots, 3, 0, NULL));
 	/* an empty program is valid */
-	pb_init(&p);
-	n = pb_emit(&p, slot0);
+	progbuild_init(&p);
+	n = progbuild_emit(&p, slot0);
 	EXPECT_EQ(NPU_PROG_OK, npuref_run(slot0, n, slots, 3, 0,
 					       &op_idx));
 }
@@ -1540,20 +1540,20 @@ TEST(program_overwritten_by_op_runs_as_copied)
 	 * program including op 1; op 1 still runs as it was read: CLIP of
 	 * act_buf[0] = 77 -> act_buf[64] = 77.
 	 */
-	struct pb p;
+	struct progbuild p;
 	uint16_t tp, tz, tx, ty;
 	size_t n;
 
-	pb_init(&p);
-	tz = pb_tensor(&p, NPU_DT_U8, 0, 1, 512, 1, 512, 1, 1, 1, 0);
-	tp = pb_tensor(&p, NPU_DT_U8, 0, 0, 0, 1, 512, 1, 1, 1, 0);
-	tx = pb_tensor(&p, NPU_DT_U8, 0, 1, 0, 1, 1, 1, 1, 1, 0);
-	ty = pb_tensor(&p, NPU_DT_U8, 0, 1, 64, 1, 1, 1, 1, 1, 0);
-	pb_op(&p, NPU_OP_CLIP, tz, NPU_PROG_NONE, NPU_PROG_NONE, tp,
+	progbuild_init(&p);
+	tz = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 512, 1, 512, 1, 1, 1, 0);
+	tp = progbuild_tensor_at(&p, NPU_DT_U8, 0, 0, 0, 1, 512, 1, 1, 1, 0);
+	tx = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 0, 1, 1, 1, 1, 1, 0);
+	ty = progbuild_tensor_at(&p, NPU_DT_U8, 0, 1, 64, 1, 1, 1, 1, 1, 0);
+	progbuild_op(&p, NPU_OP_CLIP, tz, NPU_PROG_NONE, NPU_PROG_NONE, tp,
 	      NPU_PROG_NONE, 0, 0);
-	pb_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
+	progbuild_op(&p, NPU_OP_CLIP, tx, NPU_PROG_NONE, NPU_PROG_NONE, ty,
 	      NPU_PROG_NONE, 0, 255);
-	n = pb_emit(&p, slot0);
+	n = progbuild_emit(&p, slot0);
 	ASSERT_LE(n, (size_t)512);
 	act_buf[0] = 77;
 	memset(act_buf + 512, 200, 512);
