@@ -212,15 +212,18 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
  * @nf: the file, inside npu_dev_enter()
  * @uarg: struct npu_bo_free in user memory
  *
- * Return: 0, -EFAULT, -EINVAL (flags) or -ENOENT (not a handle of @nf).
+ * Return: 0, -EFAULT, -EINVAL (flags, reserved) or -ENOENT (not a handle
+ * of @nf).
  */
 int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 {
 	struct npu_bo_free args;
 	struct npu_bo *bo;
+	int ret;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
+	ret = npu_copy_args(&args, uarg);
+	if (ret)
+		return ret;
 	if (args.flags)
 		return -EINVAL;
 	mutex_lock(&nf->bo_lock);

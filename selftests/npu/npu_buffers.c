@@ -222,6 +222,9 @@ TEST_F(bo, free_bad_args)
 	f.handle = c.handle;
 	f.flags = 1;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_BO_FREE, &f));
+	f.flags = 0;
+	f.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_BO_FREE, &f));
 	EXPECT_EQ(-EFAULT, npu_ioctl(self->fd, NPU_IOCTL_BO_FREE, NULL));
 	EXPECT_EQ(0, npu_bo_del(self->fd, c.handle));
 	EXPECT_EQ(-ENOENT, npu_bo_del(self->fd, c.handle));

@@ -117,10 +117,12 @@ struct npu_bo_create {
  * struct npu_bo_free - release a buffer handle
  * @handle: in: handle from NPU_IOCTL_BO_CREATE
  * @flags: in: must be 0
+ * @reserved: in: must be 0
  */
 struct npu_bo_free {
 	__u32 handle;
 	__u32 flags;
+	__u64 reserved[2];
 };
 
 #define NPU_PE_ANY		0xffffffffu
