@@ -9,10 +9,17 @@
  * mmap offset (its device address). Jobs and mappings hold references, so
  * a buffer freed by its owner lives until its last job completes and its
  * last mapping goes away.
+ *
+ * A file finds its buffers in two xarrays under npu_file.bo_lock: by
+ * handle (npu_file.bos, which holds the file's reference) and by mmap
+ * offset in pages (npu_file.bo_offsets, the same buffers, no reference of
+ * its own), so that mmap() looks a buffer up in O(log n) as DRM's
+ * drm_vma_offset_manager does. A buffer is in both or in neither.
  */
 
 #include <linux/genalloc.h>
 #include <linux/io.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
@@ -92,6 +99,52 @@ void npu_bo_get(struct npu_bo *bo)
 void npu_bo_put(struct npu_bo *bo)
 {
 	kref_put(&bo->ref, npu_bo_release);
+}
+
+/* Key of a buffer in npu_file.bo_offsets: its mmap offset in pages. */
+static unsigned long npu_bo_pgoff(const struct npu_bo *bo)
+{
+	return bo->dev_addr >> PAGE_SHIFT;
+}
+
+/*
+ * Give @bo a handle on @nf and enter it at its mmap offset; bo_lock held.
+ * Return: 0, -ENOSPC (no handle left) or -ENOMEM.
+ */
+static int npu_bo_insert(struct npu_file *nf, struct npu_bo *bo, u32 *handle)
+{
+	int ret;
+
+	lockdep_assert_held(&nf->bo_lock);
+	ret = xa_alloc(&nf->bos, handle, bo, xa_limit_31b, GFP_KERNEL);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	/* Device addresses are unique while the buffer lives: no -EBUSY. */
+	ret = xa_insert(&nf->bo_offsets, npu_bo_pgoff(bo), bo, GFP_KERNEL);
+	if (ret)
+		xa_erase(&nf->bos, *handle);
+	return ret;
+}
+
+/*
+ * Take @handle off @nf, and its buffer off the offsets, if it still names
+ * @expect (any buffer when @expect is NULL); bo_lock held.
+ * Return: the buffer, whose table reference the caller now owns, or NULL.
+ */
+static struct npu_bo *npu_bo_remove(struct npu_file *nf, u32 handle,
+				    struct npu_bo *expect)
+{
+	struct npu_bo *bo;
+
+	lockdep_assert_held(&nf->bo_lock);
+	if (expect)
+		bo = xa_cmpxchg(&nf->bos, handle, expect, NULL, 0) == expect ?
+		     expect : NULL;
+	else
+		bo = xa_erase(&nf->bos, handle);
+	if (bo)
+		xa_erase(&nf->bo_offsets, npu_bo_pgoff(bo));
+	return bo;
 }
 
 /**
@@ -179,11 +232,11 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 		return PTR_ERR(bo);
 
 	mutex_lock(&nf->bo_lock);
-	ret = xa_alloc(&nf->bos, &handle, bo, xa_limit_31b, GFP_KERNEL);
+	ret = npu_bo_insert(nf, bo, &handle);
 	mutex_unlock(&nf->bo_lock);
 	if (ret) {
 		npu_bo_put(bo);
-		return ret == -EBUSY ? -ENOSPC : ret;
+		return ret;
 	}
 
 	args.handle = handle;
@@ -197,8 +250,7 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 		 * the reference still in the table is ours to drop.
 		 */
 		mutex_lock(&nf->bo_lock);
-		if (xa_cmpxchg(&nf->bos, handle, bo, NULL, 0) != bo)
-			bo = NULL;
+		bo = npu_bo_remove(nf, handle, bo);
 		mutex_unlock(&nf->bo_lock);
 		if (bo)
 			npu_bo_put(bo);
@@ -227,7 +279,7 @@ int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 	if (args.flags)
 		return -EINVAL;
 	mutex_lock(&nf->bo_lock);
-	bo = xa_erase(&nf->bos, args.handle);
+	bo = npu_bo_remove(nf, args.handle, NULL);
 	mutex_unlock(&nf->bo_lock);
 	if (!bo)
 		return -ENOENT;
@@ -236,8 +288,19 @@ int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 }
 
 /**
- * npu_bo_file_fini() - drop every handle of a file being closed
+ * npu_bo_file_init() - initialize the buffer tables of a file being opened
  * @nf: the file
+ */
+void npu_bo_file_init(struct npu_file *nf)
+{
+	mutex_init(&nf->bo_lock);
+	xa_init_flags(&nf->bos, XA_FLAGS_ALLOC1);
+	xa_init(&nf->bo_offsets);
+}
+
+/**
+ * npu_bo_file_fini() - drop every handle of a file being closed
+ * @nf: the file, with no file operation left
  */
 void npu_bo_file_fini(struct npu_file *nf)
 {
@@ -249,6 +312,8 @@ void npu_bo_file_fini(struct npu_file *nf)
 		npu_bo_put(bo);
 	}
 	xa_destroy(&nf->bos);
+	xa_destroy(&nf->bo_offsets);
+	mutex_destroy(&nf->bo_lock);
 }
 
 static void npu_bo_vm_open(struct vm_area_struct *vma)
@@ -283,9 +348,7 @@ int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma)
 {
 	struct npu_dev *ndev = nf->ndev;
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct npu_bo *bo = NULL, *it;
-	unsigned long handle;
-	u64 offset;
+	struct npu_bo *bo;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -293,16 +356,11 @@ int npu_bo_mmap(struct npu_file *nf, struct vm_area_struct *vma)
 	/* Device addresses are 32-bit: no larger offset can match one. */
 	if (vma->vm_pgoff > (U32_MAX >> PAGE_SHIFT))
 		return -EINVAL;
-	offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
 	mutex_lock(&nf->bo_lock);
-	xa_for_each(&nf->bos, handle, it) {
-		if (it->dev_addr == offset) {
-			bo = it;
-			npu_bo_get(bo);
-			break;
-		}
-	}
+	bo = xa_load(&nf->bo_offsets, vma->vm_pgoff);
+	if (bo)
+		npu_bo_get(bo);
 	mutex_unlock(&nf->bo_lock);
 	if (!bo)
 		return -EINVAL;

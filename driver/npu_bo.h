@@ -36,6 +36,7 @@ void npu_bo_get(struct npu_bo *bo);
 void npu_bo_put(struct npu_bo *bo);
 
 struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle);
+void npu_bo_file_init(struct npu_file *nf);
 void npu_bo_file_fini(struct npu_file *nf);
 
 int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg);

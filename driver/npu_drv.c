@@ -211,8 +211,7 @@ static int npu_fop_open(struct inode *inode, struct file *filp)
 	npu_dev_get(ndev);
 	nf->ndev = ndev;
 	nf->filp = filp;
-	mutex_init(&nf->bo_lock);
-	xa_init_flags(&nf->bos, XA_FLAGS_ALLOC1);
+	npu_bo_file_init(nf);
 	npu_job_file_init(nf);
 
 	mutex_lock(&ndev->files_lock);
@@ -235,7 +234,6 @@ static int npu_fop_release(struct inode *inode, struct file *filp)
 	/* Jobs in flight keep their buffers; their results are dropped. */
 	npu_job_file_fini(nf);
 	npu_bo_file_fini(nf);
-	mutex_destroy(&nf->bo_lock);
 	kfree(nf);
 	npu_dev_put(ndev);
 	return 0;

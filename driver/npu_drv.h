@@ -161,8 +161,10 @@ struct npu_dev {
  * @ndev: the device (a reference is held)
  * @filp: the file
  * @node: entry in npu_dev.files
- * @bo_lock: protects @bos
- * @bos: buffer handles of this file (struct npu_bo), from 1
+ * @bo_lock: protects @bos and @bo_offsets
+ * @bos: buffer handles of this file (struct npu_bo), from 1; each holds a
+ *	reference on its buffer
+ * @bo_offsets: the same buffers by mmap offset in pages, for mmap()
  * @jobs: jobs of this file by id, outstanding or awaiting collection
  *	(npu_dev.jobs_lock)
  * @done: completed jobs awaiting NPU_IOCTL_WAIT, oldest first (jobs_lock)
@@ -176,8 +178,9 @@ struct npu_file {
 	struct npu_dev *ndev;
 	struct file *filp;
 	struct list_head node;
-	struct mutex bo_lock;		/* protects bos */
+	struct mutex bo_lock;		/* protects bos, bo_offsets */
 	struct xarray bos;
+	struct xarray bo_offsets;
 	struct xarray jobs;
 	struct list_head done;
 	u32 outstanding;
