@@ -19,6 +19,7 @@
 #define _NPU_PROGRAM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
