@@ -524,5 +524,10 @@ static void __exit npu_exit(void)
 module_init(npu_init);
 module_exit(npu_exit);
 
-MODULE_DESCRIPTION("NPU accelerator driver");
+MODULE_DESCRIPTION("NPU accelerator driver: jobs, device memory and hardware trace rings");
+MODULE_AUTHOR("The npu project maintainers");
 MODULE_LICENSE("GPL");
+#ifdef NPU_DRV_VERSION
+/* The stack's release (packaging/version.mk), as DKMS installs it. */
+MODULE_VERSION(NPU_DRV_VERSION);
+#endif
