@@ -40,7 +40,7 @@ static inline void __iomem *npu_compat_iomap_bar(struct pci_dev *pdev,
  * @vma: the VMA, in its ->mmap() call
  * @flags: VM_* flags to clear
  *
- * Used by npu_trace.c to make the ring's data pages read-only for good.
+ * Used by npu_tring_fops.c to make the ring's data pages read-only for good.
  */
 static inline void npu_compat_vm_flags_clear(struct vm_area_struct *vma,
 					     unsigned long flags)

@@ -111,7 +111,7 @@ struct npu_hw_desc {
  * @space_wq: woken when queue space frees up and at unplug
  * @timeout_work: job timeout check
  * @trace: trace state (npu_trace.c), set by npu_trace_init()
- * @trace_rings: enabled trace rings, maintained by npu_trace.c; the job
+ * @trace_rings: enabled trace rings, maintained by npu_trace_ctl.c; the job
  *	path's only test when tracing is off (npu_trace_on())
  */
 struct npu_dev {

@@ -257,7 +257,7 @@ void npu_hw_disable(struct npu_dev *ndev)
  * @level: NPU_TRACE_OFF, NPU_TRACE_EXEC or NPU_TRACE_OPS
  *
  * Rewrites the trace field of NPU_REG_CONTROL, keeping the other bits, and
- * rings NPU_DB_CONTROL. Callers serialize (npu_trace.c's ctl_lock); the
+ * rings NPU_DB_CONTROL. Callers serialize (npu_trace_ctl.c's ctl_lock); the
  * only other writers of the register are probe and remove, when no trace
  * ring can change the level.
  */
