@@ -77,6 +77,24 @@ static int col(char **f, int n, const char *name)
 	return -1;
 }
 
+/* Run @argv (exit 0) and open its CSV output, the header split into @h */
+static FILE *run_csv(char *const argv[], char *hdr, size_t len, char **h,
+		     int *nh)
+{
+	FILE *fp;
+
+	if (run_out(argv))
+		return NULL;
+	fp = fopen(OUT, "r");
+	if (fp && !fgets(hdr, (int)len, fp)) {
+		fclose(fp);
+		return NULL;
+	}
+	if (fp)
+		*nh = split(hdr, h);
+	return fp;
+}
+
 struct inf {
 	char span_id[20];
 	long long dur;
@@ -147,10 +165,8 @@ TEST_F(mn, capture_to_reports)
 				 "csv", TRACE, NULL };
 		int cs, cd;
 
-		ASSERT_EQ(0, run_out(argv));
-		fp = fopen(OUT, "r");
-		ASSERT_NE(NULL, fgets(hdr, sizeof(hdr), fp));
-		nh = split(hdr, h);
+		fp = run_csv(argv, hdr, sizeof(hdr), h, &nh);
+		ASSERT_NE(NULL, fp);
 		cs = col(h, nh, "span_id");
 		cd = col(h, nh, "dur");
 		ASSERT_LE(0, cs);
@@ -174,10 +190,8 @@ TEST_F(mn, capture_to_reports)
 			"wakeup_ns", "unexplained_ns" };
 		int cp[8], cw, cs, ce;
 
-		ASSERT_EQ(0, run_out(argv));
-		fp = fopen(OUT, "r");
-		ASSERT_NE(NULL, fgets(hdr, sizeof(hdr), fp));
-		nh = split(hdr, h);
+		fp = run_csv(argv, hdr, sizeof(hdr), h, &nh);
+		ASSERT_NE(NULL, fp);
 		cw = col(h, nh, "wall_ns");
 		cs = col(h, nh, "span_id");
 		ce = col(h, nh, "executions");
@@ -219,10 +233,8 @@ TEST_F(mn, capture_to_reports)
 				 "csv", TRACE, NULL };
 		int cn, ct;
 
-		ASSERT_EQ(0, run_out(argv));
-		fp = fopen(OUT, "r");
-		ASSERT_NE(NULL, fgets(hdr, sizeof(hdr), fp));
-		nh = split(hdr, h);
+		fp = run_csv(argv, hdr, sizeof(hdr), h, &nh);
+		ASSERT_NE(NULL, fp);
 		cn = col(h, nh, "name");
 		ct = col(h, nh, "total_ns");
 		while (fgets(line, sizeof(line), fp) && nop < 64) {
@@ -240,10 +252,8 @@ TEST_F(mn, capture_to_reports)
 				 "--format", "csv", TRACE, NULL };
 		int cn, cc, cs, cg, cpk;
 
-		ASSERT_EQ(0, run_out(argv));
-		fp = fopen(OUT, "r");
-		ASSERT_NE(NULL, fgets(hdr, sizeof(hdr), fp));
-		nh = split(hdr, h);
+		fp = run_csv(argv, hdr, sizeof(hdr), h, &nh);
+		ASSERT_NE(NULL, fp);
 		cn = col(h, nh, "name");
 		cc = col(h, nh, "count");
 		cs = col(h, nh, "self_ns");
