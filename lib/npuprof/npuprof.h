@@ -724,7 +724,13 @@ struct npuprof_analyze_opts {
 	int64_t max_ns;
 };
 
-/* Defaults: top 20, every type, no aggregation, by time, no limits */
+/**
+ * npuprof_analyze_opts_init() - fill @opts with the defaults
+ * @opts: the options to initialize
+ *
+ * Sets @sz, top 20, every type, no aggregation, order by self time, no
+ * time limits (max_ns -1).
+ */
 void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts);
 
 /**

@@ -111,13 +111,17 @@ TEST(timed_wait_survives_a_signal_storm)
 	st.stop = 0;
 	hits = 0;
 	ASSERT_EQ(0, pthread_create(&th, NULL, storm_main, &st));
-	ret = npu_inference_wait(inf, 50 * 1000 * 1000, NULL);
+	ret = npu_inference_wait(inf, 200 * 1000 * 1000, NULL);
 	st.stop = 1;
 	pthread_join(th, NULL);
 
 	EXPECT_EQ(-ETIMEDOUT, ret);
-	/* the storm did interrupt the wait, many times */
-	EXPECT_GT(hits, 10);
+	/*
+	 * The storm did interrupt the wait (how often depends on the load of
+	 * the host: a signal every 200 us is asked for; a restarted 200 ms
+	 * timeout would never have ended while they came).
+	 */
+	EXPECT_GE(hits, 2);
 	/* the job is still pending on the stalled PE */
 	EXPECT_EQ(-ETIMEDOUT, npu_inference_wait(inf, 0, NULL));
 	/* the driver's job timeout ends it; then the context comes back */
