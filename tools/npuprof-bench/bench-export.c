@@ -5,11 +5,17 @@
  * span, an EXEC record and 8 OP records in RECORDS items, clock samples
  * every 10 ms) is exported by npuprof_export_chrome() in a child process
  * whose peak RSS (wait4()'s ru_maxrss) is the exporter's alone. Prints
- * events/s, input and output MB/s and the peak RSS at 1 M and 10 M
- * events: memory must stay flat as the trace grows. Figures only; never
- * fails on a number.
+ * events/s, input and output MB/s, the peak RSS and the child's CPU time
+ * (user and system: the figure to compare on a busy machine) at 1 M and
+ * 10 M events: memory must stay flat as the trace grows. Figures only; never
+ * fails on a number. --events N exports one trace of about N events
+ * instead; --json FILE writes the JSON there (to compare the output of two
+ * versions of the library byte for byte) rather than only counting it;
+ * --trace FILE exports FILE instead of a synthetic trace; --gen FILE only
+ * writes the synthetic trace to FILE (for callgrind or perf on the export).
  *
- * Usage: npuprof-bench-export [--quick] [--dir DIR]
+ * Usage: npuprof-bench-export [--quick] [--dir DIR] [--events N]
+ *	[--json FILE] [--trace FILE] [--gen FILE]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -145,27 +151,59 @@ static uint64_t gen(const char *path, uint64_t events)
 	return n;
 }
 
-/* Counts the bytes written to it */
+/* Counts the bytes written to it, and writes them to a file if asked */
+struct sink {
+	uint64_t bytes;
+	FILE *copy;
+};
+
 static ssize_t count_write(void *c, const char *buf, size_t n)
 {
-	(void)buf;
-	*(uint64_t *)c += n;
+	struct sink *s = c;
+
+	s->bytes += n;
+	if (s->copy && fwrite(buf, 1, n, s->copy) != n)
+		return -1;
 	return (ssize_t)n;
 }
 
-static void bench(const char *dir, uint64_t events)
+/* Events of an existing trace, read once before the timing */
+static uint64_t count_events(const char *path)
+{
+	struct npuprof_trace *tr;
+	struct npuprof_event ev;
+	char err[256];
+	uint64_t n = 0;
+
+	if (npuprof_trace_open(path, &tr, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	while (npuprof_trace_next(tr, &ev) > 0)
+		n++;
+	npuprof_trace_close(tr);
+	return n;
+}
+
+static void bench(const char *dir, uint64_t events, const char *json,
+		  const char *trace)
 {
 	char path[256], err[256];
 	struct rusage ru;
 	struct stat st;
 	int pfd[2], status;
-	uint64_t n, out_bytes = 0;
-	double t0, t, in_mb;
+	uint64_t n = 0, out_bytes = 0;
+	double t0, t, in_mb, cpu;
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/npuprof-bench-export-%d.npuprof", dir,
-		 (int)getpid());
-	n = gen(path, events);
+	if (trace) {
+		snprintf(path, sizeof(path), "%s", trace);
+		n = count_events(path);
+	} else {
+		snprintf(path, sizeof(path), "%s/npuprof-bench-export-%d.npuprof",
+			 dir, (int)getpid());
+		n = gen(path, events);
+	}
 	stat(path, &st);
 	in_mb = (double)st.st_size / 1e6;
 	if (pipe(pfd))
@@ -175,9 +213,14 @@ static void bench(const char *dir, uint64_t events)
 	if (pid == 0) {
 		cookie_io_functions_t io = { .write = count_write };
 		struct npuprof_trace *tr;
-		FILE *f = fopencookie(&out_bytes, "w", io);
+		struct sink sink = { 0 };
+		FILE *f = fopencookie(&sink, "w", io);
 		int ret;
 
+		if (json && !(sink.copy = fopen(json, "w"))) {
+			perror(json);
+			_exit(1);
+		}
 		ret = npuprof_trace_open(path, &tr, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "%s\n", err);
@@ -186,9 +229,14 @@ static void bench(const char *dir, uint64_t events)
 		/* the exporter buffers itself: no second copy in stdio */
 		setvbuf(f, NULL, _IONBF, 0);
 		ret = npuprof_export_chrome(tr, f, NULL);
+		if (ret)
+			fprintf(stderr, "export: %s (%s)\n", strerror(-ret),
+				npuprof_trace_error(tr));
 		fclose(f);
 		npuprof_trace_close(tr);
-		if (write(pfd[1], &out_bytes, sizeof(out_bytes)) < 0)
+		if (sink.copy && fclose(sink.copy))
+			ret = -EIO;
+		if (write(pfd[1], &sink.bytes, sizeof(sink.bytes)) < 0)
 			_exit(1);
 		_exit(ret ? 1 : 0);
 	}
@@ -199,21 +247,28 @@ static void bench(const char *dir, uint64_t events)
 		printf("chrome export of %llu events: failed\n",
 		       (unsigned long long)n);
 		close(pfd[0]);
-		unlink(path);
+		if (!trace)
+			unlink(path);
 		return;
 	}
 	t = now_s() - t0;
 	close(pfd[0]);
-	printf("chrome export, %5.1f M events: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s\n",
+
+	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	printf("chrome export, %5.1f M events: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (CPU %.2f s: %.2f M events/s)\n",
 	       (double)n / 1e6, (double)n / t / 1e6,
 	       (double)out_bytes / t / 1e6, (double)out_bytes / 1e6,
-	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t);
-	unlink(path);
+	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, cpu,
+	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0);
+	if (!trace)
+		unlink(path);
 }
 
 int main(int argc, char **argv)
 {
-	const char *dir = "/tmp";
+	const char *dir = "/tmp", *json = NULL, *trace = NULL, *out = NULL;
+	uint64_t events = 0;
 	int quick = 0, i;
 
 	for (i = 1; i < argc; i++) {
@@ -221,15 +276,33 @@ int main(int argc, char **argv)
 			quick = 1;
 		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
 			dir = argv[++i];
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			events = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			json = argv[++i];
+		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--gen") && i + 1 < argc) {
+			out = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--dir DIR]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--events N] [--json FILE] [--trace FILE] [--gen FILE]\n",
+				argv[0]);
 			return 2;
 		}
 	}
-	printf("npuprof Chrome JSON export (per job: a submit span, an EXEC and %d OP records; the output counted, not stored)\n",
-	       OPS_PER_JOB);
-	bench(dir, 1000000);
+	if (out) {
+		printf("%s: %llu events\n", out, (unsigned long long)
+		       gen(out, events ? events : 1000000));
+		return 0;
+	}
+	printf("npuprof Chrome JSON export (per job: a submit span, an EXEC and %d OP records; the output counted%s)\n",
+	       OPS_PER_JOB, json ? " and written" : ", not stored");
+	if (events || trace || json) {
+		bench(dir, events ? events : 1000000, json, trace);
+		return 0;
+	}
+	bench(dir, 1000000, NULL, NULL);
 	if (!quick)
-		bench(dir, 10000000);
+		bench(dir, 10000000, NULL, NULL);
 	return 0;
 }
