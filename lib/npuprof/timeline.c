@@ -9,9 +9,10 @@
  *
  * Events of a trace file are not in time order (spans are written when
  * they end, ring records when the reader drains them), so they pass
- * through a reorder buffer (a bounded min-heap, also used by npuprof dump)
- * and come out by start time. Memory is the heap, bounded by its
- * max_held, and tables of threads, processes and devices with fixed
+ * through a reorder buffer (a bounded priority queue: a sorted ring for
+ * the nearly sorted majority and a min-heap for the rest, also used by
+ * npuprof dump) and come out by start time. Memory is that buffer,
+ * bounded by its max_held, and tables of threads, processes and devices with fixed
  * caps: independent of the trace's length.
  *
  * Locking: none; a timeline run and a reorder buffer belong to one
@@ -28,20 +29,48 @@
 /* The reorder buffer                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Inline room of a held event: any ring record of a known type fits */
-#define NPF_RO_INLINE	128
+/*
+ * A held event, compact: the fields of struct npuprof_event that the four
+ * types held (SPAN, RECORD, SESSION, HOST_LOST) use, and their data (the
+ * span record and its label, or the ring record) inline when it fits. The
+ * event is rebuilt into ro->out when it is released.
+ */
+#define NPF_RO_INLINE	112	/* an EXEC record, a span and a short label */
 
 struct npf_ro_ent {
-	struct npuprof_event ev;
-	struct npuprof_span_rec span;
-	void *big;			/* malloc'ed data beyond NPF_RO_INLINE */
+	uint32_t type;
+	uint32_t dev;
+	uint64_t offset;
+	int64_t time_ns;
+	struct npuprof_clock_map start;
+	struct npuprof_clock_map end;
+	uint64_t count;
+	uint64_t id;
+	uint32_t session_op;
+	int32_t pid;
+	uint32_t label_len;	/* with its NUL, 0 without a label */
+	void *big;		/* malloc'ed data beyond NPF_RO_INLINE */
 	union {
 		uint64_t align;
 		unsigned char data[NPF_RO_INLINE];
 	};
 };
 
-/* Heap node: the key inline so that sifting never touches an entry */
+/* The fields an entry keeps, copied from an event or back to one */
+#define NPF_RO_FIELDS(dst, src) do {					\
+	(dst)->type = (src)->type;					\
+	(dst)->dev = (src)->dev;					\
+	(dst)->offset = (src)->offset;					\
+	(dst)->time_ns = (src)->time_ns;				\
+	(dst)->start = (src)->start;					\
+	(dst)->end = (src)->end;					\
+	(dst)->count = (src)->count;					\
+	(dst)->id = (src)->id;						\
+	(dst)->session_op = (src)->session_op;				\
+	(dst)->pid = (src)->pid;					\
+} while (0)
+
+/* Queue node: the key inline so that ordering never touches an entry */
 struct npf_ro_node {
 	int64_t key;
 	int64_t neg_dur;
@@ -50,12 +79,25 @@ struct npf_ro_node {
 };
 
 #define NPF_RO_BLOCK	1024	/* entries allocated at a time */
+#define NPF_RO_SCAN	32	/* insertion sort reach into the sorted ring */
 
+/*
+ * The held events form one priority queue in two parts: a ring of nodes
+ * sorted by (key, rank, -duration, order), taking the events that arrive
+ * in order or a few places out of it (nearly all: O(1) each), and a
+ * binary heap for the rest. The earliest is the earlier of the ring's
+ * head and the heap's top; (rank, order) makes the order total, so the
+ * events come out exactly as from one heap.
+ */
 struct npf_reorder {
 	size_t max_held;
 	int64_t window;
+	struct npf_ro_node *ring;	/* sorted, ring_mask + 1 slots */
+	size_t ring_mask;
+	size_t ring_head;
+	size_t ring_n;
 	struct npf_ro_node *heap;
-	size_t n;
+	size_t heap_n;
 	size_t max_n;
 	struct npf_ro_ent **free;	/* free entries */
 	size_t nfree;
@@ -64,13 +106,14 @@ struct npf_reorder {
 	uint64_t order;
 	bool have_newest;
 	int64_t newest;
+	struct npuprof_event out;	/* the event being released */
 };
 
 int npf_reorder_new(size_t max_held, int64_t window_ns,
 		    struct npf_reorder **rop)
 {
 	struct npf_reorder *ro;
-	size_t nb;
+	size_t nb, rc = 1;
 
 	*rop = NULL;
 	if (!max_held || max_held > (1u << 24) || window_ns < 0)
@@ -79,12 +122,16 @@ int npf_reorder_new(size_t max_held, int64_t window_ns,
 	if (!ro)
 		return -ENOMEM;
 	nb = (max_held + 1 + NPF_RO_BLOCK - 1) / NPF_RO_BLOCK;
+	while (rc < max_held + 1)
+		rc <<= 1;
 	ro->max_held = max_held;
 	ro->window = window_ns;
+	ro->ring = malloc(rc * sizeof(*ro->ring));
+	ro->ring_mask = rc - 1;
 	ro->heap = malloc((max_held + 1) * sizeof(*ro->heap));
 	ro->free = malloc(nb * NPF_RO_BLOCK * sizeof(*ro->free));
 	ro->blocks = calloc(nb, sizeof(*ro->blocks));
-	if (!ro->heap || !ro->free || !ro->blocks) {
+	if (!ro->ring || !ro->heap || !ro->free || !ro->blocks) {
 		npf_reorder_free(ro);
 		return -ENOMEM;
 	}
@@ -98,13 +145,16 @@ void npf_reorder_free(struct npf_reorder *ro)
 
 	if (!ro)
 		return;
-	for (i = 0; i < ro->n; i++)
+	for (i = 0; i < ro->heap_n; i++)
 		free(ro->heap[i].e->big);
+	for (i = 0; i < ro->ring_n; i++)
+		free(ro->ring[(ro->ring_head + i) & ro->ring_mask].e->big);
 	for (i = 0; i < ro->nblocks; i++)
 		free(ro->blocks[i]);
 	free(ro->blocks);
 	free(ro->free);
 	free(ro->heap);
+	free(ro->ring);
 	free(ro);
 }
 
@@ -118,7 +168,7 @@ static struct npf_ro_ent *npf_ro_get(struct npf_reorder *ro)
 	struct npf_ro_ent *b;
 	size_t i;
 
-	if (!ro->nfree) {
+	if (npf_unlikely(!ro->nfree)) {
 		b = malloc(NPF_RO_BLOCK * sizeof(*b));
 		if (!b)
 			return NULL;
@@ -131,10 +181,12 @@ static struct npf_ro_ent *npf_ro_get(struct npf_reorder *ro)
 	return ro->free[--ro->nfree];
 }
 
-static void npf_ro_put(struct npf_reorder *ro, struct npf_ro_ent *e)
+static inline void npf_ro_put(struct npf_reorder *ro, struct npf_ro_ent *e)
 {
-	free(e->big);
-	e->big = NULL;
+	if (npf_unlikely(e->big != NULL)) {
+		free(e->big);
+		e->big = NULL;
+	}
 	ro->free[ro->nfree++] = e;
 }
 
@@ -150,27 +202,26 @@ static inline bool npf_ro_less(const struct npf_ro_node *a,
 	return a->order < b->order;
 }
 
-static void npf_ro_sift_up(struct npf_reorder *ro, struct npf_ro_node nd)
+static void npf_ro_heap_push(struct npf_reorder *ro,
+			     const struct npf_ro_node *nd)
 {
-	size_t i = ro->n++;
+	size_t i = ro->heap_n++;
 
 	while (i) {
 		size_t p = (i - 1) / 2;
 
-		if (!npf_ro_less(&nd, &ro->heap[p]))
+		if (!npf_ro_less(nd, &ro->heap[p]))
 			break;
 		ro->heap[i] = ro->heap[p];
 		i = p;
 	}
-	ro->heap[i] = nd;
-	if (ro->n > ro->max_n)
-		ro->max_n = ro->n;
+	ro->heap[i] = *nd;
 }
 
-static struct npf_ro_ent *npf_ro_pop(struct npf_reorder *ro, int64_t *key)
+static void npf_ro_heap_pop(struct npf_reorder *ro)
 {
-	struct npf_ro_node top = ro->heap[0], last = ro->heap[--ro->n];
-	size_t i = 0, n = ro->n;
+	struct npf_ro_node last = ro->heap[--ro->heap_n];
+	size_t i = 0, n = ro->heap_n;
 
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -186,8 +237,41 @@ static struct npf_ro_ent *npf_ro_pop(struct npf_reorder *ro, int64_t *key)
 	}
 	if (n)
 		ro->heap[i] = last;
-	*key = top.key;
-	return top.e;
+}
+
+/* Add @nd to the sorted ring if it belongs near its end, else the heap */
+static inline void npf_ro_insert(struct npf_reorder *ro,
+				 const struct npf_ro_node *nd)
+{
+	size_t m = ro->ring_mask, n = ro->ring_n, j, k;
+	struct npf_ro_node *r = ro->ring;
+
+	for (j = n; j && n - j < NPF_RO_SCAN; j--)
+		if (!npf_ro_less(nd, &r[(ro->ring_head + j - 1) & m]))
+			break;
+	if (j && n - j == NPF_RO_SCAN) {
+		npf_ro_heap_push(ro, nd);
+	} else if (!j && n) {
+		/* before everything in the ring: a new head */
+		ro->ring_head = (ro->ring_head - 1) & m;
+		r[ro->ring_head] = *nd;
+		ro->ring_n++;
+	} else {
+		for (k = n; k > j; k--)
+			r[(ro->ring_head + k) & m] = r[(ro->ring_head + k - 1) & m];
+		r[(ro->ring_head + j) & m] = *nd;
+		ro->ring_n++;
+	}
+	n = ro->ring_n + ro->heap_n;
+	if (n > ro->max_n)
+		ro->max_n = n;
+}
+
+/* The earliest held node: from the ring (true) or the heap */
+static inline bool npf_ro_min_ring(const struct npf_reorder *ro)
+{
+	return ro->ring_n && (!ro->heap_n ||
+			      npf_ro_less(&ro->ring[ro->ring_head], &ro->heap[0]));
 }
 
 /*
@@ -210,18 +294,49 @@ static unsigned int npf_ro_rank(const struct npuprof_event *ev)
 	}
 }
 
+/* Rebuild the event of @e into ro->out */
+static const struct npuprof_event *npf_ro_event(struct npf_reorder *ro,
+						const struct npf_ro_ent *e)
+{
+	struct npuprof_event *ev = &ro->out;
+	const unsigned char *data = e->big ? e->big : e->data;
+
+	NPF_RO_FIELDS(ev, e);
+	ev->span = NULL;
+	ev->label = NULL;
+	ev->rec = NULL;
+	if (e->type == NPUPROF_EV_RECORD) {
+		ev->rec = data;
+	} else if (e->type == NPUPROF_EV_SPAN) {
+		/* data is 8-aligned (the union, or malloc) */
+		ev->span = (const void *)data;
+		if (e->label_len)
+			ev->label = (const char *)data + sizeof(*ev->span);
+	}
+	return ev;
+}
+
 static int npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn,
 			  void *ctx)
 {
 	int ret = 0;
 
-	while (ro->n && (all || ro->n > ro->max_held ||
-			 ro->newest - ro->heap[0].key > ro->window)) {
-		int64_t key;
-		struct npf_ro_ent *e = npf_ro_pop(ro, &key);
+	while (ro->ring_n + ro->heap_n) {
+		bool in_ring = npf_ro_min_ring(ro);
+		struct npf_ro_node nd = in_ring ? ro->ring[ro->ring_head] :
+					ro->heap[0];
 
-		ret = fn(ctx, &e->ev, key);
-		npf_ro_put(ro, e);
+		if (!all && ro->ring_n + ro->heap_n <= ro->max_held &&
+		    ro->newest - nd.key <= ro->window)
+			break;
+		if (in_ring) {
+			ro->ring_head = (ro->ring_head + 1) & ro->ring_mask;
+			ro->ring_n--;
+		} else {
+			npf_ro_heap_pop(ro);
+		}
+		ret = fn(ctx, npf_ro_event(ro, nd.e), nd.key);
+		npf_ro_put(ro, nd.e);
 		if (ret)
 			break;
 	}
@@ -233,13 +348,16 @@ int npf_reorder_push(struct npf_reorder *ro, const struct npuprof_event *ev,
 {
 	struct npf_ro_node nd;
 	struct npf_ro_ent *e;
-	size_t extra = 0;
+	size_t extra = 0, label = 0;
 	unsigned char *dst;
 
-	if (ev->type == NPUPROF_EV_RECORD)
+	if (ev->type == NPUPROF_EV_RECORD) {
 		extra = ((const struct npu_trace_rec_hdr *)ev->rec)->size;
-	else if (ev->type == NPUPROF_EV_SPAN && ev->label)
-		extra = strlen(ev->label) + 1;
+	} else if (ev->type == NPUPROF_EV_SPAN) {
+		if (ev->label)
+			label = strlen(ev->label) + 1;
+		extra = sizeof(*ev->span) + label;
+	}
 	e = npf_ro_get(ro);
 	if (!e)
 		return -ENOMEM;
@@ -259,24 +377,19 @@ int npf_reorder_push(struct npf_reorder *ro, const struct npuprof_event *ev,
 	nd.order = (uint64_t)npf_ro_rank(ev) << 56 |
 		   (ro->order++ & ((1ull << 56) - 1));
 	nd.e = e;
-	e->ev = *ev;
-	e->ev.key = e->ev.value = NULL;
-	e->ev.info = NULL;
+	NPF_RO_FIELDS(e, ev);
+	e->label_len = (uint32_t)label;
 	if (ev->type == NPUPROF_EV_RECORD) {
 		memcpy(dst, ev->rec, extra);
-		e->ev.rec = dst;
 	} else if (ev->type == NPUPROF_EV_SPAN) {
-		e->span = *ev->span;
-		e->ev.span = &e->span;
-		if (ev->label) {
-			memcpy(dst, ev->label, extra);
-			e->ev.label = (const char *)dst;
-		}
+		memcpy(dst, ev->span, sizeof(*ev->span));
+		if (label)
+			memcpy(dst + sizeof(*ev->span), ev->label, label);
 	}
 	if (!ro->have_newest || nd.key > ro->newest)
 		ro->newest = nd.key;
 	ro->have_newest = true;
-	npf_ro_sift_up(ro, nd);
+	npf_ro_insert(ro, &nd);
 	return npf_ro_release(ro, false, fn, ctx);
 }
 
@@ -325,6 +438,8 @@ struct npf_tl_pe {
 	/* DMA bandwidth: the value goes back to 0 at the end of the exec */
 	bool bw_pending;
 	int64_t bw_zero_at;
+	char util_name[24];	/* "PE p utilization" */
+	char bw_name[16];	/* "PE p DMA" */
 };
 
 struct npf_tl_dev {
@@ -480,8 +595,13 @@ static struct npf_tl_pe *npf_tl_pe(struct npf_tl *tl, uint32_t dev,
 		d->pe = calloc(NPF_TL_MAX_PES, sizeof(*d->pe));
 		if (!d->pe)
 			return NULL;
-		for (i = 0; i < NPF_TL_MAX_PES; i++)
+		for (i = 0; i < NPF_TL_MAX_PES; i++) {
 			d->pe[i].last_util = -1;
+			snprintf(d->pe[i].util_name, sizeof(d->pe[i].util_name),
+				 "PE %u utilization", i);
+			snprintf(d->pe[i].bw_name, sizeof(d->pe[i].bw_name),
+				 "PE %u DMA", i);
+		}
 	}
 	d->pe[pe].used = true;
 	return &d->pe[pe];
@@ -568,24 +688,23 @@ static int npf_tl_counter(struct npf_tl *tl, uint32_t pid, int64_t ts,
 	return npf_tl_emit(tl, &it);
 }
 
-/* Utilization of PE @pe: emit the open bin if it changed the value */
-static int npf_tl_util_close(struct npf_tl *tl, uint32_t dev, uint32_t pe,
+/* Utilization of PE @p: emit the open bin if it changed the value */
+static int npf_tl_util_close(struct npf_tl *tl, uint32_t dev,
 			     struct npf_tl_pe *p)
 {
-	char name[32];
 	int64_t v = p->busy * 1000 / NPF_TL_UTIL_BIN_NS;
 
 	p->busy = 0;
 	if (v == p->last_util)
 		return 0;
 	p->last_util = v;
-	snprintf(name, sizeof(name), "PE %u utilization", pe);
-	return npf_tl_counter(tl, NPF_TL_DEV_PID + dev, p->bin, name, "%", v, 1);
+	return npf_tl_counter(tl, NPF_TL_DEV_PID + dev, p->bin, p->util_name,
+			      "%", v, 1);
 }
 
-/* Account [@s, @e) busy on PE @pe: executions of a PE do not overlap */
-static int npf_tl_util(struct npf_tl *tl, uint32_t dev, uint32_t pe,
-		       struct npf_tl_pe *p, int64_t s, int64_t e)
+/* Account [@s, @e) busy on PE @p: executions of a PE do not overlap */
+static int npf_tl_util(struct npf_tl *tl, uint32_t dev, struct npf_tl_pe *p,
+		       int64_t s, int64_t e)
 {
 	int64_t bin = s - (s % NPF_TL_UTIL_BIN_NS + NPF_TL_UTIL_BIN_NS) %
 		      NPF_TL_UTIL_BIN_NS;
@@ -594,13 +713,13 @@ static int npf_tl_util(struct npf_tl *tl, uint32_t dev, uint32_t pe,
 	if (p->last_util < 0 && !p->busy)
 		p->bin = bin;
 	if (bin > p->bin) {
-		ret = npf_tl_util_close(tl, dev, pe, p);
+		ret = npf_tl_util_close(tl, dev, p);
 		if (ret)
 			return ret;
 		if (bin > p->bin + NPF_TL_UTIL_BIN_NS) {
 			/* idle bins in between */
 			p->bin += NPF_TL_UTIL_BIN_NS;
-			ret = npf_tl_util_close(tl, dev, pe, p);
+			ret = npf_tl_util_close(tl, dev, p);
 			if (ret)
 				return ret;
 		}
@@ -610,7 +729,7 @@ static int npf_tl_util(struct npf_tl *tl, uint32_t dev, uint32_t pe,
 		int64_t from = s > p->bin ? s : p->bin;
 
 		p->busy += p->bin + NPF_TL_UTIL_BIN_NS - from;
-		ret = npf_tl_util_close(tl, dev, pe, p);
+		ret = npf_tl_util_close(tl, dev, p);
 		if (ret)
 			return ret;
 		p->bin += NPF_TL_UTIL_BIN_NS;
@@ -619,7 +738,7 @@ static int npf_tl_util(struct npf_tl *tl, uint32_t dev, uint32_t pe,
 			int64_t whole = (e - p->bin) / NPF_TL_UTIL_BIN_NS;
 
 			p->busy = NPF_TL_UTIL_BIN_NS;
-			ret = npf_tl_util_close(tl, dev, pe, p);
+			ret = npf_tl_util_close(tl, dev, p);
 			if (ret)
 				return ret;
 			p->bin += whole * NPF_TL_UTIL_BIN_NS;
@@ -632,16 +751,14 @@ static int npf_tl_util(struct npf_tl *tl, uint32_t dev, uint32_t pe,
 	return 0;
 }
 
-static int npf_tl_bw(struct npf_tl *tl, uint32_t dev, uint32_t pe,
-		     struct npf_tl_pe *p, int64_t s, int64_t e, uint64_t bytes)
+static int npf_tl_bw(struct npf_tl *tl, uint32_t dev, struct npf_tl_pe *p,
+		     int64_t s, int64_t e, uint64_t bytes)
 {
-	char name[32];
 	int ret;
 
-	snprintf(name, sizeof(name), "PE %u DMA", pe);
 	if (p->bw_pending && p->bw_zero_at < s) {
 		ret = npf_tl_counter(tl, NPF_TL_DEV_PID + dev, p->bw_zero_at,
-				     name, "MB/s", 0, 0);
+				     p->bw_name, "MB/s", 0, 0);
 		if (ret)
 			return ret;
 	}
@@ -649,7 +766,7 @@ static int npf_tl_bw(struct npf_tl *tl, uint32_t dev, uint32_t pe,
 	if (e <= s)
 		return 0;
 	/* bytes per ns is GB/s: MB/s with 3 decimals is bytes * 1e6 / ns */
-	ret = npf_tl_counter(tl, NPF_TL_DEV_PID + dev, s, name, "MB/s",
+	ret = npf_tl_counter(tl, NPF_TL_DEV_PID + dev, s, p->bw_name, "MB/s",
 			     (int64_t)((__int128)bytes * 1000000 / (e - s)), 3);
 	p->bw_pending = true;
 	p->bw_zero_at = e;
@@ -778,9 +895,9 @@ static int npf_tl_exec(struct npf_tl *tl, const struct npuprof_event *ev)
 	p = npf_tl_pe(tl, ev->dev, x->pe);
 	if (!p)
 		return 0;
-	ret = npf_tl_util(tl, ev->dev, x->pe, p, it.ts, it.ts + it.dur);
+	ret = npf_tl_util(tl, ev->dev, p, it.ts, it.ts + it.dur);
 	if (!ret)
-		ret = npf_tl_bw(tl, ev->dev, x->pe, p, it.ts, it.ts + it.dur,
+		ret = npf_tl_bw(tl, ev->dev, p, it.ts, it.ts + it.dur,
 				x->dma_bytes);
 	return ret;
 }
@@ -1005,17 +1122,15 @@ static int npf_tl_finish(struct npf_tl *tl, int64_t end_ts)
 			if (!p->used)
 				continue;
 			if (p->busy || p->last_util >= 0)
-				ret = npf_tl_util_close(tl, i, pe, p);
+				ret = npf_tl_util_close(tl, i, p);
 			if (!ret && p->last_util > 0) {
 				p->bin += NPF_TL_UTIL_BIN_NS;
-				ret = npf_tl_util_close(tl, i, pe, p);
+				ret = npf_tl_util_close(tl, i, p);
 			}
-			if (!ret && p->bw_pending) {
-				snprintf(name, sizeof(name), "PE %u DMA", pe);
+			if (!ret && p->bw_pending)
 				ret = npf_tl_counter(tl, NPF_TL_DEV_PID + i,
-						     p->bw_zero_at, name, "MB/s",
-						     0, 0);
-			}
+						     p->bw_zero_at, p->bw_name,
+						     "MB/s", 0, 0);
 		}
 	}
 	if (!ret && tl->session_open) {
