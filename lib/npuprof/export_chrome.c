@@ -60,11 +60,27 @@ static inline char *npf_js_room(struct npf_js *o, size_t n)
 	return o->buf + o->len;
 }
 
-/* Decimal digits of @v at @p; returns the end */
+/* Number of decimal digits of @v (1 for 0) */
+static inline unsigned int npf_ndigits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* floor(log10(2) * bits), then one more when @v reaches it */
+	unsigned int t = (unsigned int)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + (v >= pow10[t]) + (v == 0);
+}
+
+/* Decimal digits of @v at @p, written from the last; returns the end */
 static inline char *npf_u64(char *p, uint64_t v)
 {
-	char t[20];
-	char *e = t + sizeof(t);
+	char *end = p + npf_ndigits(v), *e = end;
 
 	while (v >= 100) {
 		unsigned int r = (unsigned int)(v % 100);
@@ -79,8 +95,7 @@ static inline char *npf_u64(char *p, uint64_t v)
 	} else {
 		*--e = (char)('0' + v);
 	}
-	memcpy(p, e, (size_t)(t + sizeof(t) - e));
-	return p + (t + sizeof(t) - e);
+	return end;
 }
 
 static inline char *npf_i64(char *p, int64_t v)
@@ -195,6 +210,17 @@ static void npf_js_str(struct npf_js *o, const char *s, size_t max)
 	char *p = npf_js_room(o, 8);
 
 	*p++ = '"';
+	/* the usual name: printable ASCII, nothing to escape, copied whole */
+	while (i < max && i < 64 && u[i] >= 0x20 && u[i] < 0x80 &&
+	       u[i] != '"' && u[i] != '\\')
+		i++;
+	if ((i == max || !u[i]) && o->len + i + 2 <= NPF_JS_BUF) {
+		memcpy(p, s, i);
+		p[i] = '"';
+		o->len = (size_t)(p + i + 1 - o->buf);
+		return;
+	}
+	i = 0;
 	o->len = (size_t)(p - o->buf);
 	while (i < max && u[i]) {
 		size_t n;
