@@ -65,6 +65,16 @@ static int npu_trace_clock_rec(struct npu_trace_dev *tdev,
 	return 0;
 }
 
+/*
+ * Delay of the next periodic CLOCK record: a timer of N jiffies may fire
+ * after N - 1 (the current jiffy is partly over), so one more keeps the
+ * records at least @period_ms apart, as ring.rst promises.
+ */
+static unsigned long npu_trace_clock_delay(unsigned int period_ms)
+{
+	return msecs_to_jiffies(period_ms) + 1;
+}
+
 static void npu_trace_clock_work(struct work_struct *work)
 {
 	struct npu_trace_dev *tdev = container_of(to_delayed_work(work),
@@ -90,7 +100,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 	}
 	if (tdev->nr_enabled && !tdev->dead && period)
 		schedule_delayed_work(&tdev->clock_work,
-				      msecs_to_jiffies(period));
+				      npu_trace_clock_delay(period));
 	spin_unlock_irqrestore(&tdev->lock, flags);
 }
 
@@ -183,7 +193,7 @@ int npu_trace_ctl_enable(struct npu_tring *r, u32 level)
 	npu_trace_update_level(tdev);
 	if (first && have_clk && READ_ONCE(clock_period_ms))
 		mod_delayed_work(system_wq, &tdev->clock_work,
-				 msecs_to_jiffies(READ_ONCE(clock_period_ms)));
+				 npu_trace_clock_delay(READ_ONCE(clock_period_ms)));
 	ret = 0;
 out:
 	mutex_unlock(&tdev->ctl_lock);
