@@ -9,6 +9,8 @@
 # the plan and the "# Totals:" line that scripts/totals.sh adds up, and
 # exits 1 when a test failed. The install is the user's: nothing of an
 # outer make (MAKEFLAGS) or of the caller's install variables leaks in.
+# Under pipefail, "CMD | grep -q" fails when grep exits before CMD has
+# written everything (SIGPIPE): the tests write "| grep >/dev/null".
 
 NPU_SRC=${NPU_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 NPU_BUILD=${NPU_BUILD:-$NPU_SRC/build}

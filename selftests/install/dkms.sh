@@ -48,7 +48,7 @@ do_install() {
 dkms_add() {
 	mkdir -p "$tmp/dkms" "$tmp/modules" &&
 	dkms add -m npu -v "$ver" "${TREES[@]}" &&
-	dkms status -m npu -v "$ver" "${TREES[@]}" | tee /dev/stderr | grep -q "^npu/$ver: added"
+	dkms status -m npu -v "$ver" "${TREES[@]}" | tee /dev/stderr | grep >/dev/null "^npu/$ver: added"
 }
 
 # build KVER: dkms build, then the module it keeps is npu for KVER
