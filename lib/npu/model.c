@@ -224,7 +224,7 @@ static int check_io(struct vctx *v, struct npu_model *m)
 		o->slot = t->buf;
 		o->offset = t->offset;
 		o->dev_size = (size_t)bytes;
-		/* NPU_LAYOUT_NCHWC16 io must be 4-D: checked by check_tensor */
+		/* NPU_LAYOUT_NCHWC16 io is 4-D: progcheck_tensor_fields() */
 	}
 	return 0;
 }

@@ -58,14 +58,11 @@ static inline void progbuild_fill_tensor(struct npu_prog_tensor *t,
 					 uint8_t ndim, const uint32_t dims[4],
 					 int32_t zp)
 {
-	memset(t, 0, sizeof(*t));
-	t->dtype = dtype;
-	t->layout = layout;
-	t->buf = buf;
-	t->offset = offset;
-	t->ndim = ndim;
+	*t = (struct npu_prog_tensor){
+		.dtype = dtype, .ndim = ndim, .layout = layout, .buf = buf,
+		.offset = offset, .zero_point = zp,
+	};
 	memcpy(t->dims, dims, sizeof(t->dims));
-	t->zero_point = zp;
 }
 
 /**
@@ -85,15 +82,10 @@ static inline void progbuild_fill_op(struct npu_prog_op *op, uint16_t opcode,
 				     uint16_t out, uint16_t rq, int32_t amin,
 				     int32_t amax)
 {
-	memset(op, 0, sizeof(*op));
-	op->opcode = opcode;
-	op->in[0] = in0;
-	op->in[1] = in1;
-	op->in[2] = in2;
-	op->out = out;
-	op->rq = rq;
-	op->act_min = amin;
-	op->act_max = amax;
+	*op = (struct npu_prog_op){
+		.opcode = opcode, .in = { in0, in1, in2 }, .out = out,
+		.act_min = amin, .act_max = amax, .rq = rq,
+	};
 }
 
 /**
