@@ -31,10 +31,8 @@ D=$tmp/root
 P=$D/usr/local
 TOOLS=(npu-info npu-classify npu-model-gen npuprof npu-emu)
 # exported without a page of their own: the inline hot path's, documented
-# on npuprof_span_begin(3); npuprof_analyze_opts_init, whose comment in
-# npuprof.h is not kernel-doc yet (remove it here when it is)
+# on npuprof_span_begin(3)
 NO_PAGE=" npuprof_span_begin_slow npuprof_span_end_slow npuprof_spans_on "
-NO_PAGE+="npuprof_analyze_opts_init "
 export PKG_CONFIG_LIBDIR=$P/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
 unset PKG_CONFIG_PATH
 
