@@ -82,7 +82,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 						  clock_work);
 	struct npu_dev *ndev = tdev->ndev;
 	struct npu_trace_rec_clock rec;
-	unsigned int period = READ_ONCE(clock_period_ms);
+	unsigned int period;
 	struct npu_tring *r;
 	unsigned long flags;
 	int idx, ret;
@@ -92,6 +92,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 	ret = npu_trace_clock_rec(tdev, &rec);
 	npu_dev_exit(ndev, idx);
 
+	period = READ_ONCE(clock_period_ms);
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (!ret && !tdev->dead) {
 		list_for_each_entry(r, &tdev->rings, node)
@@ -200,6 +201,18 @@ out:
 	return ret;
 }
 
+/*
+ * The last ring was disabled: stop the periodic CLOCK records, waiting for
+ * a run in progress, so that none of this trace's records (nor its period)
+ * reaches a ring enabled later. The work does not take ctl_lock; ctl_lock
+ * held.
+ */
+static void npu_trace_clock_stop(struct npu_trace_dev *tdev)
+{
+	lockdep_assert_held(&tdev->ctl_lock);
+	cancel_delayed_work_sync(&tdev->clock_work);
+}
+
 /* Stop a ring receiving records; ctl_lock held. True if it was on. */
 static bool npu_trace_ctl_off_locked(struct npu_tring *r)
 {
@@ -246,7 +259,7 @@ void npu_trace_ctl_disable(struct npu_tring *r)
 	if (npu_trace_ctl_off_locked(r)) {
 		npu_trace_update_level(tdev);
 		if (!tdev->nr_enabled)
-			cancel_delayed_work(&tdev->clock_work);
+			npu_trace_clock_stop(tdev);
 	}
 	mutex_unlock(&tdev->ctl_lock);
 }
@@ -269,7 +282,7 @@ void npu_trace_ctl_release(struct npu_tring *r)
 		npu_dev_exit(r->ndev, idx);
 	}
 	if (!tdev->nr_enabled)
-		cancel_delayed_work(&tdev->clock_work);
+		npu_trace_clock_stop(tdev);
 	mutex_unlock(&tdev->ctl_lock);
 }
 
