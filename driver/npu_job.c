@@ -621,8 +621,10 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 		return ret;
 	if (args.flags)
 		return -EINVAL;
+	/* the ABI's limit, which the command's buffer table can hold */
+	static_assert(NPU_MAX_JOB_BUFS <= NPU_HW_MAX_BUFS);
 	if (!args.nbufs || args.nbufs > NPU_MAX_JOB_BUFS ||
-	    args.nbufs > NPU_HW_MAX_BUFS || args.prog_slot >= args.nbufs)
+	    args.prog_slot >= args.nbufs)
 		return -EINVAL;
 	if (!args.prog_size || !IS_ALIGNED(args.prog_offset, 64))
 		return -EINVAL;
