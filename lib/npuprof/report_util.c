@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * report_util.c - names and ids as the reports write them: the NPU
- * operator names of driver/npu_hw.h's NPU_OP_* (also used by the CLI's
- * dump), and trace and span ids in hex as the reference documents show
+ * operator names of include/npu/npu_program.h's NPU_OP_* (also used by the
+ * CLI's dump), and trace and span ids in hex as the reference documents show
  * them, and the conversion of device tick counts to host durations.
  *
  * Stateless; safe from any thread.
@@ -16,23 +16,7 @@
 
 const char *npf_opcode_name(uint32_t opcode)
 {
-	static const char *const names[NPU_OP_MAX + 1] = {
-		[NPU_OP_CONV2D] = "CONV2D",
-		[NPU_OP_DWCONV2D] = "DWCONV2D",
-		[NPU_OP_PAD] = "PAD",
-		[NPU_OP_AVGPOOL] = "AVGPOOL",
-		[NPU_OP_MAXPOOL] = "MAXPOOL",
-		[NPU_OP_FC] = "FC",
-		[NPU_OP_MATMUL] = "MATMUL",
-		[NPU_OP_ADD] = "ADD",
-		[NPU_OP_CLIP] = "CLIP",
-		[NPU_OP_RESHAPE] = "RESHAPE",
-		[NPU_OP_TRANSPOSE] = "TRANSPOSE",
-		[NPU_OP_SLICE] = "SLICE",
-		[NPU_OP_CONCAT] = "CONCAT",
-	};
-
-	return opcode <= NPU_OP_MAX ? names[opcode] : NULL;
+	return npu_prog_op_name(opcode);
 }
 
 const char *npf_lost_reason_name(uint32_t reason)
