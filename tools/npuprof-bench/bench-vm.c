@@ -96,7 +96,7 @@ static void flood(int fd, struct trace_jobs *j, const char *dir,
 
 int main(int argc, char **argv)
 {
-	static const unsigned int pages[] = { 1, 4, 16, 64, 256 };
+	static const unsigned int pages[] = { 1, 4, 16, 64, 256, 1024 };
 	unsigned int jobs = 40, i;
 	const char *dir = "/tmp";
 	struct trace_jobs j;
