@@ -2,7 +2,7 @@
 /*
  * npu-trace-bench - cost of hardware tracing, measured in the VM.
  *
- *   npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS]
+ *   npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS] [-j FLOOD_JOBS]
  *
  * 1. Latency: a job of OPS CLIP operators over BYTES bytes is submitted and
  *    waited for, JOBS times per round, with tracing off, at level 1 and at
@@ -201,7 +201,7 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 	return rd.st.records * 1e9 / (double)(t1 - t0);
 }
 
-static void throughput(int fd, struct trace_jobs *j)
+static void throughput(int fd, struct trace_jobs *j, unsigned int jobs)
 {
 	static const unsigned int pages[] = { 1, 4, 16, 64, 256, 1024 };
 	double best = 0, rate;
@@ -210,9 +210,10 @@ static void throughput(int fd, struct trace_jobs *j)
 
 	if (trace_jobs_set_ops(j, 1000))
 		die("program", -EINVAL);
-	printf("throughput: level 2, 1000-op jobs (OP records of 80 bytes), 8 in flight\n");
+	printf("throughput: level 2, %u 1000-op jobs (OP records of 80 bytes), 8 in flight\n",
+	       jobs);
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
-		rate = flood(fd, j, pages[i], 40, &lost, &dev_lost, &recs);
+		rate = flood(fd, j, pages[i], jobs, &lost, &dev_lost, &recs);
 		printf("  ring %5u pages: %9.0f records/s received (%7.1f MB/s), %llu records, %llu lost in ring, %llu lost in device\n",
 		       pages[i], rate, rate * 80 / 1e6,
 		       (unsigned long long)recs, (unsigned long long)lost,
@@ -229,11 +230,11 @@ static void throughput(int fd, struct trace_jobs *j)
 
 int main(int argc, char **argv)
 {
-	unsigned int n = 25, k = 16, bytes = 16384, rounds = 24;
+	unsigned int n = 25, k = 16, bytes = 16384, rounds = 24, jobs = 40;
 	struct trace_jobs j;
 	int fd, ret, c;
 
-	while ((c = getopt(argc, argv, "n:k:b:r:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:k:b:r:j:h")) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 0);
@@ -244,16 +245,19 @@ int main(int argc, char **argv)
 		case 'b':
 			bytes = strtoul(optarg, NULL, 0);
 			break;
+		case 'j':
+			jobs = strtoul(optarg, NULL, 0);
+			break;
 		case 'r':
 			rounds = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr,
-				"usage: npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS]\n");
+				"usage: npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS] [-j FLOOD_JOBS]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!n || !k || k > 1024 || !bytes || !rounds) {
+	if (!n || !k || k > 1024 || !bytes || !rounds || !jobs) {
 		fprintf(stderr, "npu-trace-bench: bad arguments\n");
 		return 2;
 	}
@@ -267,7 +271,7 @@ int main(int argc, char **argv)
 	ret = trace_jobs_init(&j, fd, 64, 1000);
 	if (ret)
 		die("buffers", ret);
-	throughput(fd, &j);
+	throughput(fd, &j, jobs);
 	close(fd);
 	return 0;
 }
