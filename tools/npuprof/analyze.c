@@ -152,31 +152,6 @@ static int parse_time(const char *s, int64_t *ns)
 	return -EINVAL;
 }
 
-/* Open @input, report errors and truncation; NULL after a message */
-struct npuprof_trace *npc_open_trace(const char *input)
-{
-	struct npuprof_trace *tr = NULL;
-	char err[512];
-	int ret = npuprof_trace_open(input, &tr, err, sizeof(err));
-
-	if (ret) {
-		npc_err("%s", err[0] ? err : strerror(-ret));
-		return NULL;
-	}
-	return tr;
-}
-
-/* The message of the library's error @ret on @tr; returns 1 */
-int npc_trace_failed(struct npuprof_trace *tr, int ret)
-{
-	if (ret == -EIO && !npuprof_trace_error(tr)[0])
-		npc_err("writing the output: %s", strerror(EIO));
-	else
-		npc_err("%s", npuprof_trace_error(tr)[0] ?
-			npuprof_trace_error(tr) : strerror(-ret));
-	return 1;
-}
-
 #define MAX_TYPES	64
 
 static int analyze_main(int argc, char **argv)
@@ -263,17 +238,12 @@ static int analyze_main(int argc, char **argv)
 			return npc_bad_option(prog, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (input)
-			return npu_cli_usage_error(prog, "FILE given twice ('%s' and '%s')",
-						   input, argv[optind]);
-		input = argv[optind++];
-	}
-	if (optind < argc)
-		return npu_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	ret = npc_file_operand(prog, argc, argv, &input);
+	if (ret)
+		return ret;
 	if (by_type && !o.aggregate)
 		o.aggregate = NPUPROF_AGG_SUM;
-	tr = npc_open_trace(input ? input : NPC_DEFAULT_FILE);
+	tr = npc_open_trace(input);
 	if (!tr)
 		return 1;
 	if (breakdown)

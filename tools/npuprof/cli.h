@@ -155,8 +155,10 @@ int npc_bad_option(const char *prog, int c, char **argv);
 
 /* analyze.c: --format table|csv|json|jsonl (returns 2 after a message) */
 int npc_parse_format(const char *prog, const char *s, unsigned int *format);
-/* analyze.c: open a trace, NULL after a message; a library error's message,
- * returns 1 */
+/* The FILE operand (default NPC_DEFAULT_FILE); 0 or a usage error's 2 */
+int npc_file_operand(const char *prog, int argc, char **argv,
+		     const char **input);
+/* Open a trace, NULL after a message; a library error's message, returns 1 */
 struct npuprof_trace *npc_open_trace(const char *input);
 int npc_trace_failed(struct npuprof_trace *tr, int ret);
 

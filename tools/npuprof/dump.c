@@ -544,7 +544,6 @@ static int dump_main(int argc, char **argv)
 	struct npuprof_trace *tr = NULL;
 	struct npuprof_event ev;
 	struct dump d = { .o = &o };
-	char err[512];
 	int c, ret, status = 0;
 	uint64_t v;
 
@@ -576,22 +575,12 @@ static int dump_main(int argc, char **argv)
 			return npc_bad_option(prog, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (o.input)
-			return npu_cli_usage_error(prog, "FILE given twice ('%s' and '%s')",
-						   o.input, argv[optind]);
-		o.input = argv[optind++];
-	}
-	if (optind < argc)
-		return npu_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (!o.input)
-		o.input = NPC_DEFAULT_FILE;
-
-	ret = npuprof_trace_open(o.input, &tr, err, sizeof(err));
-	if (ret) {
-		npc_err("%s", err[0] ? err : strerror(-ret));
+	ret = npc_file_operand(prog, argc, argv, &o.input);
+	if (ret)
+		return ret;
+	tr = npc_open_trace(o.input);
+	if (!tr)
 		return 1;
-	}
 	if (npf_reorder_new(o.max_buffered, o.window_ns, &d.ro)) {
 		npc_err("out of memory");
 		npuprof_trace_close(tr);

@@ -180,7 +180,6 @@ static int export_main(int argc, char **argv)
 	const char *prog = NPC_PROG " export", *input = NULL, *out = NULL;
 	unsigned int format = NPUPROF_FORMAT_CHROME;
 	struct npuprof_trace *tr = NULL;
-	char err[512];
 	int c, ret, status;
 
 	opterr = 0;
@@ -212,26 +211,16 @@ static int export_main(int argc, char **argv)
 			return npc_bad_option(prog, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (input)
-			return npu_cli_usage_error(prog, "FILE given twice ('%s' and '%s')",
-						   input, argv[optind]);
-		input = argv[optind++];
-	}
-	if (optind < argc)
-		return npu_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	ret = npc_file_operand(prog, argc, argv, &input);
+	if (ret)
+		return ret;
 	if (!out || !*out)
 		return npu_cli_usage_error(prog, "-o OUT is required");
 	if (!strcmp(out, "-") && format != NPUPROF_FORMAT_CHROME)
 		return npu_cli_usage_error(prog, "-o -: only the chrome format goes to the standard output");
-	if (!input)
-		input = NPC_DEFAULT_FILE;
-
-	ret = npuprof_trace_open(input, &tr, err, sizeof(err));
-	if (ret) {
-		npc_err("%s", err[0] ? err : strerror(-ret));
+	tr = npc_open_trace(input);
+	if (!tr)
 		return 1;
-	}
 	switch (format) {
 	case NPUPROF_FORMAT_CHROME:
 		status = export_chrome(tr, input, out);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "npuprof_int.h"
@@ -154,4 +155,50 @@ int npc_help(const struct npc_cmd *cmd)
 {
 	fputs(cmd->help, stdout);
 	return 0;
+}
+
+/*
+ * The FILE operand after the options: at most one (or none when *@input
+ * came from an option), NPC_DEFAULT_FILE when there is none. Returns 0, or
+ * the status of a usage error after its message.
+ */
+int npc_file_operand(const char *prog, int argc, char **argv,
+		     const char **input)
+{
+	if (optind < argc) {
+		if (*input)
+			return npu_cli_usage_error(prog, "FILE given twice ('%s' and '%s')",
+						   *input, argv[optind]);
+		*input = argv[optind++];
+	}
+	if (optind < argc)
+		return npu_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!*input)
+		*input = NPC_DEFAULT_FILE;
+	return 0;
+}
+
+/* Open @input, report errors and truncation; NULL after a message */
+struct npuprof_trace *npc_open_trace(const char *input)
+{
+	struct npuprof_trace *tr = NULL;
+	char err[512];
+	int ret = npuprof_trace_open(input, &tr, err, sizeof(err));
+
+	if (ret) {
+		npc_err("%s", err[0] ? err : strerror(-ret));
+		return NULL;
+	}
+	return tr;
+}
+
+/* The message of the library's error @ret on @tr; returns 1 */
+int npc_trace_failed(struct npuprof_trace *tr, int ret)
+{
+	if (ret == -EIO && !npuprof_trace_error(tr)[0])
+		npc_err("writing the output: %s", strerror(EIO));
+	else
+		npc_err("%s", npuprof_trace_error(tr)[0] ?
+			npuprof_trace_error(tr) : strerror(-ret));
+	return 1;
 }

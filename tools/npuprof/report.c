@@ -188,24 +188,17 @@ static int parse_format(const char *prog, const char *s, bool tables,
 /* Open the trace, run the report, turn errors into messages */
 static int rep_run(const struct rep_opts *o, bool summary)
 {
-	struct npuprof_trace *tr = NULL;
-	char err[512];
+	struct npuprof_trace *tr = npc_open_trace(o->input);
 	int ret;
 
-	ret = npuprof_trace_open(o->input, &tr, err, sizeof(err));
-	if (ret) {
-		npc_err("%s", err[0] ? err : strerror(-ret));
+	if (!tr)
 		return 1;
-	}
 	if (summary)
 		ret = npuprof_print_summary(tr, o->format, stdout);
 	else
 		ret = npuprof_report(tr, o->table, o->format, stdout);
-	if (ret == -EIO && !npuprof_trace_error(tr)[0])
-		npc_err("writing the output: %s", strerror(EIO));
-	else if (ret)
-		npc_err("%s", npuprof_trace_error(tr)[0] ? npuprof_trace_error(tr) :
-			strerror(-ret));
+	if (ret)
+		npc_trace_failed(tr, ret);
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): reported up to its last complete chunk",
 			 o->input);
@@ -229,7 +222,7 @@ static int rep_main(int argc, char **argv, bool summary)
 	};
 	struct rep_opts o = { .format = NPUPROF_FORMAT_TABLE };
 	const char *prog = summary ? NPC_PROG " summary" : NPC_PROG " report";
-	int c;
+	int c, ret;
 
 	opterr = 0;
 	optind = 1;
@@ -262,18 +255,11 @@ static int rep_main(int argc, char **argv, bool summary)
 			return npc_bad_option(prog, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (o.input)
-			return npu_cli_usage_error(prog, "FILE given twice ('%s' and '%s')",
-						   o.input, argv[optind]);
-		o.input = argv[optind++];
-	}
-	if (optind < argc)
-		return npu_cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	ret = npc_file_operand(prog, argc, argv, &o.input);
+	if (ret)
+		return ret;
 	if (!summary && !o.table)
 		return npu_cli_usage_error(prog, "which table? --inferences, --executions, --operators, --external, --spans or --op-records");
-	if (!o.input)
-		o.input = NPC_DEFAULT_FILE;
 	return rep_run(&o, summary);
 }
 
