@@ -285,23 +285,6 @@ static inline void npf_js_end(struct npf_js *o, char *p)
 	o->len = (size_t)(p - o->buf);
 }
 
-static const char *npf_job_status(uint32_t st)
-{
-	static const char *const names[] = {
-		[NPU_JOB_OK] = "OK",
-		[NPU_JOB_BAD_OPCODE] = "BAD_OPCODE",
-		[NPU_JOB_BAD_ADDRESS] = "BAD_ADDRESS",
-		[NPU_JOB_MISALIGNED] = "MISALIGNED",
-		[NPU_JOB_BAD_SHAPE] = "BAD_SHAPE",
-		[NPU_JOB_BAD_PROGRAM] = "BAD_PROGRAM",
-		[NPU_JOB_ABORTED] = "ABORTED",
-		[NPU_JOB_BAD_CMD] = "BAD_CMD",
-		[NPU_JOB_TIMEOUT] = "TIMEOUT",
-	};
-
-	return st < sizeof(names) / sizeof(names[0]) ? names[st] : NULL;
-}
-
 static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npuprof_span_rec *s = it->ev->span;
@@ -364,7 +347,7 @@ static char *npf_js_dur_args(char *p, const struct npf_tl_item *it)
 static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_exec *x = it->ev->rec;
-	const char *st = npf_job_status(x->status);
+	const char *st = npf_job_status_name(x->status);
 	char *p;
 
 	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"npu\",\"name\":\"exec\"");

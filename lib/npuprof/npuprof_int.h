@@ -512,6 +512,8 @@ uint64_t npf_now_ns(void);
 const char *npf_opcode_name(uint32_t opcode);
 /* Name of a LOST reason: "ring-full", "device", "host" or "unknown" */
 const char *npf_lost_reason_name(uint32_t reason);
+/* Name of an NPU_JOB_* status ("OK", "TIMEOUT", ...), or NULL when unknown */
+const char *npf_job_status_name(uint32_t status);
 
 /* "%016llx%016llx" of a trace id (33 bytes) and "%016llx" of a span id */
 #define NPF_HEX_TRACE	33

@@ -19,6 +19,23 @@ const char *npf_opcode_name(uint32_t opcode)
 	return npu_prog_op_name(opcode);
 }
 
+const char *npf_job_status_name(uint32_t status)
+{
+	static const char *const names[] = {
+		[NPU_JOB_OK] = "OK",
+		[NPU_JOB_BAD_OPCODE] = "BAD_OPCODE",
+		[NPU_JOB_BAD_ADDRESS] = "BAD_ADDRESS",
+		[NPU_JOB_MISALIGNED] = "MISALIGNED",
+		[NPU_JOB_BAD_SHAPE] = "BAD_SHAPE",
+		[NPU_JOB_BAD_PROGRAM] = "BAD_PROGRAM",
+		[NPU_JOB_ABORTED] = "ABORTED",
+		[NPU_JOB_BAD_CMD] = "BAD_CMD",
+		[NPU_JOB_TIMEOUT] = "TIMEOUT",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : NULL;
+}
+
 const char *npf_lost_reason_name(uint32_t reason)
 {
 	switch (reason) {
