@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * amap.c - the hash map of the analysis files (analyze.c, breakdown.c):
+ * amap.c - the hash map of the analysis files (join.c, analyze.c,
+ * breakdown.c):
  * nodes keyed by two 64-bit words, chained buckets that double when the
  * map is as full as it has buckets, and an insertion-order list so that
  * what is left at the end of a trace comes out in a stable order.

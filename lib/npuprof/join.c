@@ -27,26 +27,8 @@
 
 #define NPF_JOIN_DEVS	64
 
-/*
- * A hash map node: two 64-bit keys, a place in the map's insertion-order
- * list (so that what is left at the end comes out in a stable order),
- * and the payload.
- */
-struct npf_node {
-	struct npf_node *hnext;
-	struct npf_node *prev, *next;	/* insertion order */
-	uint64_t k1, k2;
-};
-
-struct npf_map {
-	struct npf_node **b;
-	size_t nb;			/* buckets, a power of two */
-	size_t n;
-	struct npf_node head;		/* list sentinel */
-};
-
 struct npf_submit {
-	struct npf_node node;
+	struct npf_anode node;
 	uint64_t trace_id[2];
 	uint64_t span_id;
 	uint64_t parent_id;
@@ -54,12 +36,12 @@ struct npf_submit {
 };
 
 struct npf_pexec {
-	struct npf_node node;
+	struct npf_anode node;
 	struct npf_exec_row row;
 };
 
 struct npf_acc {
-	struct npf_node node;
+	struct npf_anode node;
 	bool have_span;
 	uint64_t pending;		/* SUBMIT children waiting */
 	struct npf_inf_row row;
@@ -71,114 +53,11 @@ struct npf_join {
 	void *ctx;
 	uint32_t minor[NPF_JOIN_DEVS];
 	uint64_t clock_hz[NPF_JOIN_DEVS];
-	struct npf_map submits;		/* (minor, job_id) */
-	struct npf_map execs;		/* (minor, job_id) */
-	struct npf_map accs;		/* (pid, inference span_id) */
+	struct npf_amap submits;	/* (minor, job_id) */
+	struct npf_amap execs;		/* (minor, job_id) */
+	struct npf_amap accs;		/* (pid, inference span_id) */
 	struct npf_join_stats st;
 };
-
-static uint64_t npf_hash(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-static int npf_map_init(struct npf_map *m)
-{
-	m->nb = 64;
-	m->n = 0;
-	m->b = calloc(m->nb, sizeof(*m->b));
-	m->head.prev = m->head.next = &m->head;
-	return m->b ? 0 : -ENOMEM;
-}
-
-static struct npf_node *npf_map_find(const struct npf_map *m, uint64_t k1,
-				     uint64_t k2)
-{
-	struct npf_node *n = m->b[npf_hash(k1, k2) & (m->nb - 1)];
-
-	while (n && (n->k1 != k1 || n->k2 != k2))
-		n = n->hnext;
-	return n;
-}
-
-static void npf_map_grow(struct npf_map *m)
-{
-	size_t nb = m->nb * 2, i;
-	struct npf_node **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return;		/* longer chains, still correct */
-	for (i = 0; i < m->nb; i++) {
-		struct npf_node *n = m->b[i], *next;
-
-		for (; n; n = next) {
-			size_t h = npf_hash(n->k1, n->k2) & (nb - 1);
-
-			next = n->hnext;
-			n->hnext = b[h];
-			b[h] = n;
-		}
-	}
-	free(m->b);
-	m->b = b;
-	m->nb = nb;
-}
-
-/* Insert a new node of @size bytes (zeroed); NULL without memory. */
-static void *npf_map_add(struct npf_map *m, uint64_t k1, uint64_t k2,
-			 size_t size)
-{
-	struct npf_node *n = calloc(1, size);
-	size_t h;
-
-	if (!n)
-		return NULL;
-	if (m->n >= m->nb)
-		npf_map_grow(m);
-	n->k1 = k1;
-	n->k2 = k2;
-	h = npf_hash(k1, k2) & (m->nb - 1);
-	n->hnext = m->b[h];
-	m->b[h] = n;
-	n->prev = m->head.prev;
-	n->next = &m->head;
-	m->head.prev->next = n;
-	m->head.prev = n;
-	m->n++;
-	return n;
-}
-
-static void npf_map_del(struct npf_map *m, struct npf_node *n)
-{
-	struct npf_node **pp = &m->b[npf_hash(n->k1, n->k2) & (m->nb - 1)];
-
-	while (*pp != n)
-		pp = &(*pp)->hnext;
-	*pp = n->hnext;
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	m->n--;
-	free(n);
-}
-
-static void npf_map_fini(struct npf_map *m)
-{
-	struct npf_node *n, *next;
-
-	if (!m->b)
-		return;
-	for (n = m->head.next; n != &m->head; n = next) {
-		next = n->next;
-		free(n);
-	}
-	free(m->b);
-	m->b = NULL;
-}
 
 int npf_join_new(const struct npuprof_trace *trace,
 		 const struct npf_join_ops *ops, void *ctx,
@@ -194,8 +73,8 @@ int npf_join_new(const struct npuprof_trace *trace,
 	j->ctx = ctx;
 	for (i = 0; i < NPF_JOIN_DEVS; i++)
 		j->minor[i] = UINT32_MAX;
-	if (npf_map_init(&j->submits) || npf_map_init(&j->execs) ||
-	    npf_map_init(&j->accs)) {
+	if (npf_amap_init(&j->submits) || npf_amap_init(&j->execs) ||
+	    npf_amap_init(&j->accs)) {
 		npf_join_free(j);
 		return -ENOMEM;
 	}
@@ -207,9 +86,9 @@ void npf_join_free(struct npf_join *j)
 {
 	if (!j)
 		return;
-	npf_map_fini(&j->submits);
-	npf_map_fini(&j->execs);
-	npf_map_fini(&j->accs);
+	npf_amap_fini(&j->submits);
+	npf_amap_fini(&j->execs);
+	npf_amap_fini(&j->accs);
 	free(j);
 }
 
@@ -246,11 +125,11 @@ static int npf_emit_exec(struct npf_join *j, const struct npf_exec_row *row)
 static struct npf_acc *npf_acc_get(struct npf_join *j, int32_t pid,
 				   uint64_t span_id)
 {
-	struct npf_acc *a = (void *)npf_map_find(&j->accs, (uint32_t)pid,
+	struct npf_acc *a = (void *)npf_amap_find(&j->accs, (uint32_t)pid,
 						 span_id);
 
 	if (!a)
-		a = npf_map_add(&j->accs, (uint32_t)pid, span_id, sizeof(*a));
+		a = npf_amap_add(&j->accs, (uint32_t)pid, span_id, sizeof(*a));
 	return a;
 }
 
@@ -280,7 +159,7 @@ static int npf_match(struct npf_join *j, struct npf_exec_row *row,
 		a->pending--;
 	if (a->have_span && !a->pending) {
 		ret = npf_emit_inf(j, &a->row);
-		npf_map_del(&j->accs, &a->node);
+		npf_amap_del(&j->accs, &a->node);
 	}
 	return ret;
 }
@@ -297,18 +176,18 @@ static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp
 	j->st.submits++;
 	s.trace_id[0] = sp->trace_id[0];
 	s.trace_id[1] = sp->trace_id[1];
-	e = (void *)npf_map_find(&j->execs, sp->minor, sp->job_id);
+	e = (void *)npf_amap_find(&j->execs, sp->minor, sp->job_id);
 	if (e) {
 		ret = npf_match(j, &e->row, &s, false);
-		npf_map_del(&j->execs, &e->node);
+		npf_amap_del(&j->execs, &e->node);
 		return ret;
 	}
 	/* a second SUBMIT of the same job (not from libnpu): first one wins */
-	if (npf_map_find(&j->submits, sp->minor, sp->job_id)) {
+	if (npf_amap_find(&j->submits, sp->minor, sp->job_id)) {
 		j->st.submits_unmatched++;
 		return 0;
 	}
-	p = npf_map_add(&j->submits, sp->minor, sp->job_id, sizeof(*p));
+	p = npf_amap_add(&j->submits, sp->minor, sp->job_id, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->trace_id[0] = s.trace_id[0];
@@ -334,7 +213,7 @@ static int npf_join_inference(struct npf_join *j,
 	int ret;
 
 	j->st.inferences++;
-	a = (void *)npf_map_find(&j->accs, (uint32_t)sp->pid, sp->span_id);
+	a = (void *)npf_amap_find(&j->accs, (uint32_t)sp->pid, sp->span_id);
 	if (!a)
 		return npf_emit_inf(j, &row);
 	a->row.span = *sp;
@@ -343,7 +222,7 @@ static int npf_join_inference(struct npf_join *j,
 		return 0;
 	}
 	ret = npf_emit_inf(j, &a->row);
-	npf_map_del(&j->accs, &a->node);
+	npf_amap_del(&j->accs, &a->node);
 	return ret;
 }
 
@@ -404,13 +283,13 @@ static int npf_join_exec(struct npf_join *j, const struct npuprof_event *ev)
 			}
 		}
 	}
-	s = (void *)npf_map_find(&j->submits, row.minor, e->job_id);
+	s = (void *)npf_amap_find(&j->submits, row.minor, e->job_id);
 	if (s) {
 		ret = npf_match(j, &row, s, true);
-		npf_map_del(&j->submits, &s->node);
+		npf_amap_del(&j->submits, &s->node);
 		return ret;
 	}
-	p = npf_map_add(&j->execs, row.minor, e->job_id, sizeof(*p));
+	p = npf_amap_add(&j->execs, row.minor, e->job_id, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->row = *r;
@@ -476,14 +355,14 @@ int npf_join_event(struct npf_join *j, const struct npuprof_event *ev)
 
 int npf_join_finish(struct npf_join *j)
 {
-	struct npf_node *n, *next;
+	struct npf_anode *n, *next;
 	int ret = 0;
 
 	/* executions no SUBMIT span claimed: reported without ids */
 	for (n = j->execs.head.next; !ret && n != &j->execs.head; n = next) {
 		next = n->next;
 		ret = npf_emit_exec(j, &((struct npf_pexec *)n)->row);
-		npf_map_del(&j->execs, n);
+		npf_amap_del(&j->execs, n);
 	}
 	j->st.submits_unmatched += j->submits.n;
 	/* inferences still waiting for an execution that never came */
@@ -495,7 +374,7 @@ int npf_join_finish(struct npf_join *j)
 			a->row.unmatched = a->pending;
 			ret = npf_emit_inf(j, &a->row);
 		}
-		npf_map_del(&j->accs, n);
+		npf_amap_del(&j->accs, n);
 	}
 	return ret;
 }
