@@ -926,14 +926,12 @@ static void *npf_reader_thread(void *arg)
 	return NULL;
 }
 
+/* Wake the reader thread, asking it to exit (1) or to finish (2) */
 static void npf_wake(struct npuprof_session *s, int quit)
 {
-	uint64_t one = 1;
-
 	if (quit)
 		__atomic_store_n(&s->quit, quit, __ATOMIC_RELEASE);
-	if (write(s->efd, &one, sizeof(one)) < 0)
-		(void)0;
+	npf_kick(s->efd);
 }
 
 static void npf_join(struct npuprof_session *s)
