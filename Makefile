@@ -10,7 +10,8 @@
 #   make check-host   host suites only (build/tests/*)
 #   make check-vm     VM suites only (build/vmtests/* in npu-vm, per kernel)
 #   make checkpatch   checkpatch.pl --strict on the driver
-#   make demo         boot the VM and show the NPU through the driver
+#   make demo         profile MobileNet-v1 in the VM; the summary, breakdown,
+#                     Chrome trace and SQLite database on the host
 #   make bench        run tools/*/bench scripts
 #   make clean        remove build outputs (keeps build/linux-src)
 #   make man          man pages, from the tools' --help and the headers
