@@ -290,3 +290,18 @@ void npu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count)
 		break;
 	}
 }
+
+/*
+ * The device is plugged in again (--replug): as at power-up, whatever the
+ * previous host left. Running jobs are aborted and queued ones completed
+ * as ABORTED (the next driver resynchronizes its queues at probe), the
+ * trace area is emptied and the register page rewritten.
+ */
+void npu_dev_power_on(struct npu_emu *e)
+{
+	npu_pe_set_enabled(e, false);
+	npu_trace_set_level(e, NPU_TRACE_OFF);
+	npu_trace_reset(e);
+	npu_pe_reset(e);
+	npu_dev_init_regs(e);
+}

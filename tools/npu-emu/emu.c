@@ -249,6 +249,17 @@ static int on_client(struct npu_emu *e, uint32_t events)
 	return (events & (EPOLLHUP | EPOLLERR)) ? 1 : 0;
 }
 
+/* --replug: the device was unplugged; wait for the next connection. */
+static void on_unplug(struct npu_emu *e)
+{
+	epoll_ctl(e->epoll_fd, EPOLL_CTL_DEL, e->client_fd, NULL);
+	close(e->client_fd);
+	e->client_fd = -1;
+	e->client_junk = 0;
+	npu_dev_power_on(e);
+	npu_log(e, "device reset, waiting for the next connection (--replug)");
+}
+
 static void on_doorbell(struct npu_emu *e, unsigned int v)
 {
 	uint64_t count;
@@ -301,7 +312,9 @@ int npu_emu_run(struct npu_emu *e)
 						npu_err("client sent %" PRIu64 " unexpected bytes in all",
 							e->client_junk);
 					npu_log(e, "client disconnected");
-					return 0;
+					if (!e->opts.replug)
+						return 0;
+					on_unplug(e);
 				}
 				break;
 			case EV_STOP:

@@ -62,6 +62,26 @@
 #define NPU_EMU_MAX_DRIFT_PPM	100000.0
 
 /**
+ * enum npu_emu_fault - faults a real device can have (--fault NAME[@N])
+ * @NPU_EMU_FAULT_NONE: none
+ * @NPU_EMU_FAULT_DIE: the device process exits while job N runs, without
+ *	completing it (status 0, so that npu-vm keeps the guest running)
+ * @NPU_EMU_FAULT_SPURIOUS_CPL: after job N's completion, a completion for
+ *	a job id the driver never submitted (NPU_EMU_SPURIOUS_JOB_ID | N)
+ * @NPU_EMU_FAULT_CORRUPT_TREC: job N's EXEC trace record is written with
+ *	a size field of 3 (not a multiple of 8): a corrupted trace area
+ */
+enum npu_emu_fault {
+	NPU_EMU_FAULT_NONE,
+	NPU_EMU_FAULT_DIE,
+	NPU_EMU_FAULT_SPURIOUS_CPL,
+	NPU_EMU_FAULT_CORRUPT_TREC,
+};
+
+/* Job ids of spurious completions: above any id a driver hands out. */
+#define NPU_EMU_SPURIOUS_JOB_ID	(1ull << 62)
+
+/**
  * struct npu_emu_opts - everything the command line sets
  * @socket_path: UNIX socket QEMU connects to
  * @pes: processing elements, 1..NPU_HW_MAX_PES
@@ -78,6 +98,10 @@
  * @hw_version: value of NPU_REG_VERSION, major << 16 | minor (default
  *	NPU_HW_VERSION(NPU_HW_VERSION_MAJOR, NPU_HW_VERSION_MINOR)); nothing
  *	else depends on it
+ * @fault: fault to inject (--fault), NPU_EMU_FAULT_NONE for none
+ * @fault_job: the job the fault hits: the Nth job the PEs start, from 1
+ * @replug: when QEMU disconnects (a hot-unplug removed its chardev), reset
+ *	the device and wait for the next connection instead of exiting
  * @verbose: log doorbells, mailbox requests, jobs and interrupts to stdout
  * @handle_signals: npu_emu_run() returns 0 on SIGTERM/SIGINT (it blocks them
  *	in the calling thread; npu_emu_main() sets this)
@@ -96,6 +120,9 @@ struct npu_emu_opts {
 	int stall_pe;
 	uint64_t fail_after;
 	uint32_t hw_version;
+	enum npu_emu_fault fault;
+	uint64_t fault_job;
+	bool replug;
 	bool verbose;
 	bool handle_signals;
 };

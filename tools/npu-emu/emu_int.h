@@ -20,6 +20,7 @@ struct npu_emu;
 /**
  * struct npu_exec - accounting of the execution a PE is running
  * @cmd: copy of the command
+ * @nth: the job's number in the order the PEs started jobs, from 1
  * @level: trace level sampled when the job started
  * @start: device clock at start
  * @cursor: end of the last operator (start before the first)
@@ -35,6 +36,7 @@ struct npu_emu;
  */
 struct npu_exec {
 	struct npu_hw_cmd cmd;
+	uint64_t nth;
 	unsigned int level;
 	uint64_t start;
 	uint64_t cursor;
@@ -154,6 +156,7 @@ void npu_dev_error(struct npu_emu *e, uint32_t err, bool fatal);
 void npu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count);
 void npu_dev_mbox(struct npu_emu *e);
 void npu_dev_control(struct npu_emu *e);
+void npu_dev_power_on(struct npu_emu *e);
 
 /* ivshmem.c */
 int npu_ivsh_listen(struct npu_emu *e);

@@ -21,7 +21,8 @@ static const char usage_text[] =
 "    npu-emu -s PATH [-p N] [-m SIZE] [-f HZ] [--clock-offset TICKS]\n"
 "            [--clock-drift-ppm PPM] [--dma-bw MBPS] [--macs-per-cycle N]\n"
 "            [--sram-size SIZE] [--trace-size SIZE] [--stall-pe N]\n"
-"            [--fail-after N] [--hw-version MAJOR.MINOR] [-v] [-h]\n"
+"            [--fail-after N] [--hw-version MAJOR.MINOR]\n"
+"            [--fault NAME[@N]] [--replug] [-v] [-h]\n"
 "\n"
 "DESCRIPTION\n"
 "    npu-emu is the NPU of Documentation/npu/hw.rst, implemented as a host\n"
@@ -35,7 +36,8 @@ static const char usage_text[] =
 "    The socket is created under a temporary name and renamed to PATH once\n"
 "    it listens, so PATH existing means QEMU can connect. One QEMU at a time\n"
 "    is served; further connections are refused. npu-emu exits when QEMU\n"
-"    disconnects or on SIGTERM or SIGINT, and removes PATH.\n"
+"    disconnects (unless --replug) or on SIGTERM or SIGINT, and removes\n"
+"    PATH.\n"
 "\n"
 "    Nothing is printed on standard output unless -v is given; errors go to\n"
 "    standard error.\n"
@@ -75,6 +77,20 @@ static const char usage_text[] =
 "        device still behaves as version 1.0. For testing how a driver\n"
 "        handles other versions (npu.ko refuses a major other than 1).\n"
 "        Default 1.0.\n"
+"    --fault NAME[@N]\n"
+"        Fault injection: a fault a real device can have, hitting the Nth\n"
+"        job the PEs start (default 1). NAME is one of:\n"
+"          die-mid-job          the device process exits (status 0) while\n"
+"                               job N runs, without completing it;\n"
+"          spurious-completion  after job N's completion, the device posts\n"
+"                               a completion for job id 2^62 + N, which no\n"
+"                               driver submitted;\n"
+"          corrupt-trace-record job N's EXEC trace record is written with\n"
+"                               a size field of 3 (not a multiple of 8).\n"
+"    --replug\n"
+"        When QEMU disconnects (a hot-unplug removed the device and its\n"
+"        chardev), reset the device as at power-up and wait for the next\n"
+"        connection (a device_add) instead of exiting.\n"
 "    -v, --verbose\n"
 "        Log doorbells, mailbox requests, jobs and interrupts on stdout.\n"
 "    -h, --help\n"
@@ -161,6 +177,8 @@ enum {
 	OPT_STALL_PE,
 	OPT_FAIL_AFTER,
 	OPT_HW_VERSION,
+	OPT_FAULT,
+	OPT_REPLUG,
 };
 
 static const struct option long_opts[] = {
@@ -177,6 +195,8 @@ static const struct option long_opts[] = {
 	{ "stall-pe", required_argument, NULL, OPT_STALL_PE },
 	{ "fail-after", required_argument, NULL, OPT_FAIL_AFTER },
 	{ "hw-version", required_argument, NULL, OPT_HW_VERSION },
+	{ "fault", required_argument, NULL, OPT_FAULT },
+	{ "replug", no_argument, NULL, OPT_REPLUG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -253,6 +273,37 @@ static int get_version(FILE *err, int c, const char *arg, uint32_t *v)
 				 "expected MAJOR.MINOR, decimal numbers in 0..65535 (e.g. 1.0)");
 	*v = NPU_HW_VERSION(major, minor);
 	return 0;
+}
+
+/* "NAME[@N]" of --fault. Return: 0, or -EINVAL (reported on @err). */
+static int get_fault(FILE *err, int c, const char *arg,
+		     struct npu_emu_opts *o)
+{
+	static const struct {
+		const char *name;
+		enum npu_emu_fault fault;
+	} faults[] = {
+		{ "die-mid-job", NPU_EMU_FAULT_DIE },
+		{ "spurious-completion", NPU_EMU_FAULT_SPURIOUS_CPL },
+		{ "corrupt-trace-record", NPU_EMU_FAULT_CORRUPT_TREC },
+	};
+	const char *at = strchr(arg, '@');
+	size_t len = at ? (size_t)(at - arg) : strlen(arg);
+	uint64_t n = 1;
+	size_t i;
+
+	if (at && (npu_emu_parse_u64(at + 1, &n) || !n))
+		return bad_value(err, c, arg, "N after '@' must be a job number from 1");
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		if (strlen(faults[i].name) == len &&
+		    !strncmp(faults[i].name, arg, len)) {
+			o->fault = faults[i].fault;
+			o->fault_job = n;
+			return 0;
+		}
+	}
+	return bad_value(err, c, arg,
+			 "expected die-mid-job, spurious-completion or corrupt-trace-record, with an optional @N");
 }
 
 int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
@@ -356,6 +407,13 @@ int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
 		case OPT_HW_VERSION:
 			if (get_version(err, c, optarg, &o->hw_version))
 				goto usage;
+			break;
+		case OPT_FAULT:
+			if (get_fault(err, c, optarg, o))
+				goto usage;
+			break;
+		case OPT_REPLUG:
+			o->replug = true;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emu_int.h"
 
@@ -252,6 +253,15 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 		pe->idx, (uint64_t)c->job_id, c->exec_index, c->nbufs, c->prog_buf,
 		c->prog_offset, c->prog_size);
 
+	x->nth = nth;
+	if (e->opts.fault == NPU_EMU_FAULT_DIE && nth == e->opts.fault_job) {
+		/* a device that disappears: no completion, no cleanup */
+		npu_err("--fault die-mid-job: exiting while job %" PRIu64
+			" (id 0x%" PRIx64 ") runs on pe%u", nth,
+			(uint64_t)c->job_id, pe->idx);
+		fflush(NULL);
+		_exit(0);
+	}
 	status = check_cmd(e, c, slots);
 	if (status == NPU_HW_STATUS_OK && e->opts.fail_after &&
 	    nth > e->opts.fail_after) {
@@ -306,6 +316,14 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 	if (x->level >= NPU_TRACE_EXEC)
 		npu_trace_exec(e, pe, status);
 	npu_pe_complete(e, c->job_id, status, pe->idx, op_index, x->start, end);
+	if (e->opts.fault == NPU_EMU_FAULT_SPURIOUS_CPL &&
+	    nth == e->opts.fault_job) {
+		npu_err("--fault spurious-completion: completing job id 0x%llx, never submitted",
+			NPU_EMU_SPURIOUS_JOB_ID | nth);
+		npu_pe_complete(e, NPU_EMU_SPURIOUS_JOB_ID | nth,
+				NPU_HW_STATUS_OK, pe->idx, NO_OP_INDEX, x->start,
+				end);
+	}
 }
 
 /*

@@ -91,6 +91,20 @@ static bool trace_put(struct npu_emu *e, void *rec, uint32_t size,
 	return true;
 }
 
+/*
+ * --fault corrupt-trace-record: the record of @size bytes just written
+ * (not yet published) gets a size field of 3. trace_lock held.
+ */
+static void trace_corrupt_last(struct npu_emu *e, uint32_t size)
+{
+	uint64_t pos = (e->trace_prod - size) & (e->lay.trace_size - 1);
+	struct npu_hw_trec_hdr *rh = (void *)(trace_data(e) + pos);
+
+	npu_err("--fault corrupt-trace-record: record seq %u at %" PRIu64
+		" written with size 3", rh->seq, e->trace_prod - size);
+	rh->size = 3;
+}
+
 void npu_trace_exec(struct npu_emu *e, const struct npu_pe *pe,
 		    uint32_t status)
 {
@@ -127,10 +141,14 @@ void npu_trace_exec(struct npu_emu *e, const struct npu_pe *pe,
 		else
 			lost++;
 	}
-	if (trace_put(e, &rec, sizeof(rec), cons))
+	if (trace_put(e, &rec, sizeof(rec), cons)) {
 		written++;
-	else
+		if (e->opts.fault == NPU_EMU_FAULT_CORRUPT_TREC &&
+		    x->nth == e->opts.fault_job)
+			trace_corrupt_last(e, sizeof(rec));
+	} else {
 		lost++;
+	}
 	/* the records are visible before the position that covers them */
 	__atomic_store_n(&h->prod, e->trace_prod, __ATOMIC_RELEASE);
 	pending = e->trace_prod - cons;
