@@ -15,6 +15,12 @@
  * offset in pages (npu_file.bo_offsets, the same buffers, no reference of
  * its own), so that mmap() looks a buffer up in O(log n) as DRM's
  * drm_vma_offset_manager does. A buffer is in both or in neither.
+ *
+ * Hot-unplug: remove() zaps every mapping of device memory. A later access
+ * faults in a zeroed page of RAM owned by the buffer (npu_bo.dummy,
+ * allocated at the first such fault, freed with the buffer) at every page
+ * of the mapping, as amdgpu's dummy page after drm_dev_unplug(): reads see
+ * zeros, writes land in that page and reach nothing.
  */
 
 #include <linux/genalloc.h>
@@ -75,6 +81,8 @@ static void npu_bo_release(struct kref *ref)
 	struct npu_dev *ndev = bo->ndev;
 
 	gen_pool_free(ndev->pool, NPU_POOL_BIAS + bo->dev_addr, bo->size);
+	if (bo->dummy)
+		__free_page(bo->dummy);
 	kfree(bo);
 	npu_dev_put(ndev);
 }
@@ -326,13 +334,47 @@ static void npu_bo_vm_close(struct vm_area_struct *vma)
 	npu_bo_put(vma->vm_private_data);
 }
 
+/* The buffer's page of RAM for mappings of a removed device, or NULL. */
+static struct page *npu_bo_dummy_page(struct npu_bo *bo)
+{
+	struct page *page = READ_ONCE(bo->dummy);
+
+	if (page)
+		return page;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	/* Faults of several threads may race: the first page installed wins. */
+	if (cmpxchg(&bo->dummy, NULL, page)) {
+		__free_page(page);
+		page = READ_ONCE(bo->dummy);
+	}
+	return page;
+}
+
 /*
- * No fault handler: the whole range is mapped at mmap() time, and once the
- * device is unplugged the mappings are zapped and any access gets SIGBUS.
+ * The whole range is mapped at mmap() time, so a fault means the mapping
+ * was zapped by remove(): map the buffer's zeroed page of RAM there. The
+ * vma is VM_PFNMAP and shared (npu_bo_mmap()), so no copy-on-write ever
+ * applies, and the page is freed with the buffer, after the last mapping.
  */
+static vm_fault_t npu_bo_vm_fault(struct vm_fault *vmf)
+{
+	struct npu_bo *bo = vmf->vma->vm_private_data;
+	struct page *page;
+
+	if (!npu_dev_unplugged(bo->ndev))
+		return VM_FAULT_SIGBUS;
+	page = npu_bo_dummy_page(bo);
+	if (!page)
+		return VM_FAULT_OOM;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(page));
+}
+
 static const struct vm_operations_struct npu_bo_vm_ops = {
 	.open = npu_bo_vm_open,
 	.close = npu_bo_vm_close,
+	.fault = npu_bo_vm_fault,
 };
 
 /**

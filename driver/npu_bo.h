@@ -20,6 +20,9 @@ struct npu_file;
  * @dev_addr: device address (BAR2 offset), page aligned
  * @size: bytes, a multiple of the page size
  * @flags: NPU_BO_* given at creation
+ * @dummy: after hot-unplug, the zeroed page of RAM the buffer's mappings
+ *	show instead of device memory (allocated at the first fault, set
+ *	once with cmpxchg(), freed with the buffer)
  */
 struct npu_bo {
 	struct kref ref;
@@ -27,6 +30,7 @@ struct npu_bo {
 	u32 dev_addr;
 	u32 size;
 	u32 flags;
+	struct page *dummy;
 };
 
 int npu_bo_pool_init(struct npu_dev *ndev);

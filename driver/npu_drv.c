@@ -463,7 +463,10 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
-/* Make every user mapping of BAR2 fault (SIGBUS) from now on. */
+/*
+ * Take every user mapping of BAR2 off the device: the next access faults
+ * in a page of RAM instead (npu_bo.c, npu_bo_vm_fault()).
+ */
 static void npu_zap_mappings(struct npu_dev *ndev)
 {
 	struct npu_file *nf;
