@@ -83,8 +83,12 @@ struct work {
 };
 
 /* @x - @y as a double, exact below 2^53, never wrapping */
-static double udiff(uint64_t x, uint64_t y)
+static inline double udiff(uint64_t x, uint64_t y)
 {
+	/* both below 2^63: the difference is an int64, converted in one
+	 * instruction; rounding to nearest is symmetric, so the same value */
+	if (npf_likely(!((x | y) >> 63)))
+		return (double)(int64_t)(x - y);
 	return x >= y ? (double)(x - y) : -(double)(y - x);
 }
 
@@ -708,11 +712,36 @@ out:
 /* ---- mapping ---- */
 
 /*
+ * llround(@x) for |@x| < 2^63, inline: the truncation is exact, and so is
+ * the fraction x - trunc(x) (|x| < 2^52: a double holds it; above, x is an
+ * integer); halves go away from zero as llround's do.
+ */
+static inline int64_t round_i64(double x)
+{
+	int64_t i = (int64_t)x;
+	double f = x - (double)i;
+
+	if (f >= 0.5)
+		i++;
+	else if (f <= -0.5)
+		i--;
+	return i;
+}
+
+/* ceil(@x) for 0 <= @x < 2^63 (and x in (-1, 0): 0), inline */
+static inline uint64_t ceil_u64(double x)
+{
+	int64_t c = (int64_t)x;
+
+	return (uint64_t)c + ((double)c < x);
+}
+
+/*
  * A tick through piece @g: host ns = @base + *@off, with error bound *@err
  * (doubles: the caller rounds once).
  */
-static void piece_eval(const struct npf_clock_seg *g, uint64_t tick,
-		       double *off, double *err)
+static inline void piece_eval(const struct npf_clock_seg *g, uint64_t tick,
+			      double *off, double *err)
 {
 	double d = udiff(tick, g->ref_tick);
 	double dl = udiff(g->last_tick, g->ref_tick);
@@ -730,8 +759,8 @@ static void piece_eval(const struct npf_clock_seg *g, uint64_t tick,
 	*err += fabs(*off) * NPF_CLOCK_EPS;
 }
 
-static void map_out(int64_t base, double off, double err,
-		    struct npuprof_clock_map *out)
+static inline void map_out(int64_t base, double off, double err,
+			   struct npuprof_clock_map *out)
 {
 	int64_t r;
 
@@ -739,30 +768,19 @@ static void map_out(int64_t base, double off, double err,
 	out->ns = off < 0 ? INT64_MIN : INT64_MAX;
 	out->err_ns = UINT64_MAX;
 	if (!(fabs(off) < 0x1p63) ||
-	    __builtin_add_overflow(base, (int64_t)llround(off), &r))
+	    __builtin_add_overflow(base, round_i64(off), &r))
 		return;		/* beyond the int64 of host ns */
 	out->ns = r;
 	out->valid = 1;
 	if (err < 0x1p63)
-		out->err_ns = (uint64_t)ceil(err);
+		out->err_ns = ceil_u64(err);
 }
 
-void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
-		   struct npuprof_clock_map *out)
+/* The piece that maps @tick: the last with tick0 <= tick (piece 0's is 0) */
+static uint32_t map_piece(const struct npf_clock_fit *fit, uint64_t tick)
 {
-	const struct npf_clock_seg *a, *b;
-	double off, err, ob, eb, dab, t, chord, lo, hi;
-	uint32_t l = 0, h;
-	int64_t dref;
+	uint32_t l = 0, h = fit->nseg;
 
-	if (!fit || !fit->nseg || !fit->seg) {
-		out->ns = 0;
-		out->err_ns = UINT64_MAX;
-		out->valid = 0;
-		return;
-	}
-	/* the last piece with tick0 <= tick; piece 0 has tick0 0 */
-	h = fit->nseg;
 	while (h - l > 1) {
 		uint32_t mid = l + (h - l) / 2;
 
@@ -771,18 +789,22 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 		else
 			h = mid;
 	}
-	a = &fit->seg[l];
-	piece_eval(a, tick, &off, &err);
-	if (l + 1 == fit->nseg || tick <= a->last_tick) {
-		map_out(a->ref_ns, off, err, out);
-		return;
-	}
+	return l;
+}
+
+/* A tick beyond the last sample of piece @a, in the zone before piece b */
+static void map_zone(const struct npf_clock_seg *a, uint64_t tick, double off,
+		     double err, struct npuprof_clock_map *out)
+{
+	const struct npf_clock_seg *b = a + 1;
+	double ob, eb, dab, t, chord, lo, hi;
+	int64_t dref;
+
 	/*
 	 * Transition zone (a->last_tick, b->ref_tick): the truth follows
 	 * one piece or the other; report the chord between the two ends,
 	 * bounded by the union of both pieces' ranges. All relative to a.
 	 */
-	b = a + 1;
 	if (__builtin_sub_overflow(b->ref_ns, a->ref_ns, &dref)) {
 		map_out(0, INFINITY, 0, out);
 		return;
@@ -796,6 +818,55 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 	hi = fmax(off + err, ob + eb);
 	err = fmax(hi - chord, chord - lo) + fabs(chord) * NPF_CLOCK_EPS;
 	map_out(a->ref_ns, chord, err, out);
+}
+
+/* Map @tick through piece @l of @fit (the one map_piece() gives) */
+static inline void map_at(const struct npf_clock_fit *fit, uint32_t l,
+			  uint64_t tick, struct npuprof_clock_map *out)
+{
+	const struct npf_clock_seg *a = &fit->seg[l];
+	double off, err;
+
+	piece_eval(a, tick, &off, &err);
+	if (npf_likely(l + 1 == fit->nseg || tick <= a->last_tick))
+		map_out(a->ref_ns, off, err, out);
+	else
+		map_zone(a, tick, off, err, out);
+}
+
+static void map_none(struct npuprof_clock_map *out)
+{
+	out->ns = 0;
+	out->err_ns = UINT64_MAX;
+	out->valid = 0;
+}
+
+void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
+		   struct npuprof_clock_map *out)
+{
+	if (!fit || !fit->nseg || !fit->seg) {
+		map_none(out);
+		return;
+	}
+	map_at(fit, map_piece(fit, tick), tick, out);
+}
+
+void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
+			  uint64_t tick, struct npuprof_clock_map *out)
+{
+	uint32_t l = *piece;
+
+	if (!fit || !fit->nseg || !fit->seg) {
+		map_none(out);
+		return;
+	}
+	/* the piece of the last tick, if this one is in it too */
+	if (npf_unlikely(l >= fit->nseg || tick < fit->seg[l].tick0 ||
+			 (l + 1 < fit->nseg && tick >= fit->seg[l + 1].tick0))) {
+		l = map_piece(fit, tick);
+		*piece = l;
+	}
+	map_at(fit, l, tick, out);
 }
 
 void npf_clock_fit_release(struct npf_clock_fit *fit)

@@ -20,11 +20,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "npuprof_int.h"
 
 #define NPF_JS_BUF	(1u << 20)
 #define NPF_JS_ROOM	4096		/* an item never needs more at once */
 #define NPF_JS_TAIL	65536		/* trailing metadata, fits, summary */
+#define NPF_JS_HC	256		/* head cache entries (direct mapped) */
+#define NPF_JS_HEAD	112		/* bytes of a cached head */
+#define NPF_JS_MID	48		/* bytes of a cached OP args start */
+
+/*
+ * The constant start of an event of one kind, name and track, up to its
+ * "ts": (e.g. \n{"ph":"X","cat":"npu-op","name":"CONV2D","pid":1073741824,
+ * "tid":1,"ts":), formatted once and then copied whole; for an OP also
+ * the start of its args, up to "op_index":. Keyed by track (@k1) and kind
+ * and name (@k2, 0: empty).
+ */
+struct npf_js_head {
+	uint64_t k1;
+	uint64_t k2;
+	uint32_t len;
+	uint32_t mid_len;
+	char head[NPF_JS_HEAD];
+	char mid[NPF_JS_MID];
+};
 
 struct npf_js {
 	FILE *f;
@@ -32,19 +52,13 @@ struct npf_js {
 	size_t len;
 	int err;
 	bool first;		/* no event written yet */
+	struct npf_js_head *hc;	/* NPF_JS_HC */
 	char *tail;		/* "key":value pairs of the metadata object */
 	size_t tail_len;
 	bool tail_cut;
 	bool have_fit;
 	struct npf_tl_stats st;
 };
-
-static const char npf_digits2[201] =
-	"0001020304050607080910111213141516171819"
-	"2021222324252627282930313233343536373839"
-	"4041424344454647484950515253545556575859"
-	"6061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
 
 static void npf_js_flush(struct npf_js *o)
 {
@@ -60,114 +74,9 @@ static inline char *npf_js_room(struct npf_js *o, size_t n)
 	return o->buf + o->len;
 }
 
-/* Number of decimal digits of @v (1 for 0) */
-static inline unsigned int npf_ndigits(uint64_t v)
-{
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-		100000000000ull, 1000000000000ull, 10000000000000ull,
-		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-		100000000000000000ull, 1000000000000000000ull,
-		10000000000000000000ull,
-	};
-	/* floor(log10(2) * bits), then one more when @v reaches it */
-	unsigned int t = (unsigned int)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-
-	return t + (v >= pow10[t]) + (v == 0);
-}
-
-/* Decimal digits of @v at @p, written from the last; returns the end */
-static inline char *npf_u64(char *p, uint64_t v)
-{
-	char *end = p + npf_ndigits(v), *e = end;
-
-	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
-
-		v /= 100;
-		e -= 2;
-		memcpy(e, &npf_digits2[r * 2], 2);
-	}
-	if (v >= 10) {
-		e -= 2;
-		memcpy(e, &npf_digits2[v * 2], 2);
-	} else {
-		*--e = (char)('0' + v);
-	}
-	return end;
-}
-
-static inline char *npf_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return npf_u64(p, -(uint64_t)v);
-	}
-	return npf_u64(p, (uint64_t)v);
-}
-
-/* @v / 10^@dec with @dec decimals, exactly (dec <= 9) */
-static char *npf_fixed(char *p, int64_t v, int dec)
-{
-	static const uint64_t pow10[10] = {
-		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-		100000000, 1000000000,
-	};
-	uint64_t a, q, r;
-	int i;
-
-	if (!dec)
-		return npf_i64(p, v);
-	if (v < 0)
-		*p++ = '-';
-	a = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	q = a / pow10[dec];
-	r = a % pow10[dec];
-	p = npf_u64(p, q);
-	*p++ = '.';
-	for (i = dec - 1; i >= 0; i--) {
-		p[i] = (char)('0' + r % 10);
-		r /= 10;
-	}
-	return p + dec;
-}
-
-/* ns as µs with 3 decimals */
-static inline char *npf_us(char *p, int64_t ns)
-{
-	uint64_t a;
-	unsigned int r;
-
-	if (ns < 0) {
-		*p++ = '-';
-		a = -(uint64_t)ns;
-	} else {
-		a = (uint64_t)ns;
-	}
-	r = (unsigned int)(a % 1000);
-	p = npf_u64(p, a / 1000);
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	memcpy(p + 2, &npf_digits2[(r % 100) * 2], 2);
-	return p + 4;
-}
-
-static inline char *npf_hex(char *p, uint64_t v, int width)
-{
-	static const char hx[] = "0123456789abcdef";
-	int n = 1, i;
-
-	while (n < 16 && (v >> (4 * n)))
-		n++;
-	if (n < width)
-		n = width;
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = hx[v & 15];
-		v >>= 4;
-	}
-	return p + n;
-}
+#define npf_u64		npf_fmt_u64
+#define npf_i64		npf_fmt_i64
+#define npf_us		npf_fmt_us
 
 #define NPF_LIT(p, s)	(memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
@@ -251,14 +160,22 @@ static void npf_js_str(struct npf_js *o, const char *s, size_t max)
 	o->len = (size_t)(p - o->buf);
 }
 
-/* Start an event: the separator, then {"ph":"<ph>" */
-static inline char *npf_js_begin(struct npf_js *o, const char *head, size_t n)
+/* The separator of the next event; returns where the event goes */
+static inline char *npf_js_next(struct npf_js *o)
 {
 	char *p = npf_js_room(o, NPF_JS_ROOM);
 
-	if (!o->first)
-		*p++ = ',';
+	*p = ',';
+	p += !o->first;
 	o->first = false;
+	return p;
+}
+
+/* Start an event: the separator, then \n and @head, {"ph":"<ph>"... */
+static inline char *npf_js_begin(struct npf_js *o, const char *head, size_t n)
+{
+	char *p = npf_js_next(o);
+
 	*p++ = '\n';
 	memcpy(p, head, n);
 	return p + n;
@@ -285,9 +202,117 @@ static inline void npf_js_end(struct npf_js *o, char *p)
 	o->len = (size_t)(p - o->buf);
 }
 
+/* An opcode's name, or @unknown and its number */
+static char *npf_js_opname(char *p, uint16_t opcode, const char *unknown)
+{
+	const char *name = npf_opcode_name(opcode);
+
+	if (name)
+		return stpcpy(p, name);
+	p = stpcpy(p, unknown);
+	return npf_u64(p, opcode);
+}
+
+/*
+ * The head of a cached kind: \n{"ph":..,"name":"..","pid":P,"tid":T,"ts":
+ * (a flow: the part after its id, ","pid":P,"tid":T,"ts":).
+ */
+static char *npf_js_head_text(char *p, const struct npf_tl_item *it)
+{
+	switch (it->kind) {
+	case NPF_TL_SPAN:
+		p = NPF_LIT(p, "\n{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"");
+		p = stpcpy(p, npuprof_span_kind_name(it->ev->span->kind));
+		*p++ = '"';
+		break;
+	case NPF_TL_EXEC:
+		p = NPF_LIT(p, "\n{\"ph\":\"X\",\"cat\":\"npu\",\"name\":\"exec\"");
+		break;
+	case NPF_TL_OP: {
+		const struct npu_trace_rec_op *r = it->ev->rec;
+
+		p = NPF_LIT(p, "\n{\"ph\":\"X\",\"cat\":\"npu-op\",\"name\":\"");
+		p = npf_js_opname(p, r->opcode, "opcode ");
+		*p++ = '"';
+		break;
+	}
+	case NPF_TL_QUEUE:
+		p = NPF_LIT(p, "\n{\"ph\":\"X\",\"cat\":\"queue\",\"name\":\"queued\"");
+		break;
+	default:
+		*p++ = '"';
+		break;
+	}
+	p = NPF_LIT(p, ",\"pid\":");
+	p = npf_u64(p, it->pid);
+	p = NPF_LIT(p, ",\"tid\":");
+	p = npf_u64(p, it->tid);
+	return NPF_LIT(p, ",\"ts\":");
+}
+
+/* An OP's args up to its op_index: ,"args":{"opcode":"NAME","op_index": */
+static char *npf_js_mid_text(char *p, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_op *r = it->ev->rec;
+
+	p = NPF_LIT(p, ",\"args\":{\"opcode\":\"");
+	p = npf_js_opname(p, r->opcode, "");
+	return NPF_LIT(p, "\",\"op_index\":");
+}
+
+/* Format @e for @it; false when it does not fit (then left empty) */
+static bool npf_js_head_fill(struct npf_js_head *e, const struct npf_tl_item *it,
+			     uint64_t k1, uint64_t k2)
+{
+	char tmp[512];
+	size_t n, m = 0;
+
+	e->k2 = 0;
+	n = (size_t)(npf_js_head_text(tmp, it) - tmp);
+	if (n > NPF_JS_HEAD)
+		return false;
+	memcpy(e->head, tmp, n);
+	if (it->kind == NPF_TL_OP) {
+		m = (size_t)(npf_js_mid_text(tmp, it) - tmp);
+		if (m > NPF_JS_MID)
+			return false;
+		memcpy(e->mid, tmp, m);
+	}
+	e->len = (uint32_t)n;
+	e->mid_len = (uint32_t)m;
+	e->k1 = k1;
+	e->k2 = k2;
+	return true;
+}
+
+/*
+ * Write the head of @it (kind, name @nid, track) at @p, from the cache;
+ * returns the end, and the entry in *@ep (NULL: not cached).
+ */
+static inline char *npf_js_head(struct npf_js *o, char *p,
+				const struct npf_tl_item *it, uint32_t nid,
+				const struct npf_js_head **ep)
+{
+	uint64_t k1 = (uint64_t)it->pid << 32 | it->tid;
+	uint64_t k2 = 1ull << 63 | (uint64_t)it->kind << 32 | nid;
+	struct npf_js_head *e;
+
+	e = &o->hc[(k1 * 0x9e3779b97f4a7c15ull + k2 * 0xc2b2ae3d27d4eb4full) >>
+		   (64 - 8)];
+	if (npf_unlikely(e->k1 != k1 || e->k2 != k2) &&
+	    !npf_js_head_fill(e, it, k1, k2)) {
+		*ep = NULL;
+		return npf_js_head_text(p, it);
+	}
+	*ep = e;
+	memcpy(p, e->head, NPF_JS_HEAD);
+	return p + e->len;
+}
+
 static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npuprof_span_rec *s = it->ev->span;
+	const struct npf_js_head *e;
 	char *p;
 
 	if (s->kind == NPUPROF_SPAN_LABEL) {
@@ -295,22 +320,21 @@ static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 		npf_js_end(o, p);
 		npf_js_str(o, it->ev->label ? it->ev->label : "label", 256);
 		p = o->buf + o->len;
+		p = npf_js_track(p, it->pid, it->tid);
+		p = NPF_LIT(p, ",\"ts\":");
 	} else {
-		p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"");
-		p = stpcpy(p, npuprof_span_kind_name(s->kind));
-		*p++ = '"';
+		p = npf_js_head(o, npf_js_next(o), it, s->kind, &e);
 	}
-	p = npf_js_track(p, it->pid, it->tid);
-	p = npf_js_ts(p, it->ts);
+	p = npf_us(p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_us(p, it->dur);
 	p = NPF_LIT(p, ",\"args\":{\"trace_id\":\"");
-	p = npf_hex(p, s->trace_id[0], 16);
-	p = npf_hex(p, s->trace_id[1], 16);
+	p = npf_fmt_hex16(p, s->trace_id[0]);
+	p = npf_fmt_hex16(p, s->trace_id[1]);
 	p = NPF_LIT(p, "\",\"span_id\":\"");
-	p = npf_hex(p, s->span_id, 16);
+	p = npf_fmt_hex16(p, s->span_id);
 	p = NPF_LIT(p, "\",\"parent_id\":\"");
-	p = npf_hex(p, s->parent_id, 16);
+	p = npf_fmt_hex16(p, s->parent_id);
 	*p++ = '"';
 	if (s->flags & NPUPROF_SPAN_F_OP) {
 		p = NPF_LIT(p, ",\"op_index\":");
@@ -348,11 +372,11 @@ static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_exec *x = it->ev->rec;
 	const char *st = npf_job_status_name(x->status);
+	const struct npf_js_head *e;
 	char *p;
 
-	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"npu\",\"name\":\"exec\"");
-	p = npf_js_track(p, it->pid, it->tid);
-	p = npf_js_ts(p, it->ts);
+	p = npf_js_head(o, npf_js_next(o), it, 0, &e);
+	p = npf_us(p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_us(p, it->dur);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
@@ -405,27 +429,19 @@ static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_op *r = it->ev->rec;
-	const char *name = npf_opcode_name(r->opcode);
+	const struct npf_js_head *e;
 	char *p;
 
-	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"npu-op\",\"name\":\"");
-	if (name) {
-		p = stpcpy(p, name);
-	} else {
-		p = NPF_LIT(p, "opcode ");
-		p = npf_u64(p, r->opcode);
-	}
-	*p++ = '"';
-	p = npf_js_track(p, it->pid, it->tid);
-	p = npf_js_ts(p, it->ts);
+	p = npf_js_head(o, npf_js_next(o), it, r->opcode, &e);
+	p = npf_us(p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_us(p, it->dur);
-	p = NPF_LIT(p, ",\"args\":{\"opcode\":\"");
-	if (name)
-		p = stpcpy(p, name);
-	else
-		p = npf_u64(p, r->opcode);
-	p = NPF_LIT(p, "\",\"op_index\":");
+	if (npf_likely(e != NULL)) {
+		memcpy(p, e->mid, NPF_JS_MID);
+		p += e->mid_len;
+	} else {
+		p = npf_js_mid_text(p, it);
+	}
 	p = npf_u64(p, r->op_index);
 	p = NPF_LIT(p, ",\"job_id\":");
 	p = npf_u64(p, r->job_id);
@@ -441,11 +457,11 @@ static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 static void npf_js_queue(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_exec *x = it->ev->rec;
+	const struct npf_js_head *e;
 	char *p;
 
-	p = NPF_JS_BEGIN(o, "{\"ph\":\"X\",\"cat\":\"queue\",\"name\":\"queued\"");
-	p = npf_js_track(p, it->pid, it->tid);
-	p = npf_js_ts(p, it->ts);
+	p = npf_js_head(o, npf_js_next(o), it, 0, &e);
+	p = npf_us(p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_us(p, it->dur);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
@@ -458,16 +474,16 @@ static void npf_js_queue(struct npf_js *o, const struct npf_tl_item *it)
 
 static void npf_js_flow(struct npf_js *o, const struct npf_tl_item *it)
 {
+	const struct npf_js_head *e;
 	char *p;
 
 	if (it->kind == NPF_TL_FLOW_OUT)
 		p = NPF_JS_BEGIN(o, "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"job\",\"id\":\"0x");
 	else
 		p = NPF_JS_BEGIN(o, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"job\",\"id\":\"0x");
-	p = npf_hex(p, it->id, 1);
-	*p++ = '"';
-	p = npf_js_track(p, it->pid, it->tid);
-	p = npf_js_ts(p, it->ts);
+	p = npf_fmt_hex(p, it->id);
+	p = npf_js_head(o, p, it, 0, &e);
+	p = npf_us(p, it->ts);
 	*p++ = '}';
 	npf_js_end(o, p);
 }
@@ -486,7 +502,7 @@ static void npf_js_counter(struct npf_js *o, const struct npf_tl_item *it)
 	npf_js_str(o, it->text ? it->text : "value", 64);
 	p = o->buf + o->len;
 	*p++ = ':';
-	p = npf_fixed(p, it->value, it->decimals);
+	p = npf_fmt_fixed(p, it->value, (unsigned int)it->decimals);
 	p = NPF_LIT(p, "}}");
 	npf_js_end(o, p);
 }
@@ -737,9 +753,11 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 		return -EINVAL;
 	o.buf = malloc(NPF_JS_BUF);
 	o.tail = malloc(NPF_JS_TAIL);
-	if (!o.buf || !o.tail) {
+	o.hc = calloc(NPF_JS_HC, sizeof(*o.hc));
+	if (!o.buf || !o.tail || !o.hc) {
 		free(o.buf);
 		free(o.tail);
+		free(o.hc);
 		return -ENOMEM;
 	}
 	o.tail[0] = 0;
@@ -780,5 +798,6 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 	}
 	free(o.buf);
 	free(o.tail);
+	free(o.hc);
 	return ret;
 }

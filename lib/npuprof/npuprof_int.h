@@ -404,6 +404,14 @@ int npf_clock_fit_build(struct npf_clock_sample *s, size_t n,
 void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 		   struct npuprof_clock_map *out);
 
+/*
+ * npf_clock_map_cached() - npf_clock_map(), the same result, for ticks that
+ * mostly come in order: *@piece (the caller's, 0 at first, one per fit and
+ * reader) is the piece of the last tick, tried first and updated.
+ */
+void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
+			  uint64_t tick, struct npuprof_clock_map *out);
+
 void npf_clock_fit_release(struct npf_clock_fit *fit);
 
 /* ------------------------------------------------------------------ */

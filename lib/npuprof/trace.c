@@ -40,6 +40,7 @@ struct npuprof_trace {
 	uint64_t run_off;		/* file offset of the next record */
 	uint32_t ndev;
 	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
+	uint32_t piece[NPF_TRACE_MAX_DEVS];	/* npf_clock_map_cached()'s */
 	struct npf_str str[NPF_STR_CACHE];
 	unsigned int nstr_next;
 	int64_t last_time;
@@ -292,8 +293,10 @@ static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 		ev->time_ns = t->last_time;
 	}
 	if (dev_times && ev->dev < t->ndev) {
-		npf_clock_map(&t->fit[ev->dev], a, &ev->start);
-		npf_clock_map(&t->fit[ev->dev], b, &ev->end);
+		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], a,
+				     &ev->start);
+		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], b,
+				     &ev->end);
 		if (ev->start.valid)
 			ev->time_ns = ev->start.ns;
 	}

@@ -624,4 +624,130 @@ TEST(long_trace)
 	free(s);
 }
 
+/* Whether two mappings are the same, field by field */
+static bool same_map(const struct npuprof_clock_map *a,
+		     const struct npuprof_clock_map *b)
+{
+	return a->valid == b->valid && a->ns == b->ns && a->err_ns == b->err_ns;
+}
+
+/*
+ * npf_clock_map_cached() against npf_clock_map() on a fit of several
+ * pieces with transition zones: ticks in order, backwards, at random, at
+ * every piece's first tick and the ticks around it, in the zones, and at
+ * the extremes, all through one cache. Every result is identical, and the
+ * cache did move between pieces (the test can fail).
+ */
+TEST(cached_map)
+{
+	struct truth tr = { .t0 = 77 * GHZ, .h0 = 600000000000ll, .k = 1.0,
+			    .nk = 4, .ppm = { 250, -120, 480, -300, 10 } };
+	const size_t n = 5000;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	struct npuprof_clock_map a, b;
+	unsigned int i, j, moves = 0, zone = 0, bad = 0, tried = 0;
+	uint64_t st = 5, from, span, t;
+	struct npf_clock_fit fit;
+	uint32_t piece = 0, last;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < 4; i++)
+		tr.kink[i] = tr.t0 + (i + 1) * (n / 5) * PERIOD + 12345678;
+	gen(&tr, s, n, PERIOD, 20000, 200000, 8);
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
+	ASSERT_GE(fit.nseg, 3);
+	from = fit.seg[0].ref_tick - 10 * GHZ;
+	span = fit.seg[fit.nseg - 1].last_tick + 10 * GHZ - from;
+	/* in order, then backwards, then at random */
+	for (j = 0; j < 3; j++) {
+		for (i = 0; i < 20000; i++) {
+			uint64_t k = j == 0 ? i : j == 1 ? 19999 - i :
+				     rng_next(&st) % 20000;
+
+			t = from + span / 20000 * k;
+			last = piece;
+			npf_clock_map_cached(&fit, &piece, t, &a);
+			npf_clock_map(&fit, t, &b);
+			moves += piece != last;
+			bad += !same_map(&a, &b);
+			tried++;
+		}
+	}
+	/* the boundaries of every piece and its zone, from any piece */
+	for (i = 0; i < fit.nseg; i++) {
+		const struct npf_clock_seg *g = &fit.seg[i];
+		uint64_t edge[] = { g->tick0, g->ref_tick, g->last_tick };
+		unsigned int e;
+		int d;
+
+		for (e = 0; e < 3; e++) {
+			for (d = -2; d <= 2; d++) {
+				t = edge[e] + (uint64_t)(int64_t)d;
+				piece = (uint32_t)(rng_next(&st) % fit.nseg);
+				npf_clock_map_cached(&fit, &piece, t, &a);
+				npf_clock_map(&fit, t, &b);
+				bad += !same_map(&a, &b);
+				tried++;
+			}
+		}
+		if (i + 1 < fit.nseg && g->last_tick + 1 < fit.seg[i + 1].tick0) {
+			t = g->last_tick + (fit.seg[i + 1].tick0 - g->last_tick) / 2;
+			npf_clock_map_cached(&fit, &piece, t, &a);
+			npf_clock_map(&fit, t, &b);
+			bad += !same_map(&a, &b);
+			zone++;
+		}
+	}
+	/* the extremes, and a piece index out of range */
+	for (i = 0; i < 4; i++) {
+		t = i == 0 ? 0 : i == 1 ? UINT64_MAX : i == 2 ? 1ull << 63 :
+		    (1ull << 63) - 1;
+		piece = i == 3 ? 12345 : piece;
+		npf_clock_map_cached(&fit, &piece, t, &a);
+		npf_clock_map(&fit, t, &b);
+		bad += !same_map(&a, &b);
+		EXPECT_LT(piece, fit.nseg);
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_GE(moves, 3 * (fit.nseg - 1));
+	EXPECT_GE(zone, 1);
+	info("cached_map: %u pieces, %u ticks, %u piece changes, %u zone ticks: all as uncached",
+	     fit.nseg, tried, moves, zone);
+	npf_clock_fit_release(&fit);
+	free(s);
+}
+
+/*
+ * The rounding of a mapped time: half a ns goes away from zero (as
+ * llround()), the bound goes up to the next ns (ceil()). One piece of
+ * slope 1/2 through (1000 ticks, 1000 ns) with bounds of 2.25 ns.
+ */
+TEST(map_rounding)
+{
+	struct npf_clock_seg g = {
+		.tick0 = 0, .ref_tick = 1000, .ref_ns = 1000,
+		.ns_per_tick = 0.5, .last_tick = 3000, .err_first = 2.25,
+		.err_last = 2.25, .err_slope = 0, .n = 2,
+	};
+	struct npf_clock_fit fit = { .clock_hz = 2000000000, .nseg = 1,
+				     .seg = &g };
+	static const struct { int64_t d; int64_t ns; } want[] = {
+		{ 0, 1000 }, { 1, 1001 }, { 3, 1002 }, { 5, 1003 },
+		{ -1, 999 }, { -3, 998 }, { -5, 997 }, { 2, 1001 },
+	};
+	struct npuprof_clock_map m;
+	uint32_t piece = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		npf_clock_map(&fit, (uint64_t)(1000 + want[i].d), &m);
+		EXPECT_EQ(1, m.valid);
+		EXPECT_EQ(want[i].ns, m.ns);
+		EXPECT_EQ(3, m.err_ns);
+		npf_clock_map_cached(&fit, &piece, (uint64_t)(1000 + want[i].d), &m);
+		EXPECT_EQ(want[i].ns, m.ns);
+		EXPECT_EQ(3, m.err_ns);
+	}
+}
+
 TEST_HARNESS_MAIN
