@@ -9,6 +9,9 @@
 #                     "N passed, N failed"
 #   make check-host   host suites only (build/tests/*)
 #   make check-vm     VM suites only (build/vmtests/* in npu-vm, per kernel)
+#   make check-debug  VM suites on the debug kernel only (KASAN, lockdep,
+#                     kmemleak, fail-nth; see Documentation/npu/testing.rst)
+#   make debug-kernel build the debug kernel into its cache (long: see there)
 #   make checkpatch   checkpatch.pl --strict on the driver
 #   make demo         profile MobileNet-v1 in the VM; the summary, breakdown,
 #                     Chrome trace and SQLite database on the host
@@ -20,7 +23,8 @@
 #   make uninstall    remove what make install installed
 #
 # Variables: BUILD (output directory, default ./build), KERNELS (versions or
-# series to build and test, default: scripts/kernels.sh); for install and
+# series to build and test, default: scripts/kernels.sh, plus the debug
+# kernel when scripts/debug-kernel.sh has built it); for install and
 # uninstall PREFIX (default /usr/local), DESTDIR (see packaging/Makefile).
 # Dependencies are not installed by make: run scripts/deps.sh first.
 
@@ -43,10 +47,14 @@ COMPONENTS := $(ORDER) $(sort $(filter-out $(ORDER),$(FOUND)))
 # Kernels, resolved when a target needs them.
 KERNELS ?=
 KVERS = $(shell $(ROOT)/scripts/kernels.sh $(KERNELS))
+# The debug kernel, when it is built and KERNELS is not given: npu.ko is
+# built for it and the VM suites of make check run on it too.
+DEBUG_KVER = $(if $(KERNELS),,$(shell $(ROOT)/scripts/kernels.sh --debug))
 
 CHECKPATCH := $(BUILD)/linux-src/scripts/checkpatch.pl
 
-.PHONY: all userspace modules check check-host check-vm checkpatch demo \
+.PHONY: all userspace modules check check-host check-vm check-debug \
+	debug-kernel checkpatch demo \
 	bench clean help man install uninstall FORCE
 
 all: userspace modules man
@@ -71,15 +79,16 @@ modules:
 	@if [ ! -f "$(ROOT)/Kbuild" ]; then \
 		echo "warning: no Kbuild yet: npu.ko not built" >&2; \
 	else \
-		vers="$(KVERS)"; \
-		[ -n "$$vers" ] || { echo "no kernel to build for (run scripts/deps.sh)" >&2; exit 1; }; \
+		vers="$(KVERS) $(DEBUG_KVER)"; \
+		[ -n "$${vers// }" ] || { echo "no kernel to build for (run scripts/deps.sh)" >&2; exit 1; }; \
 		$(MAKE) -f $(ROOT)/Makefile $$(for v in $$vers; do echo "kmod/$$v"; done); \
 	fi
 
 kmod/%: FORCE
 	@echo "=== npu.ko for $*"
 	@set -e; \
-	kdir=/lib/modules/$*/build; \
+	root=$$($(ROOT)/scripts/kernels.sh --root $* 2>/dev/null) || root=; \
+	kdir=$$root/lib/modules/$*/build; \
 	[ -d "$$kdir" ] || { echo "$$kdir missing (run scripts/deps.sh)" >&2; exit 1; }; \
 	out="$(BUILD)/kmod/$*"; \
 	mkdir -p "$$out"; \
@@ -106,8 +115,18 @@ install uninstall:
 # "N passed, N failed".
 check check-vm:
 	@$(MAKE) --no-print-directory -f $(ROOT)/Makefile all; \
-	NPU_BUILD_STATUS=$$? NPU_KERNELS="$(KVERS)" \
+	NPU_BUILD_STATUS=$$? NPU_KERNELS="$(KVERS) $(DEBUG_KVER)" \
 		$(ROOT)/scripts/check.sh $(if $(filter check,$@),all,vm)
+
+# The debug kernel must be built (make debug-kernel); only its npu.ko and
+# the userspace are built here.
+check-debug:
+	@kver=$$($(ROOT)/scripts/kernels.sh debug) || exit 1; \
+	$(MAKE) --no-print-directory -f $(ROOT)/Makefile userspace kmod/$$kver; \
+	NPU_BUILD_STATUS=$$? NPU_KERNELS="$$kver" $(ROOT)/scripts/check.sh vm
+
+debug-kernel:
+	@$(ROOT)/scripts/debug-kernel.sh
 
 check-host:
 	@$(MAKE) --no-print-directory -f $(ROOT)/Makefile userspace; \
