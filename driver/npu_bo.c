@@ -16,6 +16,15 @@
  * its own), so that mmap() looks a buffer up in O(log n) as DRM's
  * drm_vma_offset_manager does. A buffer is in both or in neither.
  *
+ * Quota: the buffers of one open file may hold at most max_file_dram_pct
+ * percent of the device's DRAM (default 50, 0: no limit); beyond it
+ * BO_CREATE fails with -EDQUOT, while -ENOMEM still means that the device
+ * itself is full. A buffer is charged to the file that created it until
+ * its memory is freed, which may be after BO_FREE and after the file is
+ * closed (jobs and mappings hold it), so a freed handle cannot be used to
+ * take more than the quota. The charge is an atomic counter in a small
+ * reference-counted struct npu_bo_quota shared by the file and its buffers.
+ *
  * Hot-unplug: remove() zaps every mapping of device memory. A later access
  * faults in a zeroed page of RAM owned by the buffer (npu_bo.dummy,
  * allocated at the first such fault, freed with the buffer) at every page
@@ -38,6 +47,11 @@
 
 #include "npu_bo.h"
 #include "npu_drv.h"
+
+static unsigned int max_file_dram_pct = 50;
+module_param(max_file_dram_pct, uint, 0644);
+MODULE_PARM_DESC(max_file_dram_pct,
+		 "Device DRAM the buffers of one open file may hold, in percent of the device's (0 = no limit, default 50); beyond it BO_CREATE fails with EDQUOT");
 
 /* genalloc treats address 0 as failure: pool addresses are biased. */
 #define NPU_POOL_BIAS	PAGE_SIZE
@@ -75,12 +89,41 @@ void npu_bo_pool_fini(struct npu_dev *ndev)
 	ndev->pool = NULL;
 }
 
+static void npu_bo_quota_put(struct npu_bo_quota *q)
+{
+	if (refcount_dec_and_test(&q->ref))
+		kfree(q);
+}
+
+/* Bytes the buffers of one file may hold on @ndev; U64_MAX: no limit. */
+static u64 npu_bo_quota_limit(struct npu_dev *ndev)
+{
+	u32 pct = READ_ONCE(max_file_dram_pct);
+
+	if (!pct || pct >= 100)
+		return U64_MAX;
+	return ((u64)ndev->hw.dram_size * pct / 100) & PAGE_MASK;
+}
+
+/* Charge @size bytes to @q. Return: 0 or -EDQUOT. */
+static int npu_bo_quota_charge(struct npu_dev *ndev, struct npu_bo_quota *q,
+			       u64 size)
+{
+	if (atomic64_add_return(size, &q->used) > npu_bo_quota_limit(ndev)) {
+		atomic64_sub(size, &q->used);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
 static void npu_bo_release(struct kref *ref)
 {
 	struct npu_bo *bo = container_of(ref, struct npu_bo, ref);
 	struct npu_dev *ndev = bo->ndev;
 
 	gen_pool_free(ndev->pool, NPU_POOL_BIAS + bo->dev_addr, bo->size);
+	atomic64_sub(bo->size, &bo->quota->used);
+	npu_bo_quota_put(bo->quota);
 	if (bo->dummy)
 		__free_page(bo->dummy);
 	kfree(bo);
@@ -174,23 +217,32 @@ struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle)
 	return bo;
 }
 
-/* Called inside npu_dev_enter(): the hardware is there. */
-static struct npu_bo *npu_bo_alloc(struct npu_dev *ndev, u64 size,
-				   u32 flags)
+/*
+ * A buffer of @size bytes charged to @nf's quota. Called inside
+ * npu_dev_enter(): the hardware is there.
+ */
+static struct npu_bo *npu_bo_alloc(struct npu_file *nf, u64 size, u32 flags)
 {
+	struct npu_dev *ndev = nf->ndev;
 	unsigned long addr;
 	struct npu_bo *bo;
 	u64 off, n;
+	int ret;
 
+	ret = npu_bo_quota_charge(ndev, nf->bo_quota, size);
+	if (ret)
+		return ERR_PTR(ret);
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
-		return ERR_PTR(-ENOMEM);
+		goto err;
 	addr = gen_pool_alloc(ndev->pool, size);
 	if (!addr) {
 		kfree(bo);
-		return ERR_PTR(-ENOMEM);
+		goto err;
 	}
 	kref_init(&bo->ref);
+	bo->quota = nf->bo_quota;
+	refcount_inc(&bo->quota->ref);
 	bo->ndev = ndev;
 	bo->dev_addr = addr - NPU_POOL_BIAS;
 	bo->size = size;
@@ -206,6 +258,10 @@ static struct npu_bo *npu_bo_alloc(struct npu_dev *ndev, u64 size,
 		cond_resched();
 	}
 	return bo;
+
+err:
+	atomic64_sub(size, &nf->bo_quota->used);
+	return ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -235,7 +291,7 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	if (size > ndev->hw.dram_size)
 		return -ENOMEM;
 
-	bo = npu_bo_alloc(ndev, size, args.flags);
+	bo = npu_bo_alloc(nf, size, args.flags);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 
@@ -298,12 +354,21 @@ int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 /**
  * npu_bo_file_init() - initialize the buffer tables of a file being opened
  * @nf: the file
+ *
+ * Return: 0 or -ENOMEM.
  */
-void npu_bo_file_init(struct npu_file *nf)
+int npu_bo_file_init(struct npu_file *nf)
 {
+	/* Charged to the opener's memory cgroup: buffers may keep it. */
+	nf->bo_quota = kzalloc(sizeof(*nf->bo_quota), GFP_KERNEL_ACCOUNT);
+	if (!nf->bo_quota)
+		return -ENOMEM;
+	refcount_set(&nf->bo_quota->ref, 1);
+	atomic64_set(&nf->bo_quota->used, 0);
 	mutex_init(&nf->bo_lock);
 	xa_init_flags(&nf->bos, XA_FLAGS_ALLOC1);
 	xa_init(&nf->bo_offsets);
+	return 0;
 }
 
 /**
@@ -322,6 +387,7 @@ void npu_bo_file_fini(struct npu_file *nf)
 	xa_destroy(&nf->bos);
 	xa_destroy(&nf->bo_offsets);
 	mutex_destroy(&nf->bo_lock);
+	npu_bo_quota_put(nf->bo_quota);
 }
 
 static void npu_bo_vm_open(struct vm_area_struct *vma)

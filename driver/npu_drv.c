@@ -201,6 +201,7 @@ static int npu_fop_open(struct inode *inode, struct file *filp)
 	struct miscdevice *misc = filp->private_data;
 	struct npu_dev *ndev = container_of(misc, struct npu_dev, misc);
 	struct npu_file *nf;
+	int ret;
 
 	if (npu_dev_unplugged(ndev))
 		return -ENODEV;
@@ -208,10 +209,14 @@ static int npu_fop_open(struct inode *inode, struct file *filp)
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)
 		return -ENOMEM;
+	ret = npu_bo_file_init(nf);
+	if (ret) {
+		kfree(nf);
+		return ret;
+	}
 	npu_dev_get(ndev);
 	nf->ndev = ndev;
 	nf->filp = filp;
-	npu_bo_file_init(nf);
 	npu_job_file_init(nf);
 
 	mutex_lock(&ndev->files_lock);

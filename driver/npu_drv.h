@@ -165,6 +165,7 @@ struct npu_dev {
  * @bos: buffer handles of this file (struct npu_bo), from 1; each holds a
  *	reference on its buffer
  * @bo_offsets: the same buffers by mmap offset in pages, for mmap()
+ * @bo_quota: device memory charged to this file (npu_bo.c)
  * @jobs: jobs of this file by id, outstanding or awaiting collection
  *	(npu_dev.jobs_lock)
  * @done: completed jobs awaiting NPU_IOCTL_WAIT, oldest first (jobs_lock)
@@ -181,6 +182,7 @@ struct npu_file {
 	struct mutex bo_lock;		/* protects bos, bo_offsets */
 	struct xarray bos;
 	struct xarray bo_offsets;
+	struct npu_bo_quota *bo_quota;
 	struct xarray jobs;
 	struct list_head done;
 	u32 outstanding;

@@ -12,10 +12,13 @@
 #include "kselftest_harness.h"
 #include "npu_test.h"
 
+#define QUOTA_PARAM "/sys/module/npu/parameters/max_file_dram_pct"
+
 FIXTURE(bo) {
 	int fd;
 	unsigned long long dram;
 	long page;
+	unsigned long long saved_quota;
 };
 
 FIXTURE_SETUP(bo)
@@ -28,11 +31,18 @@ FIXTURE_SETUP(bo)
 	ASSERT_EQ(0, npu_ioctl(self->fd, NPU_IOCTL_GET_INFO, &info));
 	self->dram = info.dram_size;
 	self->page = sysconf(_SC_PAGESIZE);
+	/* these tests are about the device's memory: no per-file quota */
+	ASSERT_EQ(0, npu_read_u64(QUOTA_PARAM, &self->saved_quota));
+	ASSERT_EQ(0, npu_write_file(QUOTA_PARAM, "0"));
 }
 
 FIXTURE_TEARDOWN(bo)
 {
+	char v[32];
+
 	close(self->fd);
+	snprintf(v, sizeof(v), "%llu", self->saved_quota);
+	npu_write_file(QUOTA_PARAM, v);
 }
 
 TEST_F(bo, create_rounds_and_aligns)

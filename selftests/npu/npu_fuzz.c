@@ -114,7 +114,7 @@ static int errno_expected(int e)
 	case EINVAL: case ENOTTY: case EFAULT: case ENOENT: case ETIMEDOUT:
 	case EAGAIN: case EBUSY: case EACCES: case EPERM: case ENOSPC:
 	case EOPNOTSUPP: case ENOMEM: case E2BIG: case EOVERFLOW:
-	case ERANGE: case ENXIO: case EBADF:
+	case ERANGE: case ENXIO: case EBADF: case EDQUOT:
 		return 1;
 	default:
 		return 0;

@@ -102,7 +102,9 @@ struct npu_ping {
  * The buffer is zeroed. It lives until NPU_IOCTL_BO_FREE or close of the fd,
  * and after that until the last job using it has completed and the last
  * mapping of it is gone. Fails with -ENOMEM when device memory has no free
- * range of @size bytes.
+ * range of @size bytes, and with -EDQUOT when the buffers of this fd whose
+ * memory is not freed yet would hold more than the per-fd quota (module
+ * parameter max_file_dram_pct, in percent of the device's DRAM).
  */
 struct npu_bo_create {
 	__u64 size;
