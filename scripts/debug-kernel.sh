@@ -61,6 +61,7 @@ ACPI=y
 X86_TSC=y
 PRINTK=y
 PRINTK_TIME=y
+LOG_BUF_SHIFT=21
 BUG=y
 KALLSYMS=y
 KALLSYMS_ALL=y
@@ -98,10 +99,13 @@ PID_NS=y
 # modules, loaded and unloaded by the guest's /init and the tests
 MODULES=y
 MODULE_UNLOAD=y
-# the device: PCI with MSI/MSI-X (ivshmem-doorbell, npu.ko)
+# the device: PCI with MSI/MSI-X (ivshmem-doorbell, npu.ko), hot-plugged
+# through ACPI (QEMU's device_del and device_add)
 PCI=y
 PCI_MSI=y
-# 9p over virtio-pci (npu-vm --out, --share), built in
+HOTPLUG_PCI=y
+HOTPLUG_PCI_ACPI=y
+# 9p over virtio-pci (npu-vm --out, --share), built in like all the rest
 NET=y
 INET=y
 VIRTIO_MENU=y
@@ -110,6 +114,8 @@ NET_9P=y
 NET_9P_VIRTIO=y
 NETWORK_FILESYSTEMS=y
 9P_FS=y
+# virtio-serial: the QEMU monitor port of npu-vm --monitor
+VIRTIO_CONSOLE=y
 # tracing: tracepoints, tracefs, debugfs; BPF and io_uring system calls
 DEBUG_FS=y
 FTRACE=y
