@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npu_failnth - systematic fault injection: every ioctl of /dev/npu0 and
+ * of a trace fd, mmap of a buffer and of a trace ring, open, and probe,
+ * each with its 1st, 2nd, ... Nth allocation failed through
+ * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION, failslab and
+ * fail_page_alloc), as syzkaller does.
+ *
+ * For N = 1, 2, ...: write N to fail-nth, make the call (one system call),
+ * read fail-nth back. 0 means the Nth fault point of the call was reached
+ * and failed: the call must then fail with -ENOMEM or succeed (the kernel
+ * fell back, e.g. kmemleak's own metadata), and the same call without
+ * injection must succeed right after (no stuck state). A value left over
+ * means the call has fewer than N fault points: it must have succeeded,
+ * and the sweep ends. Each sweep prints its counts as TAP diagnostics:
+ * the fault points reached and how many of them failed the call.
+ * Warnings, KASAN, lockdep or kmemleak reports fail the npu-vm run (see
+ * tools/vm/guest-init); the kernel log is also checked after each sweep.
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC
+ * and FAULT_INJECTION_DEBUG_FS (npu-vm --kernel debug, see
+ * Documentation/npu/testing.rst); elsewhere (Debian's kernels) every test
+ * is skipped. The debugfs knobs are restored at the end of each test.
+ */
+
+#include <sys/klog.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "npu_test.h"
+
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+#define FI_DIR		"/sys/kernel/debug"
+#define MAX_POINTS	20000	/* a sweep longer than this is a bug */
+#define PROG_N		256	/* bytes clipped by the job */
+
+/* debugfs settings that let fail-nth reach GFP_KERNEL allocations */
+static const char * const fi_knobs[][2] = {
+	{ FI_DIR "/failslab/ignore-gfp-wait", "N" },
+	{ FI_DIR "/failslab/verbose", "0" },
+	{ FI_DIR "/fail_page_alloc/ignore-gfp-wait", "N" },
+	{ FI_DIR "/fail_page_alloc/ignore-gfp-highmem", "N" },
+	{ FI_DIR "/fail_page_alloc/min-order", "0" },
+	{ FI_DIR "/fail_page_alloc/verbose", "0" },
+};
+#define N_KNOBS (sizeof(fi_knobs) / sizeof(fi_knobs[0]))
+
+struct ctx {
+	int nth;		/* fd of /proc/thread-self/fail-nth */
+	int dev;		/* /dev/npu0 */
+	int tfd;		/* a trace fd (disabled) */
+	struct npu_trace_open top;
+	struct npu_bo_create bo, prog, in, out;
+	unsigned int h[3];
+	unsigned long long job;
+	void *map;
+	int ret_fd;		/* fd made by the call, closed by undo */
+	char bdf[32];
+	unsigned int n;		/* for sweep_op.injects */
+	long left;
+	char saved[N_KNOBS][32];
+};
+
+/* One call swept: prep (not injected), call (injected), undo. */
+struct sweep_op {
+	const char *name;
+	int (*prep)(struct ctx *c);
+	int (*call)(struct ctx *c);
+	void (*undo)(struct ctx *c);
+	int injects;	/* call() sets fail-nth to ctx.n, reads ctx.left */
+};
+
+static int nth_set(struct ctx *c, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	return pwrite(c->nth, buf, len, 0) == len ? 0 : -errno;
+}
+
+static long nth_get(struct ctx *c)
+{
+	char buf[16];
+	ssize_t n = pread(c->nth, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+static int sys_ret(long r)
+{
+	return r < 0 ? -errno : (int)r;
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+static int call_open(struct ctx *c)
+{
+	c->ret_fd = sys_ret(open(NPU_DEV, O_RDWR | O_CLOEXEC));
+	return c->ret_fd;
+}
+
+static void undo_close(struct ctx *c)
+{
+	if (c->ret_fd >= 0)
+		close(c->ret_fd);
+	c->ret_fd = -1;
+}
+
+static int call_get_info(struct ctx *c)
+{
+	struct npu_info info;
+
+	memset(&info, 0, sizeof(info));
+	return npu_ioctl(c->dev, NPU_IOCTL_GET_INFO, &info);
+}
+
+static int call_ping(struct ctx *c)
+{
+	struct npu_ping p;
+
+	memset(&p, 0, sizeof(p));
+	p.count = 2;
+	return npu_ioctl(c->dev, NPU_IOCTL_PING, &p);
+}
+
+static int call_bo_create(struct ctx *c)
+{
+	memset(&c->bo, 0, sizeof(c->bo));
+	c->bo.size = 8192;
+	return npu_ioctl(c->dev, NPU_IOCTL_BO_CREATE, &c->bo);
+}
+
+static void undo_bo_create(struct ctx *c)
+{
+	npu_bo_del(c->dev, c->bo.handle);
+}
+
+static int prep_bo(struct ctx *c)
+{
+	return npu_bo_new(c->dev, 8192, &c->bo);
+}
+
+static int call_bo_free(struct ctx *c)
+{
+	struct npu_bo_free f = { .handle = c->bo.handle };
+
+	return npu_ioctl(c->dev, NPU_IOCTL_BO_FREE, &f);
+}
+
+static int call_bo_mmap(struct ctx *c)
+{
+	c->map = mmap(NULL, c->bo.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->dev, c->bo.mmap_offset);
+	return c->map == MAP_FAILED ? -errno : 0;
+}
+
+static void undo_bo_mmap(struct ctx *c)
+{
+	munmap(c->map, c->bo.size);
+	npu_bo_del(c->dev, c->bo.handle);
+}
+
+static int call_submit(struct ctx *c)
+{
+	return npu_submit_job(c->dev, NPU_PE_ANY, c->h, 3, 0, 0,
+			      NPU_CLIP_PROG_SIZE, &c->job);
+}
+
+static void undo_submit(struct ctx *c)
+{
+	struct npu_wait w;
+
+	npu_wait_job(c->dev, c->job, 0, -1, &w);
+}
+
+static int prep_job(struct ctx *c)
+{
+	return call_submit(c);
+}
+
+static int call_wait(struct ctx *c)
+{
+	struct npu_wait w;
+	int ret = npu_wait_job(c->dev, c->job, 0, -1, &w);
+
+	if (!ret && (w.job_id != c->job || w.status != NPU_JOB_OK))
+		return -EPROTO;
+	return ret;
+}
+
+static void undo_wait(struct ctx *c)
+{
+	/* collect the job if the failed WAIT did not */
+	npu_wait_job(c->dev, c->job, 0, -1, &(struct npu_wait){ 0 });
+}
+
+static int call_clock_sample(struct ctx *c)
+{
+	struct npu_clock_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.clockid = CLOCK_MONOTONIC;
+	s.count = 4;
+	return npu_ioctl(c->dev, NPU_IOCTL_CLOCK_SAMPLE, &s);
+}
+
+static int call_trace_open(struct ctx *c)
+{
+	int ret;
+
+	memset(&c->top, 0, sizeof(c->top));
+	c->top.data_pages = 4;
+	ret = npu_ioctl(c->dev, NPU_IOCTL_TRACE_OPEN, &c->top);
+	c->ret_fd = ret ? -1 : c->top.fd;
+	return ret;
+}
+
+static int prep_trace(struct ctx *c)
+{
+	int ret = call_trace_open(c);
+
+	c->tfd = c->ret_fd;
+	c->ret_fd = -1;
+	return ret;
+}
+
+static void undo_trace(struct ctx *c)
+{
+	if (c->tfd >= 0)
+		close(c->tfd);
+	c->tfd = -1;
+}
+
+static int call_trace_enable(struct ctx *c)
+{
+	struct npu_trace_enable en;
+
+	memset(&en, 0, sizeof(en));
+	en.level = 1;
+	return npu_ioctl(c->tfd, NPU_TRACE_IOCTL_ENABLE, &en);
+}
+
+static int prep_trace_enabled(struct ctx *c)
+{
+	int ret = prep_trace(c);
+
+	return ret ? ret : call_trace_enable(c);
+}
+
+static int call_trace_disable(struct ctx *c)
+{
+	return npu_ioctl(c->tfd, NPU_TRACE_IOCTL_DISABLE, NULL);
+}
+
+static int call_trace_status(struct ctx *c)
+{
+	struct npu_trace_status st;
+
+	memset(&st, 0, sizeof(st));
+	return npu_ioctl(c->tfd, NPU_TRACE_IOCTL_STATUS, &st);
+}
+
+static int call_ring_mmap(struct ctx *c)
+{
+	size_t len = c->top.data_offset + c->top.data_size;
+
+	c->map = mmap(NULL, len, PROT_READ, MAP_SHARED, c->tfd, 0);
+	return c->map == MAP_FAILED ? -errno : 0;
+}
+
+static void undo_ring_mmap(struct ctx *c)
+{
+	munmap(c->map, c->top.data_offset + c->top.data_size);
+	undo_trace(c);
+}
+
+/* probe: the function starts unbound; the call binds it */
+static int npu_bound(struct ctx *c)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", c->bdf);
+	return access(path, F_OK) == 0;
+}
+
+static int prep_unbind(struct ctx *c)
+{
+	if (c->dev >= 0)
+		close(c->dev);
+	c->dev = -1;
+	return npu_bound(c) ? npu_unbind(c->bdf) : 0;
+}
+
+/*
+ * The error of the last failed probe of the function, from the driver
+ * core's "probe of BDF failed with error -N" (writing drivers_probe
+ * succeeds whether the probe did or not); -ENODEV if there is none.
+ */
+static int probe_error(struct ctx *c)
+{
+	char pat[96], *buf, *p, *last = NULL;
+	int size, n, err = -ENODEV;
+
+	snprintf(pat, sizeof(pat), "probe of %s failed with error ", c->bdf);
+	size = klogctl(10, NULL, 0);
+	if (size <= 0)
+		return err;
+	buf = calloc(1, size + 1);
+	if (!buf)
+		return err;
+	n = klogctl(3, buf, size);
+	if (n > 0) {
+		buf[n] = '\0';
+		for (p = strstr(buf, pat); p; p = strstr(p + 1, pat))
+			last = p;
+		if (last)
+			err = atoi(last + strlen(pat));
+	}
+	free(buf);
+	return err;
+}
+
+static int call_probe(struct ctx *c)
+{
+	int fd = open("/sys/bus/pci/drivers_probe", O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	/* only the write is injected, not open and close */
+	ret = c->n ? nth_set(c, c->n) : 0;
+	if (!ret)
+		ret = sys_ret(write(fd, c->bdf, strlen(c->bdf)));
+	c->left = nth_get(c);
+	nth_set(c, 0);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	if (!npu_bound(c)) {
+		/* a failed probe leaves neither a driver nor a device node */
+		if (!access(NPU_DEV, F_OK))
+			return -EEXIST;
+		return probe_error(c);
+	}
+	return access(NPU_DEV, F_OK) ? -ENOENT : 0;
+}
+
+static void undo_probe(struct ctx *c)
+{
+	c->dev = npu_bound(c) ? npu_open() : -1;
+}
+
+/* ---- the sweep ---------------------------------------------------------- */
+
+struct sweep_res {
+	unsigned int points;	/* fault points reached */
+	unsigned int failed;	/* of which the call failed */
+	int last_err;		/* errno of the last failed call */
+};
+
+/*
+ * One attempt with the Nth fault point failed (@n 0: none). Returns the
+ * call's result; *left is fail-nth read back after it.
+ */
+static int attempt(struct __test_metadata *_metadata, struct ctx *c,
+		   const struct sweep_op *op, unsigned int n, long *left)
+{
+	int ret;
+
+	ret = op->prep ? op->prep(c) : 0;
+	if (ret) {
+		TH_LOG("%s: setup failed: %s", op->name, strerror(-ret));
+		return INT_MIN;
+	}
+	if (op->injects) {
+		/* the call writes fail-nth itself: see call_probe() */
+		c->n = n;
+		ret = op->call(c);
+		*left = c->left;
+	} else {
+		if (n)
+			nth_set(c, n);
+		ret = op->call(c);
+		*left = nth_get(c);
+		nth_set(c, 0);
+	}
+	return ret;
+}
+
+static void sweep(struct __test_metadata *_metadata, struct ctx *c,
+		  const struct sweep_op *op)
+{
+	struct sweep_res r = { 0 };
+	int before, ret;
+	unsigned int n;
+	long left;
+
+	before = npu_kernel_log_problems();
+	for (n = 1; n < MAX_POINTS; n++) {
+		ret = attempt(_metadata, c, op, n, &left);
+		ASSERT_NE(INT_MIN, ret);
+		ASSERT_LE(0, left);
+		if (left > 0) {
+			/* fewer than n fault points: no failure injected */
+			EXPECT_LE(0, ret) TH_LOG("%s: fails without injection: %s",
+						 op->name, strerror(-ret));
+			if (op->undo && ret >= 0)
+				op->undo(c);
+			break;
+		}
+		r.points++;
+		if (ret < 0) {
+			r.failed++;
+			r.last_err = -ret;
+			EXPECT_EQ(-ENOMEM, ret)
+				TH_LOG("%s: fault point %u: %s, not ENOMEM",
+				       op->name, n, strerror(-ret));
+		}
+		if (op->undo)
+			op->undo(c);
+		/* no stuck state: the same call works without injection */
+		ret = attempt(_metadata, c, op, 0, &left);
+		ASSERT_NE(INT_MIN, ret);
+		ASSERT_LE(0, ret) TH_LOG("%s: fails after fault point %u: %s",
+					 op->name, n, strerror(-ret));
+		if (op->undo)
+			op->undo(c);
+		if (_metadata->passed == 0)
+			break;
+	}
+	EXPECT_GT(MAX_POINTS, n) TH_LOG("%s: no end of fault points", op->name);
+	EXPECT_EQ(before, npu_kernel_log_problems())
+		TH_LOG("%s: the kernel logged problems", op->name);
+	printf("# fail-nth %s: %u fault points, %u failed the call (-ENOMEM), %u absorbed\n",
+	       op->name, r.points, r.failed, r.points - r.failed);
+	fflush(stdout);
+}
+
+/* ---- fixture ------------------------------------------------------------ */
+
+FIXTURE(fnth) {
+	struct ctx c;
+	int knobs_set;
+};
+
+FIXTURE_SETUP(fnth)
+{
+	struct ctx *c = &self->c;
+	unsigned int i;
+	void *p;
+
+	memset(c, 0, sizeof(*c));
+	c->dev = c->tfd = c->ret_fd = c->nth = -1;
+	if (access(FAIL_NTH, F_OK))
+		SKIP(return, "no " FAIL_NTH " (kernel without CONFIG_FAULT_INJECTION: use npu-vm --kernel debug)");
+	if (access(FI_DIR "/failslab", F_OK) ||
+	    access(FI_DIR "/fail_page_alloc", F_OK))
+		SKIP(return, "no failslab or fail_page_alloc in debugfs (CONFIG_FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS)");
+	for (i = 0; i < N_KNOBS; i++) {
+		ASSERT_EQ(0, npu_read_file(fi_knobs[i][0], c->saved[i],
+					   sizeof(c->saved[i])));
+		ASSERT_EQ(0, npu_write_file(fi_knobs[i][0], fi_knobs[i][1]));
+	}
+	self->knobs_set = 1;
+	c->nth = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c->nth);
+	ASSERT_EQ(0, npu_find_bdf(c->bdf, sizeof(c->bdf)));
+	c->dev = npu_open();
+	ASSERT_LE(0, c->dev);
+
+	/* a program and its buffers for SUBMIT and WAIT */
+	ASSERT_EQ(0, npu_bo_new(c->dev, 4096, &c->prog));
+	ASSERT_EQ(0, npu_bo_new(c->dev, PROG_N, &c->in));
+	ASSERT_EQ(0, npu_bo_new(c->dev, PROG_N, &c->out));
+	p = npu_bo_map(c->dev, &c->prog);
+	ASSERT_NE(NULL, p);
+	npu_clip_prog(p, PROG_N, 1, 2, 0, 255);
+	munmap(p, c->prog.size);
+	c->h[0] = c->prog.handle;
+	c->h[1] = c->in.handle;
+	c->h[2] = c->out.handle;
+}
+
+FIXTURE_TEARDOWN(fnth)
+{
+	struct ctx *c = &self->c;
+	unsigned int i;
+
+	if (c->nth >= 0) {
+		nth_set(c, 0);
+		close(c->nth);
+	}
+	if (c->tfd >= 0)
+		close(c->tfd);
+	if (c->dev >= 0)
+		close(c->dev);
+	/* probe: leave the function bound, as the test found it */
+	if (c->bdf[0] && access(NPU_DEV, F_OK))
+		npu_rebind(c->bdf);
+	for (i = 0; self->knobs_set && i < N_KNOBS; i++)
+		npu_write_file(fi_knobs[i][0], c->saved[i]);
+}
+
+#define SWEEP(test, prep_fn, call_fn, undo_fn, ...)			\
+	TEST_F_TIMEOUT(fnth, test, 1800)				\
+	{								\
+		static const struct sweep_op op = {			\
+			.name = #test, .prep = prep_fn,			\
+			.call = call_fn, .undo = undo_fn,		\
+			__VA_ARGS__					\
+		};							\
+		if (!_metadata->skip)					\
+			sweep(_metadata, &self->c, &op);		\
+	}
+
+/*	    name	   prep			call		   undo */
+SWEEP(open,		   NULL,		call_open,	   undo_close)
+SWEEP(get_info,		   NULL,		call_get_info,	   NULL)
+SWEEP(ping,		   NULL,		call_ping,	   NULL)
+SWEEP(bo_create,	   NULL,		call_bo_create,	   undo_bo_create)
+SWEEP(bo_free,		   prep_bo,		call_bo_free,	   undo_bo_create)
+SWEEP(bo_mmap,		   prep_bo,		call_bo_mmap,	   undo_bo_mmap)
+SWEEP(submit,		   NULL,		call_submit,	   undo_submit)
+SWEEP(wait,		   prep_job,		call_wait,	   undo_wait)
+SWEEP(clock_sample,	   NULL,		call_clock_sample, NULL)
+SWEEP(trace_open,	   NULL,		call_trace_open,   undo_close)
+SWEEP(trace_enable,	   prep_trace,		call_trace_enable, undo_trace)
+SWEEP(trace_disable,	   prep_trace_enabled,	call_trace_disable, undo_trace)
+SWEEP(trace_status,	   prep_trace,		call_trace_status, undo_trace)
+SWEEP(trace_ring_mmap,	   prep_trace,		call_ring_mmap,	   undo_ring_mmap)
+SWEEP(probe,		   prep_unbind,		call_probe,	   undo_probe,
+      .injects = 1)
+
+TEST_HARNESS_MAIN
