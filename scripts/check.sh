@@ -21,7 +21,9 @@
 # Environment: BUILD (default <repo>/build); NPU_BUILD_STATUS (exit status
 # of the build that preceded, counted as one failure if not 0); NPU_KERNELS
 # (space-separated versions or series); NPU_VM_TIMEOUT (seconds per guest,
-# default 2400); NPU_TEST_TIMEOUT (seconds per suite, default 900);
+# default 2400); NPU_TEST_TIMEOUT (seconds per suite, default 900); both
+# are multiplied by 4 on the debug kernel (scripts/debug-kernel.sh:
+# KASAN, lockdep and kmemleak under TCG are that much slower);
 # NPU_VM_ARGS (extra npu-vm options).
 
 set -uo pipefail
@@ -32,11 +34,12 @@ BUILD=$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)
 LOGDIR=$BUILD/check
 VM_TIMEOUT=${NPU_VM_TIMEOUT:-2400}
 TEST_TIMEOUT=${NPU_TEST_TIMEOUT:-900}
+DEBUG_KVER=$("$ROOT/scripts/kernels.sh" --debug)
 what=${1:-all}
 
 case "$what" in
 host|vm|all) ;;
--h|--help) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "check.sh: unknown argument $what (host, vm or all)" >&2; exit 2 ;;
 esac
 
@@ -88,15 +91,19 @@ run_vm() {
 
 # vm_run VERSION LOG "NPU-VM OPTIONS" RUN-SUITES-ARGS...
 vm_run() {
-	local ver=$1 log=$2 opts=$3 st t0 t1
+	local ver=$1 log=$2 opts=$3 st t0 t1 vm_to=$VM_TIMEOUT test_to=$TEST_TIMEOUT
 	shift 3
+	if [[ -n "$DEBUG_KVER" && "$ver" == "$DEBUG_KVER" ]]; then
+		vm_to=$((VM_TIMEOUT * 4))
+		test_to=$((TEST_TIMEOUT * 4))
+	fi
 	logs+=("$log")
 	echo "=== VM suites on $ver: $*${opts:+ (npu-vm $opts)}"
 	t0=$(date +%s)
 	# shellcheck disable=SC2086
-	"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" --timeout "$VM_TIMEOUT" \
+	"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" --timeout "$vm_to" \
 		${NPU_VM_ARGS:-} $opts -- \
-		npu-run-suites --timeout "$TEST_TIMEOUT" --prefix "$ver" "$@" 2>&1 |
+		npu-run-suites --timeout "$test_to" --prefix "$ver" "$@" 2>&1 |
 		tee "$log"
 	st=${PIPESTATUS[0]}
 	t1=$(date +%s)
