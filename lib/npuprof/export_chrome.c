@@ -286,8 +286,9 @@ static bool npf_js_head_fill(struct npf_js_head *e, const struct npf_tl_item *it
 }
 
 /*
- * Write the head of @it (kind, name @nid, track) at @p, from the cache;
- * returns the end, and the entry in *@ep (NULL: not cached).
+ * Write the head of @it (kind, name @nid, track) at @p, from the cache (two
+ * ways a set: the last used first); returns the end, and the entry in *@ep
+ * (NULL: not cached).
  */
 static inline char *npf_js_head(struct npf_js *o, char *p,
 				const struct npf_tl_item *it, uint32_t nid,
@@ -295,14 +296,22 @@ static inline char *npf_js_head(struct npf_js *o, char *p,
 {
 	uint64_t k1 = (uint64_t)it->pid << 32 | it->tid;
 	uint64_t k2 = 1ull << 63 | (uint64_t)it->kind << 32 | nid;
+	uint64_t x = (k1 * 0x9e3779b97f4a7c15ull) ^ k2;
 	struct npf_js_head *e;
 
-	e = &o->hc[(k1 * 0x9e3779b97f4a7c15ull + k2 * 0xc2b2ae3d27d4eb4full) >>
-		   (64 - 8)];
-	if (npf_unlikely(e->k1 != k1 || e->k2 != k2) &&
-	    !npf_js_head_fill(e, it, k1, k2)) {
-		*ep = NULL;
-		return npf_js_head_text(p, it);
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	e = &o->hc[(x >> (64 - 8)) & ~1u];
+	if (npf_unlikely(e->k1 != k1 || e->k2 != k2)) {
+		if (e[1].k1 == k1 && e[1].k2 == k2) {
+			e++;
+		} else {
+			e[1] = e[0];
+			if (!npf_js_head_fill(e, it, k1, k2)) {
+				*ep = NULL;
+				return npf_js_head_text(p, it);
+			}
+		}
 	}
 	*ep = e;
 	memcpy(p, e->head, NPF_JS_HEAD);

@@ -52,17 +52,20 @@ static inline void npf_fmt_put8(char *p, uint64_t w)
 	memcpy(p, &w, 8);
 }
 
-/* @v (< 10^8) without leading zeros; returns the end */
+/* "00" to "99" */
+static const char npf_fmt_d2[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* @v (10 <= @v < 10^8) without leading zeros; returns the end */
 static inline char *npf_fmt_u32_8(char *p, uint32_t v)
 {
-	uint64_t w;
+	uint64_t w = npf_fmt_digits8(v);
 	unsigned int lz;
 
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	w = npf_fmt_digits8(v);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	lz = (unsigned int)__builtin_clzll(w) / 8;
 	w <<= 8 * lz;
@@ -74,24 +77,61 @@ static inline char *npf_fmt_u32_8(char *p, uint32_t v)
 	return p + 8 - lz;
 }
 
-/* Decimal @v at @p; returns the end (at most NPF_FMT_U64_MAX bytes) */
-static inline char *npf_fmt_u64(char *p, uint64_t v)
+/* @v (>= 10^8) in decimal; returns the end */
+static __attribute__((unused, noinline)) char *npf_fmt_u64_big(char *p,
+							   uint64_t v)
 {
-	uint64_t hi;
+	uint64_t hi = v / 100000000;
 
-	if (v < 100000000)
-		return npf_fmt_u32_8(p, (uint32_t)v);
-	hi = v / 100000000;
-	if (hi < 100000000) {
+	if (hi < 10) {
+		*p++ = (char)('0' + hi);
+	} else if (hi < 100000000) {
 		p = npf_fmt_u32_8(p, (uint32_t)hi);
 	} else {
 		/* v >= 10^16: hi / 10^8 < 1845 */
-		p = npf_fmt_u32_8(p, (uint32_t)(hi / 100000000));
+		uint32_t top = (uint32_t)(hi / 100000000);
+
+		if (top < 10)
+			*p++ = (char)('0' + top);
+		else
+			p = npf_fmt_u32_8(p, top);
 		npf_fmt_put8(p, npf_fmt_digits8((uint32_t)(hi % 100000000)));
 		p += 8;
 	}
 	npf_fmt_put8(p, npf_fmt_digits8((uint32_t)(v % 100000000)));
 	return p + 8;
+}
+
+/*
+ * Decimal @v at @p; returns the end (at most NPF_FMT_U64_MAX bytes).
+ * Inline: the common small values take a few instructions at each caller.
+ */
+static inline __attribute__((always_inline)) char *npf_fmt_u64(char *p,
+							       uint64_t v)
+{
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		memcpy(p, &npf_fmt_d2[v * 2], 2);
+		return p + 2;
+	}
+	if (v < 10000) {
+		uint32_t h = (uint32_t)v / 100, l = (uint32_t)v % 100;
+
+		if (h < 10) {
+			*p++ = (char)('0' + h);
+		} else {
+			memcpy(p, &npf_fmt_d2[h * 2], 2);
+			p += 2;
+		}
+		memcpy(p, &npf_fmt_d2[l * 2], 2);
+		return p + 2;
+	}
+	if (v < 100000000)
+		return npf_fmt_u32_8(p, (uint32_t)v);
+	return npf_fmt_u64_big(p, v);
 }
 
 /* Decimal @v, with a '-' when negative; returns the end */
