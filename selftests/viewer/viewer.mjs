@@ -1,52 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // viewer.mjs - load a Chrome trace JSON written by `npuprof export` into
-// a real viewer, speedscope (its Chrome trace importer, from the npm
-// registry), running in headless Chromium driven by playwright-core, and
-// check what the viewer imported: speedscope's own "Export" of the
-// imported profile (its file format: frames, and per track "O"/"C" events
-// with times in µs) is downloaded and compared with what the trace holds.
-// A malformed file must fail to import. Prints TAP lines; run.sh prints
-// the plan and the totals.
+// real viewers running in headless Chromium (driven by playwright-core)
+// and check what each one imported against expect.mjs: speedscope
+// (speedscope.mjs), Perfetto's trace processor and UI (perfetto.mjs) and
+// chrome://tracing's trace viewer, catapult (catapult.mjs). Each viewer
+// is one TAP test point for the good file, with its checks listed as
+// diagnostics under it, and one for the negative control: a truncated
+// file must fail to import or fail the checks. Prints TAP lines; run.sh
+// prints the plan and the totals.
 //
-// Usage: node viewer.mjs NODE_MODULES GOOD.json BAD.json
+// Usage: node viewer.mjs NODE_MODULES GOOD.json BAD.json [VIEWER...]
 //
-// The pages are served on 127.0.0.1 by this script (an ephemeral port);
-// Chromium runs without network services (the flags of the machine notes)
-// and with a fresh profile directory. Everything stops within 60 s.
+// The pages are served on 127.0.0.1 by this script (an ephemeral port):
+// /npm/ is NODE_MODULES, /pages/ this script's directory. Chromium runs
+// without network services and with a fresh profile directory; each
+// viewer's load has its own time limit.
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const [nodeModules, goodPath, badPath] = process.argv.slice(2);
+import * as speedscope from './speedscope.mjs';
+import * as perfetto from './perfetto.mjs';
+import * as catapult from './catapult.mjs';
+
+const [nodeModules, goodPath, badPath] = process.argv.slice(2, 5)
+	.map(p => path.resolve(p));
+const only = process.argv.slice(5);
+const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(nodeModules, 'x.js'));
 const { chromium } = require('playwright-core');
-const release = path.join(nodeModules, 'speedscope', 'dist', 'release');
+const viewers = [speedscope, perfetto, catapult]
+	.filter(v => !only.length || only.includes(v.id));
 
 let n = 0, failed = 0;
-function ok(cond, what) {
+
+// One test point from @checks ({ok, what}); the failures in its title
+function point(title, checks, ms) {
+	const bad = checks.filter(c => !c.ok);
 	n++;
-	if (!cond)
+	if (bad.length)
 		failed++;
-	console.log(`${cond ? 'ok' : 'not ok'} ${n} ${what}`);
-	return cond;
+	const head = bad.length ?
+		`${bad.length} of ${checks.length} checks failed: ` +
+		bad.slice(0, 2).map(c => c.what).join('; ') +
+		(bad.length > 2 ? '; ...' : '') :
+		`${checks.length} checks passed`;
+	console.log(`${bad.length ? 'not ok' : 'ok'} ${n} ${title}: ${head} (${(ms / 1000).toFixed(1)} s)`);
+	for (const c of checks)
+		console.log(`#   ${c.ok ? 'ok' : 'NOT OK'} - ${c.what}`);
 }
 
 const types = { '.html': 'text/html', '.js': 'text/javascript',
 		'.css': 'text/css', '.json': 'application/json',
-		'.wasm': 'application/wasm' };
+		'.wasm': 'application/wasm', '.woff2': 'font/woff2',
+		'.png': 'image/png' };
 const files = { '/good.json': goodPath, '/bad.json': badPath };
-const server = http.createServer((req, res) => {
-	const url = new URL(req.url, 'http://x');
-	let p = files[url.pathname];
-	if (!p) {
-		p = path.join(release, path.normalize(url.pathname));
-		if (!p.startsWith(release) || !fs.existsSync(p) ||
-		    fs.statSync(p).isDirectory())
-			p = null;
+const roots = { '/npm/': nodeModules, '/pages/': here };
+
+function resolve(pathname) {
+	if (files[pathname])
+		return files[pathname];
+	for (const [prefix, dir] of Object.entries(roots)) {
+		if (!pathname.startsWith(prefix))
+			continue;
+		const p = path.join(dir, path.normalize(decodeURIComponent(
+			pathname.slice(prefix.length - 1))));
+		if (p.startsWith(dir + path.sep) && fs.existsSync(p) &&
+		    !fs.statSync(p).isDirectory())
+			return p;
 	}
+	return null;
+}
+
+const server = http.createServer((req, res) => {
+	const p = resolve(new URL(req.url, 'http://x').pathname);
 	if (!p) {
 		res.writeHead(404);
 		res.end();
@@ -64,114 +95,75 @@ const browser = await chromium.launchPersistentContext(userDir, {
 	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
 	headless: true,
 	acceptDownloads: true,
+	viewport: { width: 1400, height: 900 },
 	args: ['--no-sandbox', '--disable-gpu', '--disable-quic',
 	       '--no-first-run', '--disable-background-networking',
 	       '--disable-component-update', '--disable-sync'],
 	timeout: 30000,
 });
 
-// Open @file in speedscope; the imported profile as speedscope exports it
-async function load(file) {
-	const page = await browser.newPage();
-	const errors = [];
-	page.on('pageerror', e => errors.push(String(e)));
-	page.on('dialog', d => { errors.push('dialog: ' + d.message()); d.dismiss(); });
-	await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(base + file)}`);
-	const exp = page.getByText('Export', { exact: false }).first();
-	let profile = null;
-	try {
-		await exp.waitFor({ timeout: 10000 });
-		const [dl] = await Promise.all([
-			page.waitForEvent('download', { timeout: 10000 }),
-			exp.click(),
-		]);
-		profile = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
-	} catch (e) {
-		errors.push(String(e).split('\n')[0]);
-	}
-	const text = await page.evaluate(() => document.body.innerText).catch(() => '');
-	await page.close();
-	return { profile, errors, text };
-}
-
-// Per profile (track): its name and every frame's open/close times
-function intervals(sp, prof) {
-	const out = [], open = [];
-	for (const e of prof.events) {
-		if (e.type === 'O') {
-			open.push(e);
-		} else {
-			const o = open.pop();
-			out.push({ name: sp.shared.frames[o.frame].name,
-				   start: o.at, end: e.at, depth: open.length });
+// What a viewer module gets: the browser, the server, the files
+const env = {
+	browser, base, nodeModules, files,
+	// the version of npm package @name, or throws saying how to get it
+	version(name) {
+		const f = path.join(nodeModules, name, 'package.json');
+		if (!fs.existsSync(f))
+			throw new Error(`${f} missing: install the pinned packages with npm ci (run.sh does)`);
+		return JSON.parse(fs.readFileSync(f, 'utf8')).version;
+	},
+	// @fn(page, errors) on a new page, @errors its uncaught exceptions
+	async withPage(fn) {
+		const page = await browser.newPage();
+		const errors = [];
+		page.on('pageerror', e => errors.push(String(e).split('\n')[0]));
+		try {
+			return await fn(page, errors);
+		} finally {
+			await page.close();
 		}
-	}
-	return out;
-}
+	},
+};
 
-const close = (a, b, eps) => Math.abs(a - b) <= eps;
+// Load @file into @v and run its checks; the checks and whether it loaded
+async function run(v, file) {
+	const checks = [];
+	const c = (cond, what) => {
+		checks.push({ ok: !!cond, what });
+		return !!cond;
+	};
+	let loaded = false;
+	try {
+		const got = await v.load(env, file);
+		loaded = true;
+		v.check(got, c);
+	} catch (e) {
+		c(false, `${v.id} did not import ${file}: ${String(e.message || e).split('\n')[0]}`);
+	}
+	return { checks, loaded };
+}
 
 try {
-	const good = await load('/good.json');
-	if (!ok(good.profile !== null, 'speedscope imports the exported trace and exports its profile back')) {
-		console.log('# ' + good.errors.join('\n# '));
-		console.log('# page: ' + good.text.slice(0, 300).replace(/\n/g, ' '));
-	} else {
-		const sp = good.profile, profs = sp.profiles;
-		const byName = s => profs.find(p => p.name.includes(s));
-		const names = profs.map(p => p.name);
-		console.log('# tracks: ' + JSON.stringify(names));
-		ok(profs.length === 4, `4 tracks with slices (thread, PE, queue, capture): ${profs.length}`);
-		const host = byName('npu-classify (pid 100), worker (tid 101)');
-		const pe = byName('npu3 (pid 1073741824), PE 1 (tid 2)');
-		const q = byName('queue 0');
-		ok(!!host, 'the host thread is named after its process and thread');
-		ok(!!pe, 'the PE track is named after its device and PE');
-		ok(!!q, 'the queue track is there');
-		if (host) {
-			const iv = intervals(sp, host);
-			const f = s => iv.find(i => i.name.startsWith(s + ' '));
-			ok(iv.length === 4, `4 host spans: ${iv.length}`);
-			const lab = f('warm up'), inf = f('inference'),
-			      sub = f('submit'), wait = f('wait');
-			ok(lab && inf && sub && wait, 'label, inference, submit and wait spans');
-			if (lab && inf && sub && wait) {
-				ok(lab.depth === 0 && inf.depth === 1 &&
-				   sub.depth === 2 && wait.depth === 2,
-				   'nesting: label > inference > submit, wait');
-				// speedscope's times start at the track's first slice
-				ok(close(inf.start - lab.start, 0.5, 1e-6) &&
-				   close(inf.end - inf.start, 700, 1e-6),
-				   `inference 0.500 us after the label, for 700 us: ${inf.start - lab.start} ${inf.end - inf.start}`);
-				ok(close(sub.end - sub.start, 2.001, 1e-6),
-				   `submit lasts 2.001 us (ns precision): ${sub.end - sub.start}`);
-				ok(sub.name.includes('"trace_id":"0123456789abcdeffedcba9876543210"') &&
-				   sub.name.includes('"job_id":7'),
-				   'the ids are in the args');
-			}
+	for (const v of viewers) {
+		let title;
+		try {
+			title = v.title(env);
+		} catch (e) {
+			point(v.id, [{ ok: false, what: e.message }], 0);
+			continue;
 		}
-		if (pe) {
-			const iv = intervals(sp, pe);
-			const ex = iv.find(i => i.name.startsWith('exec '));
-			const ops = iv.filter(i => i.depth === 1);
-			ok(iv.length === 3 && !!ex, `an execution and 2 operators on PE 1: ${iv.length}`);
-			if (ex) {
-				ok(close(ex.end - ex.start, 500, 0.01),
-				   `the execution lasts 500 us: ${ex.end - ex.start}`);
-				const a = JSON.parse(ex.name.slice(5));
-				ok(a.run_ns + a.iowait_ns === a.total_ns &&
-				   a.run_ns === 375000 && a.dma_bytes === 1000000,
-				   'its args: run + iowait == total, dma_bytes');
-				ok(ops.length === 2 && ops[0].name.startsWith('CONV2D ') &&
-				   ops[1].name.startsWith('ADD ') &&
-				   ops.every(o => o.start >= ex.start && o.end <= ex.end),
-				   'CONV2D and ADD nested in the execution');
-			}
-		}
+		let t = Date.now();
+		const good = await run(v, '/good.json');
+		point(`${title} imports the exported trace`, good.checks, Date.now() - t);
+		t = Date.now();
+		const bad = await run(v, '/bad.json');
+		const caught = !bad.loaded || bad.checks.some(c => !c.ok);
+		point(`${title}: a truncated JSON file fails to import or fails the checks (the checks can fail)`,
+		      [{ ok: caught, what: bad.loaded ?
+			 `imported, ${bad.checks.filter(c => !c.ok).length} checks failed` :
+			 'rejected: ' + bad.checks[0].what }],
+		      Date.now() - t);
 	}
-	const bad = await load('/bad.json');
-	ok(bad.profile === null,
-	   'a truncated JSON file fails to import (the check can fail)');
 } finally {
 	await browser.close();
 	server.close();
