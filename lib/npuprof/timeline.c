@@ -257,9 +257,16 @@ static inline void npf_ro_insert(struct npf_reorder *ro,
 		r[ro->ring_head] = *nd;
 		ro->ring_n++;
 	} else {
-		for (k = n; k > j; k--)
-			r[(ro->ring_head + k) & m] = r[(ro->ring_head + k - 1) & m];
-		r[(ro->ring_head + j) & m] = *nd;
+		size_t at = (ro->ring_head + j) & m;
+
+		if (at + (n - j) <= m) {	/* no wrap: one move */
+			memmove(&r[at + 1], &r[at], (n - j) * sizeof(*r));
+		} else {
+			for (k = n; k > j; k--)
+				r[(ro->ring_head + k) & m] =
+					r[(ro->ring_head + k - 1) & m];
+		}
+		r[at] = *nd;
 		ro->ring_n++;
 	}
 	n = ro->ring_n + ro->heap_n;
@@ -580,8 +587,24 @@ static struct npf_tl_thread *npf_tl_thread(struct npf_tl *tl, int32_t pid,
 	return th;
 }
 
-static struct npf_tl_pe *npf_tl_pe(struct npf_tl *tl, uint32_t dev,
-				   uint32_t pe)
+static struct npf_tl_pe *npf_tl_pe_new(struct npf_tl *tl, uint32_t dev,
+				       uint32_t pe);
+
+/* PE @pe of device @dev, marked used; NULL beyond the table or memory */
+static inline struct npf_tl_pe *npf_tl_pe(struct npf_tl *tl, uint32_t dev,
+					  uint32_t pe)
+{
+	struct npf_tl_dev *d = &tl->dev[dev];
+
+	if (npf_likely(d->pe && pe < NPF_TL_MAX_PES)) {
+		d->pe[pe].used = true;
+		return &d->pe[pe];
+	}
+	return npf_tl_pe_new(tl, dev, pe);
+}
+
+static struct npf_tl_pe *npf_tl_pe_new(struct npf_tl *tl, uint32_t dev,
+				       uint32_t pe)
 {
 	struct npf_tl_dev *d = &tl->dev[dev];
 

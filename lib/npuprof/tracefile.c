@@ -376,6 +376,9 @@ uint64_t npf_writer_chunks(const struct npf_writer *w)
  * @seq: seq the next chunk must have
  * @verified: chunks 0 .. @verified - 1 passed their CRC check in an
  *	earlier pass (before a rewind): a later pass does not compute it again
+ * @checked: chunks 0 .. @checked - 1 passed their item checks too: a later
+ *	pass does not walk their items again (the same bytes, the same result)
+ * @end_seq: the chunk holding the END item, UINT64_MAX before it is met
  * @items: items in the chunks before the current one
  * @buf: the current chunk's extra header bytes and payload
  * @cap: bytes of @buf
@@ -396,6 +399,8 @@ struct npf_reader {
 	uint64_t next_off;
 	uint64_t seq;
 	uint64_t verified;
+	uint64_t checked;
+	uint64_t end_seq;
 	uint64_t items;
 	uint8_t *buf;
 	size_t cap;
@@ -489,6 +494,7 @@ int npf_reader_open(const char *path, struct npf_reader **rp, char *err,
 		return -ENOMEM;
 	}
 	memcpy(r->path, path, plen + 1);
+	r->end_seq = UINT64_MAX;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		ret = -errno;
@@ -807,9 +813,17 @@ static int load_chunk(struct npf_reader *r)
 				       ch.crc, crc);
 		r->verified = ch.seq + 1;
 	}
-	ret = check_items(r, r->buf + extra, ch.size, poff, off, ch.items);
-	if (ret)
-		return ret;
+	if (ch.seq >= r->checked) {
+		ret = check_items(r, r->buf + extra, ch.size, poff, off,
+				  ch.items);
+		if (ret)
+			return ret;
+		r->checked = ch.seq + 1;
+		if (r->ended)
+			r->end_seq = ch.seq;
+	} else {
+		r->ended = ch.seq == r->end_seq;
+	}
 	r->seq++;
 	r->items += ch.items;
 	r->payload = r->buf + extra;
