@@ -86,6 +86,10 @@ struct npu_hw_desc {
  *	npu_dev_enter()/npu_dev_exit()
  * @unplugged: set once at removal; afterwards file operations fail with
  *	-ENODEV and sleepers are woken
+ * @dead: set once when the device stopped answering (a reset request got
+ *	no acknowledgment): submissions and mailbox requests fail with -EIO
+ *	until the function is bound again; written under jobs_lock, read
+ *	locklessly
  * @hw: geometry read at probe
  * @files_lock: protects @files
  * @files: open files (struct npu_file), to zap their mappings at unplug
@@ -107,6 +111,7 @@ struct npu_hw_desc {
  * @cpl_cons: completion queue consumer index
  * @next_job_id: last job id handed out
  * @resets: device resets done by the driver (timeouts, faults)
+ * @spurious: completions for job ids the driver never handed out
  * @done_wq: woken when jobs complete and at unplug
  * @space_wq: woken when queue space frees up and at unplug
  * @timeout_work: job timeout check
@@ -126,6 +131,7 @@ struct npu_dev {
 	struct miscdevice misc;
 	struct srcu_struct srcu;
 	bool unplugged;
+	bool dead;
 	struct npu_hw_desc hw;
 
 	struct mutex files_lock;	/* protects files */
@@ -148,6 +154,7 @@ struct npu_dev {
 	u32 cpl_cons;
 	u64 next_job_id;
 	u64 resets;
+	u64 spurious;
 	wait_queue_head_t done_wq;
 	wait_queue_head_t space_wq;
 	struct delayed_work timeout_work;
@@ -237,6 +244,17 @@ static inline void npu_dev_exit(struct npu_dev *ndev, int idx)
 static inline bool npu_dev_unplugged(struct npu_dev *ndev)
 {
 	return READ_ONCE(ndev->unplugged);
+}
+
+/**
+ * npu_dev_dead() - has the device stopped answering?
+ * @ndev: the device
+ *
+ * Return: true once a reset request went unacknowledged (npu_job.c).
+ */
+static inline bool npu_dev_dead(struct npu_dev *ndev)
+{
+	return READ_ONCE(ndev->dead);
 }
 
 /* The NPU_INFO_CAP_* bits this driver reports (GET_INFO and sysfs). */

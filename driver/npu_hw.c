@@ -360,7 +360,8 @@ static int npu_mbox_wait_irq(struct npu_dev *ndev, u32 seq, u64 *t_done)
  * @res: out: result, data and timestamps
  *
  * Return: 0 when acknowledged (check @res->result), -ETIMEDOUT when the
- * device did not answer within mbox_timeout_ms, -ENODEV after unplug.
+ * device did not answer within mbox_timeout_ms, -ENODEV after unplug, -EIO
+ * at once when the device is dead (npu_dev_dead()).
  */
 int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 		  struct npu_mbox_result *res)
@@ -368,6 +369,8 @@ int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 	u32 seq;
 	int ret;
 
+	if (npu_dev_dead(ndev))
+		return -EIO;
 	mutex_lock(&ndev->mbox_lock);
 	seq = ndev->mbox_seq + 1;
 	if (seq == npu_rd32(ndev, NPU_REG_MBOX_ACK))

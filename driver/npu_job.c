@@ -18,6 +18,12 @@
  * PE. On expiry the device is reset through the mailbox: completions that
  * arrived are delivered, the expired job fails with NPU_JOB_TIMEOUT, every
  * other outstanding job with NPU_JOB_ABORTED, and the queues restart empty.
+ * A device that does not acknowledge the reset (it died) is marked dead:
+ * its jobs fail the same way, and from then on SUBMIT and every mailbox
+ * request fail with -EIO at once instead of timing out one by one.
+ *
+ * A completion for a job id the driver never handed out (a device bug) is
+ * ignored with a rate-limited warning and counted in npu_dev.spurious.
  */
 
 #include <linux/io.h>
@@ -216,6 +222,13 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 			      sizeof(cpl));
 		ndev->cpl_cons++;
 		job = npu_job_find(ndev, cpl.pe, cpl.job_id);
+		if (!job && (!cpl.job_id || cpl.job_id > ndev->next_job_id)) {
+			ndev->spurious++;
+			dev_warn_ratelimited(&ndev->pdev->dev,
+					     "completion for job %llu, which was never submitted, ignored (%llu so far)\n",
+					     cpl.job_id, ndev->spurious);
+			continue;
+		}
 		if (!job) {
 			/* E.g. a job the host already failed at reset. */
 			ndev_dbg(ndev, "completion of unknown job %llu ignored\n",
@@ -308,6 +321,10 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 			 ret ? 0 : res.result);
 	if (ret == -ENODEV)
 		return;	/* unplugged: npu_job_dev_unplug() fails the jobs */
+	if (ret == -ETIMEDOUT && !ndev->dead) {
+		WRITE_ONCE(ndev->dead, true);
+		ndev_err(ndev, "device does not answer: marked dead, jobs and mailbox requests fail with EIO until it is bound again\n");
+	}
 
 	/*
 	 * Completions posted before the reset took effect are real results,
@@ -559,6 +576,10 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 
 	mutex_lock(&ndev->jobs_lock);
 	for (;;) {
+		if (ndev->dead) {
+			mutex_unlock(&ndev->jobs_lock);
+			return -EIO;
+		}
 		limit = READ_ONCE(max_file_jobs);
 		if (limit && nf->njobs >= limit) {
 			/* Sleeping would not help: only this file's WAIT does. */
@@ -573,7 +594,8 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 			return -EAGAIN;
 		ret = wait_event_interruptible(ndev->space_wq,
 					       npu_job_pick_pe(ndev, want) >= 0 ||
-					       npu_dev_unplugged(ndev));
+					       npu_dev_unplugged(ndev) ||
+					       npu_dev_dead(ndev));
 		if (ret)
 			return ret;
 		if (npu_dev_unplugged(ndev))
@@ -827,7 +849,8 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
  * @wait: poll table
  *
  * Return: EPOLLIN when a result of this file awaits NPU_IOCTL_WAIT,
- * EPOLLOUT when a job could be queued without blocking.
+ * EPOLLOUT when a job could be queued without blocking, EPOLLERR (and no
+ * EPOLLOUT) when the device is dead.
  */
 __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait)
@@ -841,6 +864,8 @@ __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		return EPOLLERR | EPOLLHUP;
 	if (!list_empty_careful(&nf->done))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	if (npu_dev_dead(ndev))
+		return mask | EPOLLERR;
 	if (npu_job_pick_pe(ndev, NPU_PE_ANY) >= 0)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	return mask;

@@ -5,6 +5,13 @@
  * into the enabled trace rings, attributed to their jobs by
  * npu_trace_jobs.c, and the device's count of lost records is reported.
  *
+ * A corrupted area (positions or a record size that make no sense) is
+ * skipped up to the producer, with a rate-limited warning, and reported to
+ * the enabled rings as NPU_TRACE_LOST_DEVICE: one record at once, and the
+ * rest of the span when the next good record shows, by its device sequence
+ * number, how many numbers the span took (less the overflow losses the
+ * device counted meanwhile, which are reported as such).
+ *
  * The drain runs in the completion path (before the completion entries it
  * covers, with npu_dev.jobs_lock held), in the NPU_MSIX_TRACE threaded
  * handler, and at the first enable to discard leftovers.
@@ -17,6 +24,7 @@
  * npu_trace_dev's.
  */
 
+#include <linux/bits.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/lockdep.h>
@@ -29,6 +37,41 @@
 #define NPU_TAREA(ndev, field) \
 	((ndev)->hw.trace_base + offsetof(struct npu_hw_trace_hdr, field))
 
+/* Sequence gaps beyond this are a device reset, not a skipped span. */
+#define NPU_TAREA_MAX_GAP	BIT(20)
+
+/*
+ * A corrupted span was skipped: one record is known lost at once. Trace
+ * lock held.
+ */
+static void npu_tarea_skipped(struct npu_trace_dev *tdev, bool deliver)
+{
+	lockdep_assert_held(&tdev->lock);
+	tdev->dev_skipped = true;
+	tdev->dev_lost_skip = 0;
+	if (deliver)
+		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, 1, NULL);
+}
+
+/*
+ * A good record with device sequence number @seq: after a skipped span,
+ * report what the span held beyond the one record reported already.
+ * Trace lock held.
+ */
+static void npu_tarea_seq(struct npu_trace_dev *tdev, u32 seq, bool deliver)
+{
+	u32 gap = seq - tdev->dev_seq_next;
+
+	lockdep_assert_held(&tdev->lock);
+	if (tdev->dev_skipped && tdev->dev_seq_valid && deliver &&
+	    gap < NPU_TAREA_MAX_GAP && gap > 1 + tdev->dev_lost_skip)
+		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE,
+				      gap - 1 - tdev->dev_lost_skip, NULL);
+	tdev->dev_skipped = false;
+	tdev->dev_seq_next = seq + 1;
+	tdev->dev_seq_valid = true;
+}
+
 /**
  * npu_tarea_drain() - move the device's trace records into the rings
  * @tdev: the device's trace state; npu_trace_dev.lock held, device present
@@ -36,7 +79,8 @@
  *
  * Reads every record between the area's consumer and producer, then tells
  * the device how far it got. A position or record size that makes no
- * sense skips to the producer, with a rate-limited warning.
+ * sense skips to the producer, with a rate-limited warning and a device
+ * loss reported (see above). Without @deliver, the sequence is forgotten.
  */
 void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 {
@@ -54,6 +98,10 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 	lockdep_assert_held(&tdev->lock);
 	if (!size)
 		return;
+	if (!deliver) {
+		tdev->dev_seq_valid = false;
+		tdev->dev_skipped = false;
+	}
 	/*
 	 * The caller may have read the completion queue's producer: the
 	 * device wrote the trace records of those jobs before it.
@@ -70,6 +118,7 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 				     "trace area: bad positions prod %llu cons %llu, skipping\n",
 				     prod, cons);
 		cons = prod;
+		npu_tarea_skipped(tdev, deliver);
 	}
 	while (cons != prod) {
 		u64 off = cons & (size - 1);
@@ -83,8 +132,11 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 					     "trace area: bad record size %u at %llu, skipping %llu bytes\n",
 					     rsize, cons, prod - cons);
 			cons = prod;
+			npu_tarea_skipped(tdev, deliver);
 			break;
 		}
+		if (rec.hdr.type != NPU_HW_TREC_PAD)
+			npu_tarea_seq(tdev, rec.hdr.seq, deliver);
 		if (deliver && rec.hdr.type == NPU_HW_TREC_EXEC &&
 		    rsize >= sizeof(rec.exec)) {
 			memcpy_fromio(&rec.exec, data + off, sizeof(rec.exec));
@@ -103,6 +155,8 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 	/* The device restarts its counter at a reset. */
 	delta = lost >= tdev->dev_lost_seen ? lost - tdev->dev_lost_seen : lost;
 	tdev->dev_lost_seen = lost;
+	if (tdev->dev_skipped)
+		tdev->dev_lost_skip += delta;
 	if (delta && deliver)
 		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, delta, NULL);
 }

@@ -64,6 +64,12 @@
  * @dev_level: trace level written to NPU_REG_CONTROL
  * @jobs: traced jobs in flight, by job id (npu_trace_jobs.c)
  * @dev_lost_seen: npu_hw_trace_hdr.lost at the last drain (npu_tarea.c)
+ * @dev_seq_next: device sequence number expected of the next record
+ *	(npu_hw_trec_hdr.seq of the last good one + 1), if @dev_seq_valid
+ * @dev_seq_valid: @dev_seq_next is known
+ * @dev_skipped: the drain skipped a corrupted span of the trace area and
+ *	waits for the next good record to count what the span held
+ * @dev_lost_skip: device overflow losses counted since that skip
  * @area_size: bytes of the device trace area's data part (0: no trace)
  * @clock_work: periodic CLOCK records (npu_trace_ctl.c)
  */
@@ -78,6 +84,10 @@ struct npu_trace_dev {
 	u32 dev_level;
 	DECLARE_HASHTABLE(jobs, NPU_TRACE_JOB_BITS);
 	u64 dev_lost_seen;
+	u32 dev_seq_next;
+	bool dev_seq_valid;
+	bool dev_skipped;
+	u64 dev_lost_skip;
 	u32 area_size;
 	struct delayed_work clock_work;
 };

@@ -457,7 +457,7 @@ struct npu_trace_rec_clock {
 
 /* npu_trace_rec_lost.reason */
 #define NPU_TRACE_LOST_RING_FULL	1	/* this ring had no room */
-#define NPU_TRACE_LOST_DEVICE		2	/* the device's trace area was full */
+#define NPU_TRACE_LOST_DEVICE		2	/* device trace area full or corrupt */
 #define NPU_TRACE_LOST_HOST		3	/* the driver could not track a job */
 
 /**
