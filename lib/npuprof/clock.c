@@ -764,16 +764,17 @@ static inline void map_out(int64_t base, double off, double err,
 {
 	int64_t r;
 
-	out->valid = 0;
-	out->ns = off < 0 ? INT64_MIN : INT64_MAX;
-	out->err_ns = UINT64_MAX;
-	if (!(fabs(off) < 0x1p63) ||
-	    __builtin_add_overflow(base, round_i64(off), &r))
-		return;		/* beyond the int64 of host ns */
+	if (npf_unlikely(!(fabs(off) < 0x1p63) ||
+			 __builtin_add_overflow(base, round_i64(off), &r))) {
+		/* beyond the int64 of host ns */
+		out->valid = 0;
+		out->ns = off < 0 ? INT64_MIN : INT64_MAX;
+		out->err_ns = UINT64_MAX;
+		return;
+	}
 	out->ns = r;
 	out->valid = 1;
-	if (err < 0x1p63)
-		out->err_ns = ceil_u64(err);
+	out->err_ns = err < 0x1p63 ? ceil_u64(err) : UINT64_MAX;
 }
 
 /* The piece that maps @tick: the last with tick0 <= tick (piece 0's is 0) */
@@ -821,8 +822,9 @@ static void map_zone(const struct npf_clock_seg *a, uint64_t tick, double off,
 }
 
 /* Map @tick through piece @l of @fit (the one map_piece() gives) */
-static inline void map_at(const struct npf_clock_fit *fit, uint32_t l,
-			  uint64_t tick, struct npuprof_clock_map *out)
+static inline __attribute__((always_inline))
+void map_at(const struct npf_clock_fit *fit, uint32_t l, uint64_t tick,
+	    struct npuprof_clock_map *out)
 {
 	const struct npf_clock_seg *a = &fit->seg[l];
 	double off, err;

@@ -135,7 +135,8 @@ static inline __attribute__((always_inline)) char *npf_fmt_u64(char *p,
 }
 
 /* Decimal @v, with a '-' when negative; returns the end */
-static inline char *npf_fmt_i64(char *p, int64_t v)
+static inline __attribute__((always_inline)) char *
+npf_fmt_i64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';
@@ -162,7 +163,8 @@ static const char npf_fmt_dec3[4001] =
  * @ns as µs with exactly 3 decimals ("-1.500" for -1500), from the
  * integer: exact over the whole int64 range; returns the end.
  */
-static inline char *npf_fmt_us(char *p, int64_t ns)
+static inline __attribute__((always_inline)) char *
+npf_fmt_us(char *p, int64_t ns)
 {
 	uint64_t a = (uint64_t)ns;
 

@@ -133,6 +133,40 @@ static int npf_run_next(struct npuprof_trace *t,
 	}
 }
 
+/*
+ * Pass 1's walk of a RECORDS item: its CLOCK records into @v. The reader
+ * checked that the records' sizes fill the item (tracefile.c); the walk
+ * stops where npf_run_next() would, at a record shorter than its type.
+ * Return: 0 or -ENOMEM.
+ */
+static int npf_run_clocks(struct npuprof_trace *t, const struct npf_item *it,
+			  uint64_t off, struct npf_samples *v)
+{
+	const uint8_t *p, *end;
+	int ret;
+
+	npf_run_start(t, it, off);
+	if (t->run_dev >= NPF_TRACE_MAX_DEVS)
+		return 0;
+	p = t->run;
+	end = p + t->run_left;
+	while (end - p >= (ptrdiff_t)sizeof(struct npu_trace_rec_hdr)) {
+		struct npu_trace_rec_hdr hd;
+
+		memcpy(&hd, p, sizeof(hd));
+		if (hd.size < sizeof(hd) || hd.size % 8 || hd.size > end - p ||
+		    hd.size < npf_ring_rec_min_size(hd.type))
+			break;
+		if (hd.type == NPU_TRACE_REC_CLOCK) {
+			ret = npf_push_sample(&v[t->run_dev], (const void *)p);
+			if (ret)
+				return ret;
+		}
+		p += hd.size;
+	}
+	return 0;
+}
+
 /* Pass 1: the devices and their clock samples, then the fits. */
 static int npf_trace_fit_all(struct npuprof_trace *t)
 {
@@ -171,16 +205,7 @@ static int npf_trace_fit_all(struct npuprof_trace *t)
 			}
 		} else if (it->type == NPF_ITEM_RECORDS &&
 			   it->size >= sizeof(*it) + sizeof(struct npf_item_records)) {
-			const struct npu_trace_rec_hdr *h;
-			uint64_t roff;
-
-			npf_run_start(t, it, off);
-			ret = 0;
-			while (!ret && npf_run_next(t, &h, &roff) == 1)
-				if (t->run_dev < NPF_TRACE_MAX_DEVS &&
-				    h->type == NPU_TRACE_REC_CLOCK)
-					ret = npf_push_sample(&v[t->run_dev],
-							      (const void *)h);
+			ret = npf_run_clocks(t, it, off, v);
 			if (ret == -ENOMEM)
 				break;
 			ret = 1;
