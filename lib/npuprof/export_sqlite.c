@@ -8,18 +8,24 @@
  * pandas.read_sql, as Nsight Systems' SQLite export is used.
  *
  * One pass over the trace through the join (join.c), so that executions
- * carry their trace and span ids. Rows go in through prepared statements
- * in transactions of NPF_SQ_BATCH rows; indexes are built at the end. The
- * database is written to PATH.tmp and renamed over PATH when complete, so
- * a failed export leaves no half database behind. Memory: the join's
- * waiting entries and SQLite's page cache (NPF_SQ_CACHE_KB), whatever the
- * length of the trace.
+ * carry their trace and span ids. Written as bulk loaders write: a new
+ * file with no journal and no syncs, one transaction, a connection without
+ * mutexes, prepared statements reset and rebound for every row with
+ * SQLITE_STATIC text (ids formatted into buffers of struct npf_sq, no
+ * allocation per row), span kind and operator names interned in tables
+ * of their own (a row holds the number; the spans and operators views put
+ * the name back), indexes built after the last row, ANALYZE on a sample.
+ * The database is written to PATH.tmp and renamed over PATH when
+ * complete, so a failed export leaves no half database behind. Memory:
+ * the join's waiting entries, SQLite's page cache (NPF_SQ_CACHE_KB) and
+ * sorter, and two bitmaps of the names interned, whatever the length of
+ * the trace.
  *
  * Each call owns its database handle; callers serialize calls on a trace.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +35,10 @@
 
 #include "npuprof_int.h"
 
-#define NPF_SQ_BATCH	100000	/* rows per transaction */
 #define NPF_SQ_CACHE_KB	16384	/* SQLite page cache */
-#define NPF_SQ_VERSION	1	/* PRAGMA user_version of the schema */
+#define NPF_SQ_VERSION	2	/* PRAGMA user_version of the schema */
+#define NPF_SQ_ANALYZE	"1000"	/* PRAGMA analysis_limit: rows sampled */
+#define NPF_SQ_ROWS	32	/* rows per INSERT into the large tables */
 
 static const char npf_sq_schema[] =
 "CREATE TABLE meta(key TEXT NOT NULL, value TEXT);\n"
@@ -40,11 +47,12 @@ static const char npf_sq_schema[] =
 "  dram_size INTEGER, caps INTEGER, trace_levels INTEGER);\n"
 "CREATE TABLE threads(pid INTEGER, tid INTEGER, name TEXT);\n"
 "CREATE TABLE sessions(op TEXT, time_ns INTEGER);\n"
-"CREATE TABLE spans(id INTEGER PRIMARY KEY, kind TEXT, kind_id INTEGER,\n"
+"CREATE TABLE span_kinds(kind_id INTEGER PRIMARY KEY, kind TEXT);\n"
+"CREATE TABLE opcodes(opcode INTEGER PRIMARY KEY, name TEXT);\n"
+"CREATE TABLE span_rows(id INTEGER PRIMARY KEY, kind_id INTEGER,\n"
 "  name TEXT, pid INTEGER, tid INTEGER, trace_id TEXT, span_id TEXT,\n"
-"  parent_id TEXT, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,\n"
-"  flags INTEGER, job_id INTEGER, minor INTEGER, op_index INTEGER,\n"
-"  error INTEGER);\n"
+"  parent_id TEXT, start_ns INTEGER, end_ns INTEGER, flags INTEGER,\n"
+"  job_id INTEGER, minor INTEGER, op_index INTEGER, error INTEGER);\n"
 "CREATE TABLE executions(id INTEGER PRIMARY KEY, dev INTEGER,\n"
 "  minor INTEGER, job_id INTEGER, pid INTEGER, tid INTEGER,\n"
 "  status INTEGER, trace_id TEXT, span_id TEXT, inference_span_id TEXT,\n"
@@ -54,13 +62,24 @@ static const char npf_sq_schema[] =
 "  iowait_ticks INTEGER, total_ns INTEGER, run_ns INTEGER,\n"
 "  iowait_ns INTEGER, err_ns INTEGER, dma_bytes INTEGER, macs INTEGER,\n"
 "  inconsistent INTEGER, violation INTEGER);\n"
-"CREATE TABLE operators(id INTEGER PRIMARY KEY, dev INTEGER,\n"
+"CREATE TABLE operator_rows(id INTEGER PRIMARY KEY, dev INTEGER,\n"
 "  minor INTEGER, job_id INTEGER, pid INTEGER, tid INTEGER, pe INTEGER,\n"
-"  exec_index INTEGER, op_index INTEGER, opcode INTEGER, name TEXT,\n"
-"  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, run_ns INTEGER,\n"
+"  exec_index INTEGER, op_index INTEGER, opcode INTEGER,\n"
+"  start_ns INTEGER, end_ns INTEGER, run_ns INTEGER,\n"
 "  iowait_ns INTEGER, err_ns INTEGER, start_tick INTEGER,\n"
 "  end_tick INTEGER, iowait_ticks INTEGER, dma_bytes INTEGER,\n"
 "  macs INTEGER, inconsistent INTEGER);\n"
+"CREATE VIEW spans AS SELECT s.id, k.kind, s.kind_id, s.name, s.pid,\n"
+"  s.tid, s.trace_id, s.span_id, s.parent_id, s.start_ns, s.end_ns,\n"
+"  s.end_ns - s.start_ns AS dur_ns, s.flags, s.job_id, s.minor,\n"
+"  s.op_index, s.error\n"
+"  FROM span_rows s JOIN span_kinds k ON k.kind_id = s.kind_id;\n"
+"CREATE VIEW operators AS SELECT o.id, o.dev, o.minor, o.job_id, o.pid,\n"
+"  o.tid, o.pe, o.exec_index, o.op_index, o.opcode, c.name, o.start_ns,\n"
+"  o.end_ns, o.run_ns + o.iowait_ns AS dur_ns, o.run_ns, o.iowait_ns,\n"
+"  o.err_ns, o.start_tick, o.end_tick, o.iowait_ticks, o.dma_bytes,\n"
+"  o.macs, o.inconsistent\n"
+"  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode;\n"
 "CREATE TABLE clock_samples(dev INTEGER, host_before_ns INTEGER,\n"
 "  device_tick INTEGER, host_after_ns INTEGER, samples INTEGER);\n"
 "CREATE TABLE clock_fits(dev INTEGER, source TEXT, samples INTEGER,\n"
@@ -79,37 +98,41 @@ static const char npf_sq_schema[] =
 "  total_ns AS \"NPU Total\", run_ns AS \"NPU Run\",\n"
 "  iowait_ns AS \"NPU IoWait\", err_ns AS \"Bound (+-ns)\"\n"
 "  FROM executions;\n"
-"CREATE VIEW npu_operators AS SELECT name,\n"
-"  AVG(dur_ns) AS \"average elapsed(ns)\", COUNT(*) AS count\n"
-"  FROM operators WHERE dur_ns IS NOT NULL GROUP BY opcode\n"
-"  ORDER BY 2 DESC, name;\n"
+"CREATE VIEW npu_operators AS SELECT c.name,\n"
+"  AVG(o.run_ns + o.iowait_ns) AS \"average elapsed(ns)\",\n"
+"  COUNT(*) AS count\n"
+"  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode\n"
+"  WHERE o.run_ns IS NOT NULL GROUP BY o.opcode ORDER BY 2 DESC, 1;\n"
 "CREATE VIEW external_operators AS SELECT trace_id, span_id,\n"
 "  tid AS \"thread.id\", kind AS name, op_index AS operator_index,\n"
 "  dur_ns AS dur FROM spans WHERE kind_id IN (6, 7, 8, 9);\n"
 "CREATE VIEW inference_executions AS SELECT i.trace_id, i.span_id,\n"
-"  i.dur_ns AS dur, COUNT(e.id) AS executions,\n"
+"  i.end_ns - i.start_ns AS dur, COUNT(e.id) AS executions,\n"
 "  SUM(e.total_ns) AS npu_total_ns, SUM(e.run_ns) AS npu_run_ns,\n"
 "  SUM(e.iowait_ns) AS npu_iowait_ns\n"
-"  FROM spans i LEFT JOIN executions e ON e.trace_id = i.trace_id\n"
+"  FROM span_rows i LEFT JOIN executions e ON e.trace_id = i.trace_id\n"
 "  AND e.inference_span_id = i.span_id\n"
 "  WHERE i.kind_id = 3 GROUP BY i.id;\n"
 "CREATE VIEW losses_total AS SELECT kind, SUM(count) AS count\n"
 "  FROM losses GROUP BY kind;\n";
 
 static const char npf_sq_indexes[] =
-"CREATE INDEX spans_trace ON spans(trace_id);\n"
-"CREATE INDEX spans_kind ON spans(kind_id);\n"
-"CREATE INDEX spans_span ON spans(pid, span_id);\n"
-"CREATE INDEX spans_job ON spans(minor, job_id);\n"
+"CREATE INDEX spans_trace ON span_rows(trace_id);\n"
+"CREATE INDEX spans_inference ON span_rows(start_ns) WHERE kind_id = 3;\n"
+"CREATE INDEX spans_span ON span_rows(span_id, pid);\n"
+"CREATE INDEX spans_job ON span_rows(job_id, minor)\n"
+"  WHERE job_id IS NOT NULL;\n"
 "CREATE INDEX executions_trace ON executions(trace_id);\n"
-"CREATE INDEX executions_job ON executions(minor, job_id);\n"
+"CREATE INDEX executions_job ON executions(job_id, minor);\n"
 "CREATE INDEX executions_inference ON executions(inference_span_id);\n"
-"CREATE INDEX operators_job ON operators(minor, job_id);\n"
-"CREATE INDEX operators_opcode ON operators(opcode);\n";
+"CREATE INDEX operators_job ON operator_rows(job_id, minor);\n"
+"CREATE INDEX operators_opcode ON operator_rows(opcode);\n";
 
+/* The large tables first: SQ_SPAN .. SQ_OP insert NPF_SQ_ROWS at a time */
 enum {
-	SQ_META, SQ_DEVICE, SQ_THREAD, SQ_SESSION, SQ_SPAN, SQ_EXEC, SQ_OP,
-	SQ_CLOCK, SQ_FIT, SQ_LOSS, SQ_SUMMARY, SQ_N
+	SQ_SPAN, SQ_EXEC, SQ_OP, SQ_BATCHED = SQ_OP,
+	SQ_META, SQ_DEVICE, SQ_THREAD, SQ_SESSION, SQ_CLOCK, SQ_FIT, SQ_LOSS,
+	SQ_SUMMARY, SQ_KIND, SQ_OPCODE, SQ_N
 };
 
 static const char *const npf_sq_insert[SQ_N] = {
@@ -117,25 +140,54 @@ static const char *const npf_sq_insert[SQ_N] = {
 	[SQ_DEVICE] = "INSERT INTO devices VALUES(?,?,?,?,?,?,?,?,?)",
 	[SQ_THREAD] = "INSERT INTO threads VALUES(?,?,?)",
 	[SQ_SESSION] = "INSERT INTO sessions VALUES(?,?)",
-	[SQ_SPAN] = "INSERT INTO spans VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[SQ_SPAN] = "INSERT INTO span_rows VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_EXEC] = "INSERT INTO executions VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
 		    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_OP] = "INSERT INTO operators VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		  "?,?,?,?,?,?,?,?,?)",
+	[SQ_OP] = "INSERT INTO operator_rows VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
+		  "?,?,?,?,?,?,?,?)",
 	[SQ_CLOCK] = "INSERT INTO clock_samples VALUES(?,?,?,?,?)",
 	[SQ_FIT] = "INSERT INTO clock_fits VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[SQ_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
 	[SQ_SUMMARY] = "INSERT INTO summary VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[SQ_KIND] = "INSERT INTO span_kinds VALUES(?,?)",
+	[SQ_OPCODE] = "INSERT INTO opcodes VALUES(?,?)",
 };
 
+/* The hex ids of one row, bound SQLITE_STATIC: they outlive the step */
+struct npf_sq_ids {
+	char trace[NPF_HEX_TRACE], span[NPF_HEX_SPAN], parent[NPF_HEX_SPAN];
+};
+
+/*
+ * @st: the INSERT of each table; of the large ones (up to SQ_BATCHED), of
+ * NPF_SQ_ROWS rows, bound row after row: @pending rows bound so far, of
+ * @ncols columns each, @rows inserted (or pending) in all, the ids of
+ * each pending row in @ids.
+ */
 struct npf_sq {
 	struct npuprof_trace *trace;
-	const char *path;
 	sqlite3 *db;
 	sqlite3_stmt *st[SQ_N];
-	uint64_t rows;		/* in the open transaction */
-	int64_t last_time;
 	int err;		/* -EIO once SQLite failed */
+	int ncols[SQ_BATCHED + 1];
+	int pending[SQ_BATCHED + 1];
+	int64_t rows[SQ_BATCHED + 1];
+	struct npf_sq_ids ids[SQ_BATCHED + 1][NPF_SQ_ROWS];
+	/* span kinds and opcodes already in span_kinds and opcodes */
+	uint64_t kinds[65536 / 64];
+	uint64_t opcodes[65536 / 64];
+};
+
+/*
+ * One row being bound: its statement, the last column bound, SQLite's
+ * errors, and where its ids go
+ */
+struct npf_sqb {
+	sqlite3_stmt *st;
+	int col;
+	int rc;			/* OR of the bind results: nonzero failed */
+	int which;
+	struct npf_sq_ids *ids;
 };
 
 static int npf_sq_fail(struct npf_sq *s, const char *what)
@@ -154,126 +206,207 @@ static int npf_sq_exec(struct npf_sq *s, const char *sql)
 	return 0;
 }
 
-/*
- * Insert one row with statement @which. @fmt gives the values in order:
- * 'i' int64_t, 'u' uint64_t (stored as the same 64 bits, signed), 'd'
- * int (a 32-bit field), 'f' double, 's' const char * (NULL: NULL), 'n'
- * NULL; a '?' before one of them takes an int first: 0 stores NULL
- * instead of the value (which is still consumed).
- */
-static int npf_sq_row(struct npf_sq *s, int which, const char *fmt, ...)
+static inline struct npf_sqb npf_sqb(struct npf_sq *s, int which)
 {
-	sqlite3_stmt *st = s->st[which];
-	va_list ap;
-	int i = 1, rc = SQLITE_OK, present;
+	struct npf_sqb b = { .st = s->st[which], .which = which };
 
-	va_start(ap, fmt);
-	for (; *fmt && rc == SQLITE_OK; fmt++, i++) {
-		present = 1;
-		if (*fmt == '?') {
-			present = va_arg(ap, int);
-			fmt++;
-		}
-		switch (*fmt) {
-		case 'i': {
-			int64_t v = va_arg(ap, int64_t);
-
-			rc = present ? sqlite3_bind_int64(st, i, v) :
-				sqlite3_bind_null(st, i);
-			break;
-		}
-		case 'u': {
-			uint64_t v = va_arg(ap, uint64_t);
-
-			rc = present ? sqlite3_bind_int64(st, i, (sqlite3_int64)v) :
-				sqlite3_bind_null(st, i);
-			break;
-		}
-		case 'd': {
-			int v = va_arg(ap, int);
-
-			rc = present ? sqlite3_bind_int64(st, i, v) :
-				sqlite3_bind_null(st, i);
-			break;
-		}
-		case 'f': {
-			double v = va_arg(ap, double);
-
-			rc = present ? sqlite3_bind_double(st, i, v) :
-				sqlite3_bind_null(st, i);
-			break;
-		}
-		case 's': {
-			const char *v = va_arg(ap, const char *);
-
-			rc = present && v ?
-				sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) :
-				sqlite3_bind_null(st, i);
-			break;
-		}
-		default:
-			rc = sqlite3_bind_null(st, i);
-			break;
-		}
+	if (which <= SQ_BATCHED) {
+		b.col = s->pending[which] * s->ncols[which];
+		b.ids = &s->ids[which][s->pending[which]];
 	}
-	va_end(ap);
-	if (rc == SQLITE_OK && sqlite3_step(st) != SQLITE_DONE)
-		rc = SQLITE_ERROR;
-	sqlite3_reset(st);
-	if (rc != SQLITE_OK)
-		return npf_sq_fail(s, npf_sq_insert[which]);
-	if (++s->rows >= NPF_SQ_BATCH) {
-		s->rows = 0;
-		if (npf_sq_exec(s, "COMMIT; BEGIN"))
-			return -EIO;
+	return b;
+}
+
+static inline void npf_b_null(struct npf_sqb *b)
+{
+	b->rc |= sqlite3_bind_null(b->st, ++b->col);
+}
+
+static inline void npf_b_i(struct npf_sqb *b, int64_t v)
+{
+	b->rc |= sqlite3_bind_int64(b->st, ++b->col, v);
+}
+
+/* An unsigned 64-bit field: stored as the same 64 bits, signed */
+static inline void npf_b_u(struct npf_sqb *b, uint64_t v)
+{
+	npf_b_i(b, (int64_t)v);
+}
+
+/* @v when @have, else NULL */
+static inline void npf_b_opt(struct npf_sqb *b, bool have, int64_t v)
+{
+	if (have)
+		npf_b_i(b, v);
+	else
+		npf_b_null(b);
+}
+
+static inline void npf_b_f(struct npf_sqb *b, bool have, double v)
+{
+	if (have)
+		b->rc |= sqlite3_bind_double(b->st, ++b->col, v);
+	else
+		npf_b_null(b);
+}
+
+/* Text that stays valid until the row is stepped; NULL stores NULL */
+static inline void npf_b_s(struct npf_sqb *b, const char *v)
+{
+	if (v)
+		b->rc |= sqlite3_bind_text(b->st, ++b->col, v, -1, SQLITE_STATIC);
+	else
+		npf_b_null(b);
+}
+
+/* Text copied by SQLite (it need not outlive the call) */
+static inline void npf_b_copy(struct npf_sqb *b, const char *v)
+{
+	b->rc |= sqlite3_bind_text(b->st, ++b->col, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Insert the row bound in @b: now, or with the full batch */
+static int npf_sq_step(struct npf_sq *s, struct npf_sqb *b)
+{
+	int rc = b->rc;
+
+	if (!rc && b->which <= SQ_BATCHED) {
+		s->rows[b->which]++;
+		if (++s->pending[b->which] < NPF_SQ_ROWS)
+			return 0;
+		s->pending[b->which] = 0;
 	}
+	if (!rc)
+		rc = sqlite3_step(b->st);
+	sqlite3_reset(b->st);
+	if (rc != SQLITE_DONE)
+		return npf_sq_fail(s, npf_sq_insert[b->which]);
 	return 0;
+}
+
+/*
+ * Insert the rows still pending in a large table's batch: the rest of the
+ * batch is filled with rows of NULLs, which are then deleted (the ids of
+ * a new table count from 1, so they are those after the rows inserted).
+ */
+static int npf_sq_flush(struct npf_sq *s, int which)
+{
+	struct npf_sqb b = npf_sqb(s, which);
+	int n = NPF_SQ_ROWS * s->ncols[which];
+	char sql[96];
+
+	if (!s->pending[which])
+		return 0;
+	while (b.col < n)
+		npf_b_null(&b);
+	s->pending[which] = NPF_SQ_ROWS - 1;
+	s->rows[which]--;	/* counted again by the step */
+	if (npf_sq_step(s, &b))
+		return -EIO;
+	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE id > %lld",
+		 which == SQ_SPAN ? "span_rows" : which == SQ_EXEC ?
+		 "executions" : "operator_rows", (long long)s->rows[which]);
+	return npf_sq_exec(s, sql);
+}
+
+/* The row (@id, @name) in span_kinds or opcodes, once per @id */
+static int npf_sq_intern(struct npf_sq *s, int which, uint64_t *seen,
+			 uint16_t id, const char *name)
+{
+	struct npf_sqb b = npf_sqb(s, which);
+
+	if (seen[id / 64] & (1ull << (id % 64)))
+		return 0;
+	seen[id / 64] |= 1ull << (id % 64);
+	npf_b_i(&b, id);
+	npf_b_s(&b, name);
+	return npf_sq_step(s, &b);
+}
+
+/* The ids of a row of a large table: trace, span and parent, or NULLs */
+static void npf_b_ids(struct npf_sqb *b, bool have, const uint64_t trace_id[2],
+		      uint64_t span_id, uint64_t parent_id)
+{
+	struct npf_sq_ids *d = b->ids;
+
+	npf_b_s(b, have ? npf_hex_trace(d->trace, trace_id) : NULL);
+	npf_b_s(b, have ? npf_hex_span(d->span, span_id) : NULL);
+	npf_b_s(b, have && parent_id ? npf_hex_span(d->parent, parent_id) : NULL);
+}
+
+/* The durations of a device row: total (with @total), run, iowait, bound */
+static void npf_b_dur(struct npf_sqb *b, const struct npf_dur *d, bool total)
+{
+	if (total)
+		npf_b_opt(b, d->ok, d->total);
+	npf_b_opt(b, d->ok, d->run);
+	npf_b_opt(b, d->ok, d->iowait);
+	npf_b_opt(b, d->ok && d->err_ns != UINT64_MAX, (int64_t)d->err_ns);
 }
 
 static int npf_sq_exec_row(void *ctx, const struct npf_exec_row *r)
 {
 	struct npf_sq *s = ctx;
 	const struct npu_trace_rec_exec *e = &r->rec;
-	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN], pid[NPF_HEX_SPAN];
-	int dv = r->device, ok = r->dur.ok;
+	struct npf_sqb b = npf_sqb(s, SQ_EXEC);
+	bool dv = r->device;
 
-	return npf_sq_row(s, SQ_EXEC,
-		"d?uudduss""s?u?u?u" "uu?i?i?u?u?u?u" "?i?i?i?u?u?u" "dd",
-		(int)r->dev, r->minor != UINT32_MAX, (uint64_t)r->minor,
-		e->job_id, (int)e->pid, (int)e->tid, (uint64_t)e->status,
-		r->matched ? npf_hex_trace(tid, r->trace_id) : NULL,
-		r->matched ? npf_hex_span(sid, r->span_id) : NULL,
-		r->matched && r->parent_id ? npf_hex_span(pid, r->parent_id) : NULL,
-		dv, (uint64_t)e->pe, dv, (uint64_t)e->exec_index, dv,
-		(uint64_t)e->n_ops,
-		e->submit_ns, e->complete_ns,
-		dv && r->start.valid, r->start.ns, dv && r->end.valid, r->end.ns,
-		dv, e->start_tick, dv, e->end_tick, dv, e->run_ticks,
-		dv, e->iowait_ticks,
-		ok, r->dur.total, ok, r->dur.run, ok, r->dur.iowait,
-		ok && r->dur.err_ns != UINT64_MAX, r->dur.err_ns,
-		dv, e->dma_bytes, dv, e->macs,
-		(int)r->inconsistent, (int)r->violation);
+	npf_b_i(&b, r->dev);
+	npf_b_opt(&b, r->minor != UINT32_MAX, r->minor);
+	npf_b_u(&b, e->job_id);
+	npf_b_i(&b, e->pid);
+	npf_b_i(&b, e->tid);
+	npf_b_i(&b, e->status);
+	npf_b_ids(&b, r->matched, r->trace_id, r->span_id, r->parent_id);
+	npf_b_opt(&b, dv, e->pe);
+	npf_b_opt(&b, dv, e->exec_index);
+	npf_b_opt(&b, dv, e->n_ops);
+	npf_b_u(&b, e->submit_ns);
+	npf_b_u(&b, e->complete_ns);
+	npf_b_opt(&b, dv && r->start.valid, r->start.ns);
+	npf_b_opt(&b, dv && r->end.valid, r->end.ns);
+	npf_b_opt(&b, dv, (int64_t)e->start_tick);
+	npf_b_opt(&b, dv, (int64_t)e->end_tick);
+	npf_b_opt(&b, dv, (int64_t)e->run_ticks);
+	npf_b_opt(&b, dv, (int64_t)e->iowait_ticks);
+	npf_b_dur(&b, &r->dur, true);
+	npf_b_opt(&b, dv, (int64_t)e->dma_bytes);
+	npf_b_opt(&b, dv, (int64_t)e->macs);
+	npf_b_i(&b, r->inconsistent);
+	npf_b_i(&b, r->violation);
+	return npf_sq_step(s, &b);
 }
 
 static int npf_sq_op_row(void *ctx, const struct npf_op_row *r)
 {
 	struct npf_sq *s = ctx;
 	const struct npu_trace_rec_op *o = r->rec;
-	int ok = r->dur.ok;
+	struct npf_sqb b = npf_sqb(s, SQ_OP);
+	int ret;
 
-	return npf_sq_row(s, SQ_OP,
-		"d?uudduuuus" "?i?i?i?i?i?u" "uuuuud",
-		(int)r->dev, r->minor != UINT32_MAX, (uint64_t)r->minor,
-		o->job_id, (int)o->pid, (int)o->tid, (uint64_t)o->pe,
-		(uint64_t)o->exec_index, (uint64_t)o->op_index,
-		(uint64_t)o->opcode,
-		npf_opcode_name(o->opcode),
-		r->start.valid, r->start.ns, r->end.valid, r->end.ns,
-		ok, r->dur.total, ok, r->dur.run, ok, r->dur.iowait,
-		ok && r->dur.err_ns != UINT64_MAX, r->dur.err_ns,
-		o->start_tick, o->end_tick, o->iowait_ticks, o->dma_bytes,
-		o->macs, (int)r->inconsistent);
+	ret = npf_sq_intern(s, SQ_OPCODE, s->opcodes, o->opcode,
+			    npf_opcode_name(o->opcode));
+	if (ret)
+		return ret;
+	npf_b_i(&b, r->dev);
+	npf_b_opt(&b, r->minor != UINT32_MAX, r->minor);
+	npf_b_u(&b, o->job_id);
+	npf_b_i(&b, o->pid);
+	npf_b_i(&b, o->tid);
+	npf_b_i(&b, o->pe);
+	npf_b_i(&b, o->exec_index);
+	npf_b_i(&b, o->op_index);
+	npf_b_i(&b, o->opcode);
+	npf_b_opt(&b, r->start.valid, r->start.ns);
+	npf_b_opt(&b, r->end.valid, r->end.ns);
+	npf_b_dur(&b, &r->dur, false);
+	npf_b_u(&b, o->start_tick);
+	npf_b_u(&b, o->end_tick);
+	npf_b_u(&b, o->iowait_ticks);
+	npf_b_u(&b, o->dma_bytes);
+	npf_b_u(&b, o->macs);
+	npf_b_i(&b, r->inconsistent);
+	return npf_sq_step(s, &b);
 }
 
 static const struct npf_join_ops npf_sq_ops = {
@@ -292,136 +425,240 @@ static const char *npf_sq_session_op(uint32_t op)
 static int npf_sq_span(struct npf_sq *s, const struct npuprof_event *ev)
 {
 	const struct npuprof_span_rec *p = ev->span;
-	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN], par[NPF_HEX_SPAN];
-	int job = !!(p->flags & NPUPROF_SPAN_F_JOB);
+	struct npf_sqb b = npf_sqb(s, SQ_SPAN);
+	bool job = p->flags & NPUPROF_SPAN_F_JOB;
+	int ret;
 
-	return npf_sq_row(s, SQ_SPAN, "sdsddsssuuiu?u?d?dd",
-		npuprof_span_kind_name(p->kind), (int)p->kind,
-		p->kind == NPUPROF_SPAN_LABEL ? (ev->label ? ev->label : "") : NULL,
-		(int)p->pid, (int)p->tid, npf_hex_trace(tid, p->trace_id),
-		npf_hex_span(sid, p->span_id),
-		p->parent_id ? npf_hex_span(par, p->parent_id) : NULL,
-		p->start_ns, p->end_ns, (int64_t)(p->end_ns - p->start_ns),
-		(uint64_t)p->flags, job, p->job_id, job, (int)p->minor,
-		!!(p->flags & NPUPROF_SPAN_F_OP), (int)p->op_index,
-		!!(p->flags & NPUPROF_SPAN_F_ERROR));
+	ret = npf_sq_intern(s, SQ_KIND, s->kinds, p->kind,
+			    npuprof_span_kind_name(p->kind));
+	if (ret)
+		return ret;
+	npf_b_i(&b, p->kind);
+	/* the label is in the reader's buffer, which the next event reuses */
+	if (p->kind == NPUPROF_SPAN_LABEL)
+		npf_b_copy(&b, ev->label ? ev->label : "");
+	else
+		npf_b_null(&b);
+	npf_b_i(&b, p->pid);
+	npf_b_i(&b, p->tid);
+	npf_b_ids(&b, true, p->trace_id, p->span_id, p->parent_id);
+	npf_b_u(&b, p->start_ns);
+	npf_b_u(&b, p->end_ns);
+	npf_b_i(&b, p->flags);
+	npf_b_opt(&b, job, (int64_t)p->job_id);
+	npf_b_opt(&b, job, p->minor);
+	npf_b_opt(&b, p->flags & NPUPROF_SPAN_F_OP, p->op_index);
+	npf_b_i(&b, !!(p->flags & NPUPROF_SPAN_F_ERROR));
+	return npf_sq_step(s, &b);
 }
 
 static int npf_sq_device(struct npf_sq *s, const struct npuprof_event *ev)
 {
 	struct npu_info info;
 	size_t n = ev->info_size < sizeof(info) ? ev->info_size : sizeof(info);
-	int full = n >= offsetof(struct npu_info, reserved);
+	bool full = n >= offsetof(struct npu_info, reserved);
+	struct npf_sqb b = npf_sqb(s, SQ_DEVICE);
 
 	memset(&info, 0, sizeof(info));
 	memcpy(&info, ev->info, n);
-	return npf_sq_row(s, SQ_DEVICE, "ds?d?d?u?d?u?d?d",
-		(int)ev->dev, ev->key, full, (int)info.minor, full,
-		(int)info.pe_count, full, info.clock_hz, full,
-		(int)info.hw_version, full, info.dram_size, full, (int)info.caps,
-		full, (int)info.trace_levels);
+	npf_b_i(&b, ev->dev);
+	npf_b_s(&b, ev->key);
+	npf_b_opt(&b, full, info.minor);
+	npf_b_opt(&b, full, info.pe_count);
+	npf_b_opt(&b, full, (int64_t)info.clock_hz);
+	npf_b_opt(&b, full, info.hw_version);
+	npf_b_opt(&b, full, (int64_t)info.dram_size);
+	npf_b_opt(&b, full, info.caps);
+	npf_b_opt(&b, full, info.trace_levels);
+	return npf_sq_step(s, &b);
 }
 
 static int npf_sq_record(struct npf_sq *s, const struct npuprof_event *ev)
 {
 	const struct npu_trace_rec_hdr *h = ev->rec;
+	struct npf_sqb b;
 
 	if (h->type == NPU_TRACE_REC_CLOCK) {
 		const struct npu_trace_rec_clock *c = ev->rec;
 
-		return npf_sq_row(s, SQ_CLOCK, "duuud", (int)ev->dev,
-				  c->host_before_ns, c->device_tick,
-				  c->host_after_ns, (int)c->samples);
+		b = npf_sqb(s, SQ_CLOCK);
+		npf_b_i(&b, ev->dev);
+		npf_b_u(&b, c->host_before_ns);
+		npf_b_u(&b, c->device_tick);
+		npf_b_u(&b, c->host_after_ns);
+		npf_b_i(&b, c->samples);
+		return npf_sq_step(s, &b);
 	}
 	if (h->type == NPU_TRACE_REC_LOST) {
 		const struct npu_trace_rec_lost *l = ev->rec;
 
-		return npf_sq_row(s, SQ_LOSS, "dsnnui", (int)ev->dev,
-				  npf_lost_reason_name(l->reason), l->count,
-				  ev->time_ns);
+		b = npf_sqb(s, SQ_LOSS);
+		npf_b_i(&b, ev->dev);
+		npf_b_s(&b, npf_lost_reason_name(l->reason));
+		npf_b_null(&b);
+		npf_b_null(&b);
+		npf_b_u(&b, l->count);
+		npf_b_i(&b, ev->time_ns);
+		return npf_sq_step(s, &b);
 	}
 	return 0;
 }
 
-static int npf_sq_event(struct npf_sq *s, const struct npuprof_event *ev)
+/* The rows of the small tables (one per item of the trace) */
+static int npf_sq_small(struct npf_sq *s, const struct npuprof_event *ev)
 {
 	const struct npuprof_summary *m = &ev->summary;
+	struct npf_sqb b = { 0 };
 
 	switch (ev->type) {
 	case NPUPROF_EV_META:
-		return npf_sq_row(s, SQ_META, "ss", ev->key, ev->value);
-	case NPUPROF_EV_DEVICE:
-		return npf_sq_device(s, ev);
+		b = npf_sqb(s, SQ_META);
+		npf_b_s(&b, ev->key);
+		npf_b_s(&b, ev->value);
+		break;
+	case NPUPROF_EV_SESSION:
+		b = npf_sqb(s, SQ_SESSION);
+		npf_b_s(&b, npf_sq_session_op(ev->session_op));
+		npf_b_i(&b, ev->time_ns);
+		break;
+	case NPUPROF_EV_HOST_LOST:
+		b = npf_sqb(s, SQ_LOSS);
+		npf_b_null(&b);
+		npf_b_s(&b, "spans");
+		npf_b_i(&b, ev->pid);
+		npf_b_i(&b, (int)(int64_t)ev->id);
+		npf_b_u(&b, ev->count);
+		npf_b_i(&b, ev->time_ns);
+		break;
+	case NPUPROF_EV_CLOCK_FIT:
+		b = npf_sqb(s, SQ_FIT);
+		npf_b_i(&b, ev->dev);
+		npf_b_s(&b, "recorder");
+		npf_b_i(&b, ev->fit.samples);
+		npf_b_i(&b, ev->fit.used);
+		npf_b_i(&b, ev->fit.segments);
+		npf_b_f(&b, true, ev->fit.ns_per_tick);
+		npf_b_f(&b, true, ev->fit.offset_ns);
+		npf_b_u(&b, ev->fit.err_ns);
+		npf_b_u(&b, ev->fit.checked);
+		npf_b_u(&b, ev->fit.violations);
+		break;
+	case NPUPROF_EV_SUMMARY:
+		b = npf_sqb(s, SQ_SUMMARY);
+		npf_b_u(&b, m->spans);
+		npf_b_u(&b, m->spans_lost);
+		npf_b_u(&b, m->records);
+		npf_b_u(&b, m->lost_ring);
+		npf_b_u(&b, m->lost_device);
+		npf_b_u(&b, m->lost_host);
+		npf_b_u(&b, m->ring_errors);
+		npf_b_u(&b, m->violations);
+		npf_b_u(&b, m->start_ns);
+		npf_b_u(&b, m->stop_ns);
+		break;
+	case NPUPROF_EV_THREAD:
+		b = npf_sqb(s, SQ_THREAD);
+		npf_b_i(&b, ev->pid);
+		npf_b_i(&b, (int)(int64_t)ev->id);
+		npf_b_s(&b, ev->key);
+		break;
+	default:
+		return 0;
+	}
+	return npf_sq_step(s, &b);
+}
+
+static int npf_sq_event(struct npf_sq *s, const struct npuprof_event *ev)
+{
+	switch (ev->type) {
 	case NPUPROF_EV_SPAN:
 		return npf_sq_span(s, ev);
 	case NPUPROF_EV_RECORD:
 		return npf_sq_record(s, ev);
-	case NPUPROF_EV_SESSION:
-		return npf_sq_row(s, SQ_SESSION, "si",
-				  npf_sq_session_op(ev->session_op), ev->time_ns);
-	case NPUPROF_EV_HOST_LOST:
-		return npf_sq_row(s, SQ_LOSS, "nsddui", "spans", (int)ev->pid,
-				  (int)(int64_t)ev->id, ev->count, ev->time_ns);
-	case NPUPROF_EV_CLOCK_FIT:
-		return npf_sq_row(s, SQ_FIT, "dsdddffuuu", (int)ev->dev,
-				  "recorder", (int)ev->fit.samples,
-				  (int)ev->fit.used, (int)ev->fit.segments,
-				  ev->fit.ns_per_tick, ev->fit.offset_ns,
-				  ev->fit.err_ns, ev->fit.checked,
-				  ev->fit.violations);
-	case NPUPROF_EV_SUMMARY:
-		return npf_sq_row(s, SQ_SUMMARY, "uuuuuuuuuu", m->spans,
-				  m->spans_lost, m->records, m->lost_ring,
-				  m->lost_device, m->lost_host, m->ring_errors,
-				  m->violations, m->start_ns, m->stop_ns);
-	case NPUPROF_EV_THREAD:
-		return npf_sq_row(s, SQ_THREAD, "dds", (int)ev->pid,
-				  (int)(int64_t)ev->id, ev->key);
+	case NPUPROF_EV_DEVICE:
+		return npf_sq_device(s, ev);
 	default:
-		return 0;
+		return npf_sq_small(s, ev);
 	}
 }
 
 /* The reader's own fits (those the exported times use) */
-static int npf_sq_fits(struct npf_sq *s, const struct npf_join_stats *js)
+static int npf_sq_fits(struct npf_sq *s)
 {
 	const struct npf_clock_fit *f;
 	uint32_t d;
 	int ret = 0;
 
 	for (d = 0; !ret && (f = npf_trace_fit(s->trace, d)); d++) {
-		int have = f->nseg > 0;
+		struct npf_sqb b = npf_sqb(s, SQ_FIT);
+		bool have = f->nseg > 0;
 
-		ret = npf_sq_row(s, SQ_FIT, "dsddd?f?f?unn", (int)d, "reader",
-				 (int)f->samples, (int)f->used, (int)f->nseg,
-				 have, have ? f->seg[0].ns_per_tick : 0.0,
-				 have, have ? (double)f->seg[0].ref_ns -
-				 f->seg[0].ns_per_tick * (double)f->seg[0].ref_tick :
-				 0.0, have, f->err_ns);
+		npf_b_i(&b, d);
+		npf_b_s(&b, "reader");
+		npf_b_i(&b, f->samples);
+		npf_b_i(&b, f->used);
+		npf_b_i(&b, f->nseg);
+		npf_b_f(&b, have, have ? f->seg[0].ns_per_tick : 0.0);
+		npf_b_f(&b, have, have ? (double)f->seg[0].ref_ns -
+			f->seg[0].ns_per_tick * (double)f->seg[0].ref_tick : 0.0);
+		npf_b_opt(&b, have, (int64_t)f->err_ns);
+		npf_b_null(&b);
+		npf_b_null(&b);
+		ret = npf_sq_step(s, &b);
 	}
-	(void)js;
 	return ret;
+}
+
+/* The INSERT of table @which; of NPF_SQ_ROWS rows for a large table */
+static int npf_sq_prepare(struct npf_sq *s, int which)
+{
+	const char *one = npf_sq_insert[which];
+	const char *tuple = strchr(one, '(');
+	size_t head = (size_t)(tuple - one), len = strlen(tuple);
+	char *sql = NULL, *p;
+	int i, rc;
+
+	if (which <= SQ_BATCHED) {
+		sql = malloc(head + NPF_SQ_ROWS * (len + 1));
+		if (!sql)
+			return npf_sq_fail(s, "out of memory");
+		p = mempcpy(sql, one, head);
+		for (i = 0; i < NPF_SQ_ROWS; i++) {
+			if (i)
+				*p++ = ',';
+			p = mempcpy(p, tuple, len);
+		}
+		*p = 0;
+		for (p = (char *)tuple; *p; p++)
+			s->ncols[which] += *p == '?';
+	}
+	rc = sqlite3_prepare_v3(s->db, sql ? sql : one, -1,
+				SQLITE_PREPARE_PERSISTENT, &s->st[which], NULL);
+	free(sql);
+	return rc == SQLITE_OK ? 0 : npf_sq_fail(s, one);
 }
 
 static int npf_sq_open(struct npf_sq *s, const char *tmp)
 {
-	char sql[128];
+	char sql[256];
 	int i;
 
 	unlink(tmp);
+	/* one thread uses the connection: no mutexes */
 	if (sqlite3_open_v2(tmp, &s->db, SQLITE_OPEN_READWRITE |
-			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+			    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
 		return npf_sq_fail(s, "open");
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=FILE;"
 		 "PRAGMA cache_size=-%d; PRAGMA user_version=%d;",
 		 NPF_SQ_CACHE_KB, NPF_SQ_VERSION);
 	if (npf_sq_exec(s, sql) || npf_sq_exec(s, npf_sq_schema))
 		return -EIO;
 	for (i = 0; i < SQ_N; i++)
-		if (sqlite3_prepare_v2(s->db, npf_sq_insert[i], -1, &s->st[i],
-				       NULL) != SQLITE_OK)
-			return npf_sq_fail(s, npf_sq_insert[i]);
+		if (npf_sq_prepare(s, i))
+			return -EIO;
 	return npf_sq_exec(s, "BEGIN");
 }
 
@@ -439,40 +676,48 @@ static void npf_sq_close(struct npf_sq *s)
 NPUPROF_EXPORT
 int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path)
 {
-	struct npf_sq s = { .trace = trace, .path = path };
+	struct npf_sq *s = NULL;
 	struct npuprof_event ev;
 	struct npf_join *j = NULL;
 	char *tmp = NULL;
-	int ret;
+	int ret, i;
 
 	if (!trace || !path || !*path)
 		return -EINVAL;
 	ret = npuprof_trace_rewind(trace);
 	if (ret)
 		return ret;
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	s = calloc(1, sizeof(*s));
+	if (!s || asprintf(&tmp, "%s.tmp", path) < 0) {
+		free(s);
 		return -ENOMEM;
-	ret = npf_join_new(trace, &npf_sq_ops, &s, &j);
+	}
+	s->trace = trace;
+	ret = npf_join_new(trace, &npf_sq_ops, s, &j);
 	if (!ret)
-		ret = npf_sq_open(&s, tmp);
+		ret = npf_sq_open(s, tmp);
 	while (!ret && (ret = npuprof_trace_next(trace, &ev)) == 1) {
-		ret = npf_sq_event(&s, &ev);
+		ret = npf_sq_event(s, &ev);
 		if (!ret)
 			ret = npf_join_event(j, &ev);
 	}
 	if (!ret)
 		ret = npf_join_finish(j);
+	for (i = 0; !ret && i <= SQ_BATCHED; i++)
+		ret = npf_sq_flush(s, i);
 	if (!ret)
-		ret = npf_sq_fits(&s, npf_join_stats(j));
+		ret = npf_sq_fits(s);
 	if (!ret)
-		ret = npf_sq_exec(&s, "COMMIT");
+		ret = npf_sq_exec(s, "COMMIT");
 	if (!ret)
-		ret = npf_sq_exec(&s, npf_sq_indexes);
+		ret = npf_sq_exec(s, npf_sq_indexes);
+	/* statistics for the planner from a sample of each index */
 	if (!ret)
-		ret = npf_sq_exec(&s, "ANALYZE");
-	npf_sq_close(&s);
-	if (!ret && s.err)
-		ret = s.err;
+		ret = npf_sq_exec(s, "PRAGMA analysis_limit=" NPF_SQ_ANALYZE
+				  "; ANALYZE");
+	npf_sq_close(s);
+	if (!ret && s->err)
+		ret = s->err;
 	if (!ret && rename(tmp, path)) {
 		ret = -errno;
 		npf_trace_set_error(trace, "rename to %s: %s", path, strerror(-ret));
@@ -481,5 +726,6 @@ int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path)
 		unlink(tmp);
 	npf_join_free(j);
 	free(tmp);
+	free(s);
 	return ret;
 }

@@ -50,15 +50,28 @@ const char *npf_lost_reason_name(uint32_t reason)
 	}
 }
 
+/* 16 lowercase hex digits of @v at @p (no terminator) */
+static void npf_hex16(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 15; i >= 0; i--, v >>= 4)
+		p[i] = digits[v & 15];
+}
+
 char *npf_hex_trace(char *buf, const uint64_t id[2])
 {
-	snprintf(buf, NPF_HEX_TRACE, "%016" PRIx64 "%016" PRIx64, id[0], id[1]);
+	npf_hex16(buf, id[0]);
+	npf_hex16(buf + 16, id[1]);
+	buf[32] = 0;
 	return buf;
 }
 
 char *npf_hex_span(char *buf, uint64_t id)
 {
-	snprintf(buf, NPF_HEX_SPAN, "%016" PRIx64, id);
+	npf_hex16(buf, id);
+	buf[16] = 0;
 	return buf;
 }
 

@@ -4,8 +4,10 @@
  * trace of report_gen.h: the database is read back with SQLite's own
  * library (every table, view and index of Documentation/npu/sqlite.rst)
  * and with pandas.read_sql in Debian's python3 (python3-pandas, which
- * scripts/deps.sh installs); an empty trace, a replaced database, a
- * directory that does not exist and a corrupt trace.
+ * scripts/deps.sh installs); the interned names and the batched inserts
+ * (more rows than one batch, not a multiple of it, labels among them); an
+ * empty trace, a replaced database, a directory that does not exist and a
+ * corrupt trace.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,7 +99,7 @@ TEST_F(sq, tables)
 {
 	sqlite3 *db = self->db;
 
-	EXPECT_Q(db, "1\n", "PRAGMA user_version");
+	EXPECT_Q(db, "2\n", "PRAGMA user_version");
 	EXPECT_Q(db, "cmdline|gen\n", "SELECT * FROM meta");
 	EXPECT_Q(db, "0|/dev/npu3|3|2|2000000000\n1|/dev/npu5|5|2|1000000000\n",
 		 "SELECT dev, path, minor, pe_count, clock_hz FROM devices ORDER BY dev");
@@ -219,6 +221,134 @@ TEST_F(sq, pandas)
 		     "4 1968066 101\n"
 		     "['CONV2D', 'ADD', 'PAD'] 2\n"
 		     "16 806\n", out);
+}
+
+/*
+ * GEN_BATCH_INF inferences of seven spans, an execution and three
+ * operators each, a label span every tenth: 7 * 75 + 8 = 533 spans (16
+ * batches of 32 and 21), 75 executions (2 and 11), 225 operators (7 and
+ * 1). Inference k (0..74) starts at 1 s + k ms and lasts 1000 + k ns;
+ * its operators last 2, 4 and 6 ticks at 1 GHz (job k + 1, op_index
+ * 0..2, opcodes CONV2D, PAD, ADD).
+ */
+#define GEN_BATCH_INF	75
+
+/* A label span of string @name_id */
+static void gen_label(struct npf_writer *w, uint32_t name_id, uint64_t id,
+		      uint64_t t)
+{
+	struct npuprof_span_rec s = { .kind = NPUPROF_SPAN_LABEL,
+				      .name_id = name_id, .pid = GEN_PID,
+				      .tid = GEN_TID, .start_ns = t,
+				      .end_ns = t + 5, .span_id = id,
+				      .trace_id = { 1, id } };
+
+	if (npf_writer_add(w, NPF_ITEM_SPAN, &s, sizeof(s), NULL, 0))
+		abort();
+}
+
+static char *gen_batches(void)
+{
+	struct npf_item_string st = { .len = 2 };
+	struct npf_writer *w;
+	char *path, label[3];
+	unsigned int k, i;
+
+	if (asprintf(&path, "/tmp/npuprof-sq-%d-batches", (int)getpid()) < 0)
+		abort();
+	if (npf_writer_open(path, 4096, &w))
+		abort();
+	gen_device(w, 0, 3, 1000000000);
+	for (k = 0; k < GEN_BATCH_INF; k++) {
+		uint64_t t = 1000000000ull + k * 1000000ull, inf = 10 * k + 10;
+		uint16_t kinds[6] = { NPUPROF_SPAN_QUANTIZE, NPUPROF_SPAN_LOWER,
+				      NPUPROF_SPAN_SUBMIT, NPUPROF_SPAN_WAIT,
+				      NPUPROF_SPAN_UNLOWER,
+				      NPUPROF_SPAN_DEQUANTIZE };
+		struct npu_trace_rec_op o;
+
+		if (k % 10 == 0) {
+			snprintf(label, sizeof(label), "L%u", k / 10);
+			st.id = k / 10 + 1;
+			if (npf_writer_add(w, NPF_ITEM_STRING, &st, sizeof(st),
+					   label, 3))
+				abort();
+			gen_label(w, st.id, 5000 + k, t);
+		}
+		for (i = 0; i < 6; i++)
+			gen_span(w, kinds[i], i == 2 || i == 3 ?
+				 NPUPROF_SPAN_F_JOB : 0, GEN_PID, inf + 1 + i,
+				 inf, k + 1, t + 10 * i, 10, k + 1, 3);
+		gen_span(w, NPUPROF_SPAN_INFERENCE, 0, GEN_PID, inf, 0, k + 1, t,
+			 1000 + k, 0, 0);
+		gen_exec(w, 0, k, GEN_PID, k + 1, 0, 1000 * k, 5, 1, 1000 * k + 6,
+			 t + 20, t + 60);
+		for (i = 0; i < 3; i++) {
+			memset(&o, 0, sizeof(o));
+			o.hdr.type = NPU_TRACE_REC_OP;
+			o.hdr.size = sizeof(o);
+			o.pid = GEN_PID;
+			o.tid = GEN_TID;
+			o.job_id = k + 1;
+			o.opcode = i == 0 ? NPU_OP_CONV2D : i == 1 ? NPU_OP_PAD :
+				   NPU_OP_ADD;
+			o.op_index = i;
+			o.start_tick = 1000 * k;
+			o.end_tick = o.start_tick + 2 * (i + 1);
+			gen_add_rec(w, 0, &o);
+		}
+	}
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+TEST(batches)
+{
+	char *trace = gen_batches(), *path;
+	sqlite3 *db;
+	int ret;
+
+	path = export(trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL));
+	/* every row once, ids 1..N with no gap and no padding left */
+	EXPECT_Q(db, "533|1|533|75|8\n",
+		 "SELECT COUNT(*), MIN(id), MAX(id), SUM(kind = 'inference'),"
+		 " SUM(kind = 'record') FROM spans");
+	EXPECT_Q(db, "75|75|75|75\n",
+		 "SELECT COUNT(*), MAX(id), COUNT(trace_id), COUNT(DISTINCT job_id)"
+		 " FROM executions");
+	EXPECT_Q(db, "225|225|0\n",
+		 "SELECT COUNT(*), MAX(id), SUM(name IS NULL) FROM operators");
+	/* sum over k of 1000 + k = 75000 + 2775 */
+	EXPECT_Q(db, "77775\n", "SELECT SUM(dur) FROM inferences");
+	/* the rows on both sides of the first batch boundary, and the last */
+	/* inference 4 is ids 30..36 (a label opens 0, 10, ...): its
+	 * SUBMIT (span 50 + 3) is id 32, WAIT 33; the last, 74, is span 750 */
+	EXPECT_Q(db, "32|submit|0000000000000035|0000000000000032\n"
+		 "33|wait|0000000000000036|0000000000000032\n"
+		 "533|inference|00000000000002ee|\n",
+		 "SELECT id, kind, span_id, parent_id FROM spans"
+		 " WHERE id IN (32, 33, 533) ORDER BY id");
+	/* labels, copied when bound: each keeps its own text */
+	EXPECT_Q(db, "L0|L1|L2|L3|L4|L5|L6|L7\n",
+		 "SELECT group_concat(name, '|') FROM"
+		 " (SELECT name FROM spans WHERE kind_id = 1 ORDER BY id)");
+	/* 75 * (2 + 4 + 6) ns; names from the interned table */
+	EXPECT_Q(db, "900|CONV2D|PAD|ADD\n",
+		 "SELECT SUM(dur_ns), (SELECT name FROM operators WHERE id = 223),"
+		 " (SELECT name FROM operators WHERE id = 224),"
+		 " (SELECT name FROM operators WHERE id = 225) FROM operators");
+	EXPECT_Q(db, "3\n8\n", "SELECT COUNT(*) FROM opcodes UNION ALL"
+		 " SELECT COUNT(*) FROM span_kinds");
+	EXPECT_Q(db, "75|75\n", "SELECT COUNT(*), SUM(executions = 1)"
+		 " FROM inference_executions");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+	unlink(trace);
+	free(trace);
 }
 
 TEST(empty_and_replaced)
