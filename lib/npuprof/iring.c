@@ -10,7 +10,8 @@
  * their own cache lines, compared with != only; items (struct npf_item +
  * body, 8-byte aligned) never wrap, a pad item of type 0 fills the tail.
  * The producer stores @head with release after writing an item, the
- * consumer loads it with acquire, reads, and stores @tail with release.
+ * consumer loads it with acquire, reads, and stores @tail with release
+ * after each item, so that a long drain frees space as it goes.
  *
  * Locking: none. One producer and one consumer at a time; callers
  * serialize several producers (or consumers) themselves. The ring owns
@@ -119,7 +120,8 @@ int npf_iring_drain(struct npf_iring *r, npf_item_fn fn, void *ctx,
 				(*items)++;
 		}
 		tail += it->size;
+		/* the space is the producer's again as soon as it is read */
+		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	return ret;
 }

@@ -43,6 +43,7 @@
 #define NPF_FLUSH_NS		(250 * 1000 * 1000ull)
 #define NPF_MAX_DEVS		16
 #define NPF_MAX_RING_PAGES	4096
+#define NPF_WATERMARK_MAX	(64u * 1024)
 
 enum npf_state {
 	NPF_CREATED,
@@ -202,6 +203,19 @@ static void npf_dev_close(struct npf_dev *d)
 	d->fd = -1;
 }
 
+/*
+ * The ring's poll watermark: an eighth of the ring, at most 64 KiB. The
+ * reader is woken early, so that the rest of the ring absorbs the time it
+ * takes to be scheduled; half the ring (perf's default) lost records in
+ * the VM's floods. Past 64 KiB, waking later saves nothing.
+ */
+static uint32_t npf_watermark(size_t ring_bytes)
+{
+	size_t wm = ring_bytes / 8;
+
+	return (uint32_t)(wm < NPF_WATERMARK_MAX ? wm : NPF_WATERMARK_MAX);
+}
+
 static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
 			const char *path)
 {
@@ -234,7 +248,7 @@ static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
 	op.flags = s->flags & NPUPROF_F_ALL_PROCESSES ?
 		NPU_TRACE_ALL_PROCESSES : 0;
 	op.data_pages = s->ring_pages;
-	op.watermark = (uint32_t)(s->ring_pages * d->page / 2);
+	op.watermark = npf_watermark(s->ring_pages * d->page);
 	ret = npf_ioctl(d->fd, NPU_IOCTL_TRACE_OPEN, &op);
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR,

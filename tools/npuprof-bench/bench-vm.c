@@ -4,15 +4,27 @@
  * Run in the VM (tools/npuprof-bench/bench.sh does).
  *
  * The flood of npu-trace-bench (level 2, 1000-op jobs whose OP records
- * come as fast as the emulator runs them, 8 jobs in flight) with a
- * libnpuprof session as the reader: for several ring sizes, the records
- * the session wrote to its trace file per second, what the driver dropped
- * (ring full) and what the device dropped (its trace area full). A reader
- * that keeps up loses nothing once the ring holds what arrives between
- * two wake-ups. Not a test: it prints figures, and exits 1 only when
- * something fails.
+ * come as fast as the emulator runs them, 8 jobs in flight), read by two
+ * readers in turn, in the same guest, round after round (the order
+ * alternates, so drift in the host's load hits both alike):
  *
- * Usage: npuprof-bench-vm [-j JOBS] [-o DIR]
+ *   minimal  a thread that only parses the ring (npu-trace-bench's reader,
+ *            woken by a one-page watermark or every 10 ms): what the
+ *            driver sustains to a reader that does nothing else;
+ *   session  a libnpuprof session with its defaults, writing the trace
+ *            file to DIR.
+ *
+ * For every ring size it prints, per reader, the median over the rounds
+ * of the records the driver dropped because the ring was full, the
+ * device's own drops, and the records per second that reached the reader
+ * (the session: its trace file). The session keeps up where its median
+ * loss is no higher than the minimal reader's. Not a test: it prints
+ * figures, and exits 1 only when something fails.
+ *
+ * Usage: npuprof-bench-vm [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...
+ *
+ * -p may be repeated; the default ring sizes are 16, 64, 256 and 1024
+ * pages. Defaults: 120 jobs, 3 rounds, DIR /tmp.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,46 +37,44 @@
 #include "trace_lib.h"
 #include "npuprof.h"
 
+#define MAX_ROUNDS	15
+
+struct result {
+	uint64_t lost;		/* ring full */
+	uint64_t dev_lost;	/* device trace area full */
+	double rate;		/* records/s that reached the reader */
+};
+
+struct minimal {
+	struct trace_ring *t;
+	struct trace_stats st;
+	volatile int stop;
+	long err;
+};
+
 static void die(const char *what, int err)
 {
 	fprintf(stderr, "npuprof-bench-vm: %s: %s\n", what, strerror(-err));
 	exit(1);
 }
 
-static void log_all(void *ctx, int level, const char *msg)
+static void log_warn(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
 	printf("    [%d] %s\n", level, msg);
 }
 
-static void flood(int fd, struct trace_jobs *j, const char *dir,
-		  unsigned int pages, unsigned int jobs)
+/* The flood itself: @jobs jobs, 8 in flight; returns its duration in ns */
+static uint64_t run_jobs(int fd, struct trace_jobs *j, unsigned int jobs)
 {
-	static const char *const devs[] = { NPU_DEV, NULL };
-	struct npuprof_stats st = { .sz = sizeof(st) };
 	unsigned long long *ids = calloc(jobs, sizeof(*ids));
-	struct npuprof_session *s;
-	struct npuprof_opts o;
 	unsigned int done = 0, sub = 0;
 	struct npu_wait w;
-	char path[256];
-	uint64_t t0, t1;
+	uint64_t t0 = npu_now_ns();
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/bench-%u.npuprof", dir, pages);
-	npuprof_opts_init(&o);
-	o.output = path;
-	o.devices = devs;
-	o.ring_pages = pages;
-	o.level = 2;
-	o.log = log_all;
-	o.log_level = NPUPROF_LOG_WARN;
-	ret = npuprof_session_create(&o, &s);
-	if (!ret)
-		ret = npuprof_session_start(s);
-	if (ret)
-		die("session", ret);
-	t0 = npu_now_ns();
+	if (!ids)
+		die("memory", -ENOMEM);
 	while (done < jobs) {
 		while (sub < jobs && sub - done < 8) {
 			ret = trace_job_submit(j, NPU_PE_ANY, &ids[sub]);
@@ -77,32 +87,166 @@ static void flood(int fd, struct trace_jobs *j, const char *dir,
 			die("wait", ret ? ret : -EIO);
 		done++;
 	}
+	free(ids);
+	return npu_now_ns() - t0;
+}
+
+static void *minimal_main(void *arg)
+{
+	struct minimal *m = arg;
+	struct pollfd pfd = { .fd = m->t->fd, .events = POLLIN };
+	long n;
+
+	for (;;) {
+		poll(&pfd, 1, 10);
+		n = trace_consume(m->t, &m->st, NULL, NULL);
+		if (n < 0) {
+			m->err = n;
+			break;
+		}
+		if (m->stop && !trace_unread(m->t))
+			break;
+	}
+	return NULL;
+}
+
+static struct result flood_minimal(int fd, struct trace_jobs *j,
+				   unsigned int pages, unsigned int jobs)
+{
+	struct npu_trace_status ts;
+	struct result res;
+	struct trace_ring t;
+	struct minimal m;
+	pthread_t th;
+	uint64_t ns;
+	int ret;
+
+	ret = trace_open(fd, 0, pages, (uint32_t)getpagesize() / 2, &t);
+	if (ret)
+		die("trace open", ret);
+	if (trace_enable(&t, 2))
+		die("trace enable", -errno);
+	memset(&m, 0, sizeof(m));
+	m.t = &t;
+	ret = -pthread_create(&th, NULL, minimal_main, &m);
+	if (ret)
+		die("thread", ret);
+	ns = run_jobs(fd, j, jobs);
+	m.stop = 1;
+	pthread_join(th, NULL);
+
+	if (m.err)
+		die("minimal reader", (int)m.err);
+	trace_status(&t, &ts);
+	res.lost = ts.lost;
+	res.dev_lost = ts.device_lost;
+	res.rate = (double)m.st.records * 1e9 / (double)ns;
+	trace_close(&t);
+	return res;
+}
+
+static struct result flood_session(const char *dir, struct trace_jobs *j,
+				   int fd, unsigned int pages,
+				   unsigned int jobs)
+{
+	static const char *const devs[] = { NPU_DEV, NULL };
+	struct npuprof_stats st = { .sz = sizeof(st) };
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+	struct result res;
+	char path[256];
+	uint64_t t0, ns;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/bench-%u.npuprof", dir, pages);
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = devs;
+	o.ring_pages = pages;
+	o.level = 2;
+	o.log = log_warn;
+	o.log_level = NPUPROF_LOG_WARN;
+	ret = npuprof_session_create(&o, &s);
+	if (!ret)
+		ret = npuprof_session_start(s);
+	if (ret)
+		die("session", ret);
+	t0 = npu_now_ns();
+	run_jobs(fd, j, jobs);
 	ret = npuprof_session_stop(s);
-	t1 = npu_now_ns();
+	ns = npu_now_ns() - t0;
 	if (ret)
 		die("stop", ret);
 	npuprof_session_stats(s, &st);
 	npuprof_session_free(s);
-	printf("  ring %5u pages: %9.0f records/s into the file (%6.1f MB/s), %llu records, %llu lost in ring, %llu lost in device, file %.1f MiB\n",
-	       pages, (double)st.records * 1e9 / (double)(t1 - t0),
-	       (double)st.records * 80 / (double)(t1 - t0) * 1e3,
-	       (unsigned long long)st.records,
-	       (unsigned long long)st.lost_ring,
-	       (unsigned long long)st.lost_device,
-	       (double)st.bytes_written / 1048576.0);
 	unlink(path);
-	free(ids);
+	res.lost = st.lost_ring;
+	res.dev_lost = st.lost_device;
+	res.rate = (double)st.records * 1e9 / (double)ns;
+	return res;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of each field over @n results (sorted in place, field by field) */
+static struct result median(struct result *r, unsigned int n)
+{
+	uint64_t v[MAX_ROUNDS], d[MAX_ROUNDS];
+	double rate[MAX_ROUNDS];
+	struct result m;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		v[i] = r[i].lost;
+		d[i] = r[i].dev_lost;
+		rate[i] = r[i].rate;
+	}
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	qsort(d, n, sizeof(d[0]), cmp_u64);
+	qsort(rate, n, sizeof(rate[0]), cmp_dbl);
+	m.lost = v[n / 2];
+	m.dev_lost = d[n / 2];
+	m.rate = rate[n / 2];
+	return m;
+}
+
+static void print_result(const char *who, unsigned int pages,
+			 const struct result *r, unsigned int n,
+			 unsigned int jobs)
+{
+	struct result m = median((struct result *)r, n);
+	unsigned int i;
+
+	printf("  ring %5u pages, %-8s median %6llu lost in ring, %llu in device, %8.0f records/s (rounds:",
+	       pages, who, (unsigned long long)m.lost,
+	       (unsigned long long)m.dev_lost, m.rate);
+	for (i = 0; i < n; i++)
+		printf(" %llu", (unsigned long long)r[i].lost);
+	printf(" lost of %u)\n", jobs * 1001);
 }
 
 int main(int argc, char **argv)
 {
-	static const unsigned int pages[] = { 1, 4, 16, 64, 256, 1024 };
-	unsigned int jobs = 40, i;
+	static const unsigned int def_pages[] = { 16, 64, 256, 1024 };
+	unsigned int pages[16], npages = 0, jobs = 120, rounds = 3, i, r;
+	struct result mine[MAX_ROUNDS], ours[MAX_ROUNDS];
 	const char *dir = "/tmp";
 	struct trace_jobs j;
 	int fd, ret, c;
 
-	while ((c = getopt(argc, argv, "j:o:h")) != -1) {
+	while ((c = getopt(argc, argv, "j:o:p:r:h")) != -1) {
 		switch (c) {
 		case 'j':
 			jobs = (unsigned int)strtoul(optarg, NULL, 0);
@@ -110,14 +254,35 @@ int main(int argc, char **argv)
 		case 'o':
 			dir = optarg;
 			break;
+		case 'p':
+			if (npages == sizeof(pages) / sizeof(pages[0])) {
+				fprintf(stderr, "npuprof-bench-vm: at most %zu -p\n",
+					sizeof(pages) / sizeof(pages[0]));
+				return 2;
+			}
+			pages[npages] = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!pages[npages]) {
+				fprintf(stderr, "npuprof-bench-vm: -p needs a page count\n");
+				return 2;
+			}
+			npages++;
+			break;
+		case 'r':
+			rounds = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: npuprof-bench-vm [-j JOBS] [-o DIR]\n");
+			fprintf(stderr, "usage: npuprof-bench-vm [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!jobs) {
-		fprintf(stderr, "npuprof-bench-vm: -j needs at least 1 job\n");
+	if (!jobs || !rounds || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "npuprof-bench-vm: -j needs at least 1 job, -r 1 to %d rounds\n",
+			MAX_ROUNDS);
 		return 2;
+	}
+	if (!npages) {
+		memcpy(pages, def_pages, sizeof(def_pages));
+		npages = sizeof(def_pages) / sizeof(def_pages[0]);
 	}
 	fd = npu_open();
 	if (fd < 0)
@@ -125,10 +290,25 @@ int main(int argc, char **argv)
 	ret = trace_jobs_init(&j, fd, 64, 1000);
 	if (ret)
 		die("buffers", ret);
-	printf("libnpuprof reader: level 2, 1000-op jobs (80-byte OP records), 8 in flight, %u jobs per ring size\n",
-	       jobs);
-	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
-		flood(fd, &j, dir, pages[i], jobs);
+	printf("trace readers under a level-2 flood: %u jobs of 1000 ops (80-byte OP records), 8 in flight, %u rounds\n",
+	       jobs, rounds);
+	for (i = 0; i < npages; i++) {
+		for (r = 0; r < rounds; r++) {
+			if (r & 1) {
+				ours[r] = flood_session(dir, &j, fd, pages[i], jobs);
+				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
+			} else {
+				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
+				ours[r] = flood_session(dir, &j, fd, pages[i], jobs);
+			}
+		}
+		print_result("minimal", pages[i], mine, rounds, jobs);
+		print_result("session", pages[i], ours, rounds, jobs);
+		printf("bench.reader_lost_ring_%u_pages=%llu\n", pages[i],
+		       (unsigned long long)median(ours, rounds).lost);
+		printf("bench.minimal_lost_ring_%u_pages=%llu\n", pages[i],
+		       (unsigned long long)median(mine, rounds).lost);
+	}
 	close(fd);
 	return 0;
 }
