@@ -86,6 +86,64 @@ static bool output_ok(const struct trace_jobs *j)
 	return true;
 }
 
+struct exec_count {
+	unsigned int with_device;
+	unsigned int host_only;
+	unsigned int ops;
+};
+
+static void count_exec(const struct npu_trace_rec_hdr *h, void *arg)
+{
+	const struct npu_trace_rec_exec *ex = (const void *)h;
+	struct exec_count *c = arg;
+
+	if (h->type == NPU_TRACE_REC_OP)
+		c->ops++;
+	if (h->type != NPU_TRACE_REC_EXEC)
+		return;
+	if (ex->flags & NPU_TRACE_EXEC_F_DEVICE)
+		c->with_device++;
+	else
+		c->host_only++;
+}
+
+/* Open /dev/npu0 with buffers for CLIP chains of @k operators. */
+static int jobs_open(struct trace_jobs *j, unsigned int k)
+{
+	int fd = npu_open();
+
+	if (fd < 0)
+		return fd;
+	return trace_jobs_init(j, fd, JOB_BYTES, k);
+}
+
+static void jobs_close(struct trace_jobs *j)
+{
+	munmap(j->prog_map, j->prog.size);
+	munmap(j->in_map, j->in.size);
+	munmap(j->out_map, j->out.size);
+	close(j->fd);
+}
+
+/* A ring of @pages data pages on @j's file, enabled at @level. */
+static int ring_open(struct trace_jobs *j, unsigned int pages,
+		     unsigned int level, struct trace_ring *r)
+{
+	int ret = trace_open(j->fd, 0, pages, 0, r);
+
+	return ret ? ret : trace_enable(r, level);
+}
+
+/* Read the whole ring; false if it was malformed or out of sequence. */
+static bool ring_read(struct trace_ring *r, struct trace_stats *st,
+		      struct exec_count *c)
+{
+	memset(st, 0, sizeof(*st));
+	memset(c, 0, sizeof(*c));
+	return trace_consume(r, st, count_exec, c) > 0 && !st->bad &&
+	       !st->seq_errors;
+}
+
 static void set_param(struct __test_metadata *_metadata, const char *name,
 		      unsigned long long v)
 {
@@ -114,9 +172,8 @@ TEST(die_mid_job)
 	set_param(_metadata, "job_timeout_ms", 1000);
 	set_param(_metadata, "mbox_timeout_ms", 500);
 
-	fd = npu_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, trace_jobs_init(&j, fd, JOB_BYTES, 4));
+	ASSERT_EQ(0, jobs_open(&j, 4));
+	fd = j.fd;
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
 		EXPECT_EQ(NPU_JOB_OK, w.status);
@@ -143,11 +200,7 @@ TEST(die_mid_job)
 	memset(&info, 0, sizeof(info));
 	EXPECT_EQ(0, npu_ioctl(fd, NPU_IOCTL_GET_INFO, &info));
 	EXPECT_EQ(1, klog_count("marked dead"));
-
-	munmap(j.prog_map, j.prog.size);
-	munmap(j.in_map, j.in.size);
-	munmap(j.out_map, j.out.size);
-	EXPECT_EQ(0, close(fd));
+	jobs_close(&j);
 	set_param(_metadata, "job_timeout_ms", jt);
 	set_param(_metadata, "mbox_timeout_ms", mt);
 }
@@ -156,13 +209,11 @@ TEST(spurious_completion)
 {
 	struct trace_jobs j;
 	struct npu_wait w;
-	int fd, i;
+	int i;
 
 	if (!fault_is("spurious-completion"))
 		SKIP(return, "needs npu-vm --fault spurious-completion@2");
-	fd = npu_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, trace_jobs_init(&j, fd, JOB_BYTES, 4));
+	ASSERT_EQ(0, jobs_open(&j, 4));
 	for (i = 0; i < 6; i++) {
 		memset(j.out_map, 0, j.n);
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
@@ -172,58 +223,28 @@ TEST(spurious_completion)
 	/* reported once (rate-limited, never silent), and nothing else */
 	EXPECT_EQ(1, klog_count("which was never submitted"));
 	EXPECT_EQ(0, npu_kernel_log_problems());
-	munmap(j.prog_map, j.prog.size);
-	munmap(j.in_map, j.in.size);
-	munmap(j.out_map, j.out.size);
-	close(fd);
-}
-
-struct exec_count {
-	unsigned int with_device;
-	unsigned int host_only;
-	unsigned int ops;
-};
-
-static void count_exec(const struct npu_trace_rec_hdr *h, void *arg)
-{
-	const struct npu_trace_rec_exec *ex = (const void *)h;
-	struct exec_count *c = arg;
-
-	if (h->type == NPU_TRACE_REC_OP)
-		c->ops++;
-	if (h->type != NPU_TRACE_REC_EXEC)
-		return;
-	if (ex->flags & NPU_TRACE_EXEC_F_DEVICE)
-		c->with_device++;
-	else
-		c->host_only++;
+	jobs_close(&j);
 }
 
 TEST(corrupt_trace_record)
 {
-	struct exec_count c = { 0 };
 	struct npu_trace_status st;
 	struct trace_stats stats;
 	struct trace_ring ring;
+	struct exec_count c;
 	struct trace_jobs j;
 	struct npu_wait w;
-	int fd, i;
+	int i;
 
 	if (!fault_is("corrupt-trace-record"))
 		SKIP(return, "needs npu-vm --fault corrupt-trace-record@2");
-	fd = npu_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, trace_jobs_init(&j, fd, JOB_BYTES, 4));
-	ASSERT_EQ(0, trace_open(fd, 0, 16, 0, &ring));
-	ASSERT_EQ(0, trace_enable(&ring, NPU_TRACE_EXEC));
+	ASSERT_EQ(0, jobs_open(&j, 4));
+	ASSERT_EQ(0, ring_open(&j, 16, NPU_TRACE_EXEC, &ring));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
 		EXPECT_EQ(NPU_JOB_OK, w.status);
 	}
-	memset(&stats, 0, sizeof(stats));
-	ASSERT_LT(0, trace_consume(&ring, &stats, count_exec, &c));
-	EXPECT_EQ(0, stats.bad);
-	EXPECT_EQ(0, stats.seq_errors);
+	ASSERT_TRUE(ring_read(&ring, &stats, &c));
 	/* the corrupted record is lost, and said to be; the rest are whole */
 	EXPECT_EQ(1, stats.lost[NPU_TRACE_LOST_DEVICE]);
 	EXPECT_EQ(3, c.with_device);
@@ -232,10 +253,7 @@ TEST(corrupt_trace_record)
 	EXPECT_EQ(1, st.device_lost);
 	EXPECT_EQ(1, klog_count("trace area: bad record size"));
 	trace_close(&ring);
-	munmap(j.prog_map, j.prog.size);
-	munmap(j.in_map, j.in.size);
-	munmap(j.out_map, j.out.size);
-	close(fd);
+	jobs_close(&j);
 }
 
 #define OVF_JOBS	24
@@ -244,32 +262,26 @@ TEST(corrupt_trace_record)
 TEST(trace_area_overflow)
 {
 	unsigned long long ids[OVF_JOBS];
-	struct exec_count c = { 0 };
 	struct npu_trace_status st;
 	struct trace_stats stats;
 	struct trace_ring ring;
+	struct exec_count c;
 	struct trace_jobs j;
 	struct npu_wait w;
-	int fd, i;
+	int i;
 
 	if (!getenv("NPU_EMU_TRACE_SIZE"))
 		SKIP(return, "needs npu-vm --trace-size 4K");
-	fd = npu_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, trace_jobs_init(&j, fd, JOB_BYTES, OVF_OPS));
-	ASSERT_EQ(0, trace_open(fd, 0, 256, 0, &ring));
-	ASSERT_EQ(0, trace_enable(&ring, NPU_TRACE_OPS));
+	ASSERT_EQ(0, jobs_open(&j, OVF_OPS));
+	ASSERT_EQ(0, ring_open(&j, 256, NPU_TRACE_OPS, &ring));
 	/* every PE busy at once: the area fills faster than it drains */
 	for (i = 0; i < OVF_JOBS; i++)
 		ASSERT_EQ(0, trace_job_submit(&j, NPU_PE_ANY, &ids[i]));
 	for (i = 0; i < OVF_JOBS; i++) {
-		ASSERT_EQ(0, npu_wait_job(fd, ids[i], 0, 60000000000ll, &w));
+		ASSERT_EQ(0, npu_wait_job(j.fd, ids[i], 0, 60000000000ll, &w));
 		EXPECT_EQ(NPU_JOB_OK, w.status);
 	}
-	memset(&stats, 0, sizeof(stats));
-	ASSERT_LT(0, trace_consume(&ring, &stats, count_exec, &c));
-	EXPECT_EQ(0, stats.bad);
-	EXPECT_EQ(0, stats.seq_errors);
+	ASSERT_TRUE(ring_read(&ring, &stats, &c));
 	EXPECT_EQ(0, stats.lost[NPU_TRACE_LOST_RING_FULL]);
 	/* the ring has every job's EXEC record, from the device or not */
 	EXPECT_EQ(OVF_JOBS, c.with_device + c.host_only);
@@ -285,10 +297,7 @@ TEST(trace_area_overflow)
 	/* no warning for an overflow: it is the device doing its job */
 	EXPECT_EQ(0, npu_kernel_log_problems());
 	trace_close(&ring);
-	munmap(j.prog_map, j.prog.size);
-	munmap(j.in_map, j.in.size);
-	munmap(j.out_map, j.out.size);
-	close(fd);
+	jobs_close(&j);
 }
 
 TEST_HARNESS_MAIN
