@@ -16,12 +16,16 @@
  * segments between every boundary inside the wall, in signed 64-bit
  * integers, so they add up to the wall exactly.
  *
- * Spans and executions are grouped by trace id (one per inference); the
- * join (join.c) says when an inference is complete: its span came and
- * every submit span it had got its execution. Memory: the inferences in
- * flight. Alongside, a sweep over the INFERENCE and WAIT spans and the
- * executions in time order (the timeline's reorder buffer) measures the
- * host's busy time and the NPU's idle time within it.
+ * Spans and executions are grouped by trace id (one per inference), in
+ * whatever order they come, before or after the inference's span; the
+ * join (join.c) says when an inference is complete: it left the join's
+ * window (no child can come any more: a span ended more than 2 s after it
+ * was read) and every submit span it had got its execution. What comes
+ * for an inference already computed is left out and counted. Memory: the
+ * inferences in the window and in flight. Alongside, a sweep over the
+ * INFERENCE and WAIT spans and the executions in time order (the
+ * timeline's reorder buffer) measures the host's busy time and the NPU's
+ * idle time within it.
  *
  * Each call uses its trace alone; callers serialize calls on one trace.
  */

@@ -10,11 +10,18 @@
  * time order (spans are written when they end, from thread buffers drained
  * now and then; ring records come separately), so whichever side comes
  * first waits in a hash map until the other arrives. An inference (an
- * INFERENCE span) is the parent of its SUBMIT spans: its row waits until
- * every SUBMIT child seen so far has its execution. What is still
- * unmatched at the end is emitted as such (executions without trace ids)
- * and counted, never dropped. Memory: the entries waiting, i.e. the jobs
- * in flight between the two streams plus those that never match.
+ * INFERENCE span) is the parent of its SUBMIT spans, which may be written
+ * before or after it (a child ends first, but on another thread its span
+ * can be drained later). So an inference's row waits in a window until it
+ * can no longer gain children: until a span that ended more than
+ * NPF_JOIN_WINDOW_NS after it has been read (a span is written within a
+ * drain pass of its end, every 100 ms at most: twenty passes), or the
+ * window holds NPF_JOIN_MAX_HELD inferences; then, once every SUBMIT
+ * child has its execution. What is still unmatched at the end is emitted
+ * as such (executions without trace ids) and counted, never dropped.
+ * Memory: the entries waiting, i.e. the inferences of the last 2 s of
+ * trace, the jobs in flight between the two streams plus those that never
+ * match.
  *
  * A join is used by one thread at a time; it lives from npf_join_new() to
  * npf_join_free() and keeps no pointer into the events it is fed.
@@ -26,6 +33,9 @@
 #include "npuprof_int.h"
 
 #define NPF_JOIN_DEVS	64
+/* The window of inferences waiting for children: the timeline's */
+#define NPF_JOIN_WINDOW_NS	NPF_TL_WINDOW_NS
+#define NPF_JOIN_MAX_HELD	NPF_TL_MAX_HELD
 
 struct npf_submit {
 	struct npf_anode node;
@@ -40,11 +50,25 @@ struct npf_pexec {
 	struct npf_exec_row row;
 };
 
+/*
+ * An inference: @have_span once its span came, @closed once it left the
+ * window (it gains no more children); its row goes out when it is closed
+ * and no SUBMIT child waits for an execution
+ */
 struct npf_acc {
 	struct npf_anode node;
 	bool have_span;
+	bool closed;
 	uint64_t pending;		/* SUBMIT children waiting */
 	struct npf_inf_row row;
+};
+
+/* An inference in the window, by end time then arrival */
+struct npf_went {
+	uint64_t end;
+	uint64_t seq;
+	int32_t pid;
+	uint64_t span_id;
 };
 
 struct npf_join {
@@ -56,6 +80,10 @@ struct npf_join {
 	struct npf_amap submits;	/* (minor, job_id) */
 	struct npf_amap execs;		/* (minor, job_id) */
 	struct npf_amap accs;		/* (pid, inference span_id) */
+	struct npf_went *win;		/* min-heap by (end, seq) */
+	size_t nwin, capwin;
+	uint64_t seq;
+	uint64_t newest;		/* latest span end read */
 	struct npf_join_stats st;
 };
 
@@ -89,6 +117,7 @@ void npf_join_free(struct npf_join *j)
 	npf_amap_fini(&j->submits);
 	npf_amap_fini(&j->execs);
 	npf_amap_fini(&j->accs);
+	free(j->win);
 	free(j);
 }
 
@@ -157,7 +186,7 @@ static int npf_match(struct npf_join *j, struct npf_exec_row *row,
 		a->row.npu_total_ns += row->dur.total;
 	if (was_pending && a->pending)
 		a->pending--;
-	if (a->have_span && !a->pending) {
+	if (a->closed && !a->pending) {
 		ret = npf_emit_inf(j, &a->row);
 		npf_amap_del(&j->accs, &a->node);
 	}
@@ -205,25 +234,99 @@ static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp
 	return 0;
 }
 
+static bool npf_went_before(const struct npf_went *a, const struct npf_went *b)
+{
+	return a->end < b->end || (a->end == b->end && a->seq < b->seq);
+}
+
+static int npf_win_push(struct npf_join *j, const struct npf_went *e)
+{
+	size_t i;
+
+	if (j->nwin == j->capwin) {
+		size_t cap = j->capwin ? 2 * j->capwin : 64;
+		struct npf_went *w = realloc(j->win, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		j->win = w;
+		j->capwin = cap;
+	}
+	for (i = j->nwin++; i && npf_went_before(e, &j->win[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		j->win[i] = j->win[(i - 1) / 2];
+	j->win[i] = *e;
+	return 0;
+}
+
+static void npf_win_pop(struct npf_join *j)
+{
+	struct npf_went last = j->win[--j->nwin];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < j->nwin) {
+		if (c + 1 < j->nwin && npf_went_before(&j->win[c + 1], &j->win[c]))
+			c++;
+		if (!npf_went_before(&j->win[c], &last))
+			break;
+		j->win[i] = j->win[c];
+		i = c;
+	}
+	if (j->nwin)
+		j->win[i] = last;
+}
+
+/*
+ * Close the inferences that can no longer gain children (all of them with
+ * @all): emit those whose SUBMIT children all have their executions; the
+ * others go out when the last one does (npf_match()) or at the end.
+ */
+static int npf_win_advance(struct npf_join *j, bool all)
+{
+	int ret = 0;
+
+	while (!ret && j->nwin &&
+	       (all || j->nwin > NPF_JOIN_MAX_HELD ||
+		(j->newest > j->win[0].end &&
+		 j->newest - j->win[0].end > (uint64_t)NPF_JOIN_WINDOW_NS))) {
+		struct npf_acc *a = npf_amap_find(&j->accs, (uint32_t)j->win[0].pid,
+						  j->win[0].span_id);
+
+		npf_win_pop(j);
+		if (!a || a->closed)
+			continue;
+		a->closed = true;
+		if (!a->pending) {
+			ret = npf_emit_inf(j, &a->row);
+			npf_amap_del(&j->accs, &a->node);
+		}
+	}
+	return ret;
+}
+
 static int npf_join_inference(struct npf_join *j,
 			      const struct npuprof_span_rec *sp)
 {
+	struct npf_went e = { .end = sp->end_ns, .seq = j->seq++,
+			      .pid = sp->pid, .span_id = sp->span_id };
 	struct npf_acc *a;
-	struct npf_inf_row row = { .span = *sp };
-	int ret;
 
 	j->st.inferences++;
-	a = (void *)npf_amap_find(&j->accs, (uint32_t)sp->pid, sp->span_id);
+	a = npf_acc_get(j, sp->pid, sp->span_id);
 	if (!a)
+		return -ENOMEM;
+	if (a->have_span) {
+		/* the same span id twice: the second one alone */
+		struct npf_inf_row row = { .span = *sp };
+
 		return npf_emit_inf(j, &row);
-	a->row.span = *sp;
-	if (a->pending) {
-		a->have_span = true;
-		return 0;
 	}
-	ret = npf_emit_inf(j, &a->row);
-	npf_amap_del(&j->accs, &a->node);
-	return ret;
+	a->have_span = true;
+	a->row.span = *sp;
+	if (npf_win_push(j, &e))
+		return -ENOMEM;
+	npf_join_pending(j);
+	return 0;
 }
 
 static uint64_t npf_dev_hz(const struct npf_join *j, uint32_t dev)
@@ -332,13 +435,18 @@ int npf_join_event(struct npf_join *j, const struct npuprof_event *ev)
 			j->clock_hz[ev->dev] = info->clock_hz;
 		return 0;
 	}
-	case NPUPROF_EV_SPAN:
+	case NPUPROF_EV_SPAN: {
+		int ret = 0;
+
 		if (ev->span->kind == NPUPROF_SPAN_SUBMIT &&
 		    (ev->span->flags & NPUPROF_SPAN_F_JOB))
-			return npf_join_submit(j, ev->span);
-		if (ev->span->kind == NPUPROF_SPAN_INFERENCE)
-			return npf_join_inference(j, ev->span);
-		return 0;
+			ret = npf_join_submit(j, ev->span);
+		else if (ev->span->kind == NPUPROF_SPAN_INFERENCE)
+			ret = npf_join_inference(j, ev->span);
+		if (ev->span->end_ns > j->newest)
+			j->newest = ev->span->end_ns;
+		return ret ? ret : npf_win_advance(j, false);
+	}
 	case NPUPROF_EV_RECORD: {
 		const struct npu_trace_rec_hdr *h = ev->rec;
 
@@ -365,6 +473,9 @@ int npf_join_finish(struct npf_join *j)
 		npf_amap_del(&j->execs, n);
 	}
 	j->st.submits_unmatched += j->submits.n;
+	/* the window, in order: those complete go out */
+	if (!ret)
+		ret = npf_win_advance(j, true);
 	/* inferences still waiting for an execution that never came */
 	for (n = j->accs.head.next; !ret && n != &j->accs.head; n = next) {
 		struct npf_acc *a = (void *)n;

@@ -13,10 +13,12 @@
  *
  * A (k 0): wall 0..10000. Quantize 100..300 and Lower 250..400 overlap
  *   (CPU operators: their union, 300), submit 1000..1200 (job 1), wait
- *   1300..6500, Unlower 7000..7100, Dequantize 7100..7400. Job 1:
- *   submit_ns 1100, device 1500..5500 (run 3000 + iowait 1000 ticks),
- *   complete_ns 6000. Its EXEC record comes before the spans.
- *     CPU 700, host 10000 - 5200 - 700 = 4100, queue 1300..1500 = 200
+ *   1300..6500, Unlower 7000..7100, Dequantize 7100..7400, and a second
+ *   Lower 8000..8050 written after D's inference span (still A's: the
+ *   join's window is 2 s). Job 1: submit_ns 1100, device 1500..5500 (run
+ *   3000 + iowait 1000 ticks), complete_ns 6000. Its EXEC record comes
+ *   before the spans.
+ *     CPU 750, host 10000 - 5200 - 750 = 4050, queue 1300..1500 = 200
  *     (the part inside the wait), run 3000, iowait 1000, delivery 500,
  *     wake-up 500, unexplained 0.
  * B (k 1): wall 0..8000. Quantize 100..200, submit 1000..2000 (job 2),
@@ -31,10 +33,8 @@
  * D (k 3): wall 0..6000, submit 1000..1100 (job 4), wait 1200..5200; the
  *   EXEC record of job 4 is lost (a LOST record of 1).
  *     host 6000 - 4000 = 2000, unexplained 4000.
- * A Lower span of A (50 ns) written after A's inference span: left out
- *   (late 1).
  *
- * Totals: 4 inferences, wall 27000 = CPU 1600 + host 14200 + queue 200 +
+ * Totals: 4 inferences, wall 27000 = CPU 1650 + host 14150 + queue 200 +
  * run 4125 + iowait 1375 + delivery 700 + wake-up 800 + unexplained 4000.
  * Host busy (an inference open, not waiting): 4800 + 6000 + 3000 + 2000 =
  * 15800; NPU busy 4000 + 2000 = 6000; NPU idle while host busy: A 4800,
@@ -86,17 +86,20 @@ static inline void ag_rec(struct npf_writer *w, const void *rec)
 	       ((const struct npu_trace_rec_hdr *)rec)->size);
 }
 
-/* A span of inference @k from @s to @e (ns after its t); @id its id */
-static inline void ag_span(struct npf_writer *w, unsigned int k,
-			   uint16_t kind, uint64_t id, uint64_t s, uint64_t e,
-			   uint64_t job)
+/*
+ * A span of inference @k from @s to @e (ns after its t) on thread @tid;
+ * @id its id
+ */
+static inline void ag_span_on(struct npf_writer *w, int32_t tid,
+			      unsigned int k, uint16_t kind, uint64_t id,
+			      uint64_t s, uint64_t e, uint64_t job)
 {
 	struct npuprof_span_rec r;
 
 	memset(&r, 0, sizeof(r));
 	r.kind = kind;
 	r.pid = AG_PID;
-	r.tid = AG_PID + 1;
+	r.tid = tid;
 	r.span_id = id;
 	r.parent_id = kind == NPUPROF_SPAN_INFERENCE ? 0 : 1000 * (k + 1);
 	r.trace_id[0] = 0xbb00000000000000ull;
@@ -109,6 +112,14 @@ static inline void ag_span(struct npf_writer *w, unsigned int k,
 		r.minor = AG_MINOR;
 	}
 	ag_add(w, NPF_ITEM_SPAN, &r, sizeof(r), NULL, 0);
+}
+
+/* The same on the main thread, AG_PID + 1 */
+static inline void ag_span(struct npf_writer *w, unsigned int k,
+			   uint16_t kind, uint64_t id, uint64_t s, uint64_t e,
+			   uint64_t job)
+{
+	ag_span_on(w, AG_PID + 1, k, kind, id, s, e, job);
 }
 
 /* The EXEC record of job @job of inference @k (times after its t) */
@@ -160,25 +171,14 @@ static inline void ag_op(struct npf_writer *w, uint16_t opcode, uint32_t idx,
 	ag_rec(w, &o);
 }
 
-/*
- * Write the trace to a new temporary file; @conv1 is the length of the
- * second CONV2D (2000), @quant_c that of C's Quantize (500).
- */
-static inline char *ag_trace(const char *name, uint64_t conv1,
-			     uint64_t quant_c)
+/* Device 0 and @nclock clock samples, 10 ms apart from T0 - 1 ms */
+static inline void ag_head(struct npf_writer *w, int nclock)
 {
 	struct npf_item_device d;
 	struct npu_info info;
 	struct npu_trace_rec_clock c;
-	struct npu_trace_rec_lost lost;
-	struct npf_writer *w;
-	char *path;
 	int i;
 
-	if (asprintf(&path, "/tmp/npuprof-analysis-%d-%s", (int)getpid(), name) < 0)
-		abort();
-	if (npf_writer_open(path, 4096, &w))
-		abort();
 	memset(&d, 0, sizeof(d));
 	memset(&info, 0, sizeof(info));
 	d.info_size = sizeof(info);
@@ -189,7 +189,7 @@ static inline char *ag_trace(const char *name, uint64_t conv1,
 	info.macs_per_cycle = 256;
 	info.minor = AG_MINOR;
 	ag_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info, sizeof(info));
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < nclock; i++) {
 		uint64_t h = AG_T0 - 1000000 + (uint64_t)i * 10000000;
 
 		memset(&c, 0, sizeof(c));
@@ -204,6 +204,32 @@ static inline char *ag_trace(const char *name, uint64_t conv1,
 		c.clock_hz = 1000000000;
 		ag_rec(w, &c);
 	}
+}
+
+/* A new trace file for test @name, with device 0 and its clock samples */
+static inline char *ag_open(const char *name, struct npf_writer **w)
+{
+	char *path;
+
+	if (asprintf(&path, "/tmp/npuprof-analysis-%d-%s", (int)getpid(), name) < 0)
+		abort();
+	if (npf_writer_open(path, 4096, w))
+		abort();
+	ag_head(*w, 6);
+	return path;
+}
+
+/*
+ * Write the trace to a new temporary file; @conv1 is the length of the
+ * second CONV2D (2000), @quant_c that of C's Quantize (500).
+ */
+static inline char *ag_trace(const char *name, uint64_t conv1,
+			     uint64_t quant_c)
+{
+	struct npu_trace_rec_lost lost;
+	struct npf_writer *w;
+	char *path = ag_open(name, &w);
+
 	/* A: its execution and operators first */
 	ag_exec(w, 0, 1, 1100, 1500, 3000, 1000, 6000);
 	ag_op(w, NPU_OP_CONV2D, 0, 1500, 1000, 200, 256000, 4000);
@@ -237,6 +263,95 @@ static inline char *ag_trace(const char *name, uint64_t conv1,
 	ag_span(w, 3, NPUPROF_SPAN_INFERENCE, 4000, 0, 6000, 0);
 	/* a span of A after A's inference span */
 	ag_span(w, 0, NPUPROF_SPAN_LOWER, 1007, 8000, 8050, 0);
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+/*
+ * The order trace (ag_trace_order()): children written after their
+ * inference, as when another thread (102) submits and waits for an
+ * inference that thread 101 acquired and released, and the drain reads
+ * 101's buffer first. Trace ids 0xbb..k+1, times after ag_t(k).
+ *
+ * E (k 0): wall 0..10000 (thread 101), written FIRST; then on thread 102
+ *   Quantize 100..500, submit 1000..1200 (job 1), wait 1300..6500 (job
+ *   1), Dequantize 7000..7400; then job 1's EXEC record: submit_ns 1100,
+ *   device 1500..5500 (run 3000 + iowait 1000), complete 6000.
+ *     CPU 800, host 10000 - 5200 - 800 = 4000, queue 1300..1500 = 200,
+ *     NPU 4000: iowait 1000, run 3000; delivery 500, wake-up 500.
+ * F (k 1): wall 0..8000. Job 2's EXEC record comes first (submit_ns 1500,
+ *   device 2500..4500, run 1500 + iowait 500, complete 5000); then
+ *   Quantize 100..300 (101), F's span, and after it submit 1000..2000 and
+ *   wait 2000..7000 (102, job 2).
+ *     CPU 200, host 8000 - 5000 - 200 = 2800, queue 2000..2500 = 500 (in
+ *     the wait), NPU 2000: iowait round(2000 * 500 / 2000) = 500, run
+ *     1500; delivery 500, wake-up 5000..7000 = 2000.
+ * H (k 300, 3 s later): wall 0..1000, no children: host 1000. Written
+ *   after it, an Unlower of E (8000..8100, thread 102): more than the 2 s
+ *   window after E's end, so E's row has gone: left out (late 1).
+ *
+ * Totals: 3 inferences, wall 19000 = CPU 1000 + host 7800 + queue 700 +
+ * run 4500 + iowait 1500 + delivery 1000 + wake-up 2500. Executions: E 1,
+ * F 1, H 0. Host busy 4800 + 3000 + 1000 = 8800, NPU busy 6000, NPU idle
+ * while host busy 8800 (the device runs only inside the waits).
+ */
+static inline char *ag_trace_order(const char *name)
+{
+	struct npf_writer *w;
+	char *path = ag_open(name, &w);
+
+	ag_exec(w, 1, 2, 1500, 2500, 1500, 500, 5000);
+	ag_span(w, 0, NPUPROF_SPAN_INFERENCE, 1000, 0, 10000, 0);
+	ag_span_on(w, AG_PID + 2, 0, NPUPROF_SPAN_QUANTIZE, 1001, 100, 500, 0);
+	ag_span_on(w, AG_PID + 2, 0, NPUPROF_SPAN_SUBMIT, 1003, 1000, 1200, 1);
+	ag_span_on(w, AG_PID + 2, 0, NPUPROF_SPAN_WAIT, 1004, 1300, 6500, 1);
+	ag_span_on(w, AG_PID + 2, 0, NPUPROF_SPAN_DEQUANTIZE, 1006, 7000, 7400,
+		   0);
+	ag_exec(w, 0, 1, 1100, 1500, 3000, 1000, 6000);
+	ag_span(w, 1, NPUPROF_SPAN_QUANTIZE, 2001, 100, 300, 0);
+	ag_span(w, 1, NPUPROF_SPAN_INFERENCE, 2000, 0, 8000, 0);
+	ag_span_on(w, AG_PID + 2, 1, NPUPROF_SPAN_SUBMIT, 2003, 1000, 2000, 2);
+	ag_span_on(w, AG_PID + 2, 1, NPUPROF_SPAN_WAIT, 2004, 2000, 7000, 2);
+	ag_span(w, 300, NPUPROF_SPAN_INFERENCE, 301000, 0, 1000, 0);
+	ag_span_on(w, AG_PID + 2, 0, NPUPROF_SPAN_UNLOWER, 1005, 8000, 8100, 0);
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+/*
+ * The window trace (ag_trace_window()): @n inferences 10 ms apart (k 0..
+ * n-1), each wall 0..5000 with submit 1000..1100 (job k + 1) and wait
+ * 2000..4000 written after its span (thread 102), and its job's EXEC
+ * record after them (complete_ns 3000), without device times (level 0):
+ * host 3000, wake-up 3000..4000 = 1000, unexplained wait 2000..3000 =
+ * 1000, one execution each.
+ */
+static inline char *ag_trace_window(const char *name, unsigned int n)
+{
+	struct npu_trace_rec_exec e;
+	struct npf_writer *w;
+	char *path = ag_open(name, &w);
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t id = 1000 * (k + 1);
+
+		ag_span(w, k, NPUPROF_SPAN_INFERENCE, id, 0, 5000, 0);
+		ag_span_on(w, AG_PID + 2, k, NPUPROF_SPAN_SUBMIT, id + 3, 1000,
+			   1100, k + 1);
+		ag_span_on(w, AG_PID + 2, k, NPUPROF_SPAN_WAIT, id + 4, 2000,
+			   4000, k + 1);
+		memset(&e, 0, sizeof(e));
+		e.hdr.type = NPU_TRACE_REC_EXEC;
+		e.hdr.size = sizeof(e);
+		e.pid = AG_PID;
+		e.job_id = k + 1;
+		e.submit_ns = ag_t(k) + 1050;
+		e.complete_ns = ag_t(k) + 3000;
+		ag_rec(w, &e);
+	}
 	if (npf_writer_close(w))
 		abort();
 	return path;
