@@ -125,6 +125,44 @@ TEST(register_page_options)
 	EXPECT_EQ(0, emu_thread_stop(&t));
 }
 
+/*
+ * --replug: after QEMU disconnects (hot-unplug), the device resets as at
+ * power-up and serves the next connection.
+ */
+TEST(replug)
+{
+	struct npu_emu_opts o;
+	struct emu_thread t;
+	struct fakeqemu q;
+	uint32_t result;
+	uint64_t data;
+	int i, ret;
+
+	npu_emu_opts_init(&o);
+	o.replug = true;
+	ASSERT_EQ(0, emu_thread_start(&t, &o));
+	ASSERT_EQ(0, fq_connect(&q, t.path, NPU_MSIX_COUNT));
+	ASSERT_EQ(0, fq_control(&q, true, NPU_TRACE_OPS));
+	EXPECT_TRUE(fq_rd(&q, NPU_REG_STATUS) & NPU_STATUS_ENABLED);
+	fq_close(&q);
+
+	/* the disconnect is seen asynchronously: until then, refused */
+	for (i = 0; i < 200; i++) {
+		ret = fq_connect(&q, t.path, NPU_MSIX_COUNT);
+		if (!ret)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(NPU_STATUS_READY, fq_rd(&q, NPU_REG_STATUS));
+	EXPECT_EQ(0, fq_rd(&q, NPU_REG_CONTROL));
+	ASSERT_EQ(0, fq_mbox(&q, NPU_MBOX_PING, 0x1234, 1, &result, &data));
+	EXPECT_EQ(NPU_MBOX_OK, result);
+	EXPECT_EQ(0x1234, data);
+	fq_close(&q);
+	EXPECT_EQ(0, emu_thread_stop(&t));
+}
+
 TEST_F(dev, ping)
 {
 	uint64_t data, t, min = UINT64_MAX, total = 0;

@@ -91,6 +91,35 @@ TEST(all_options)
 	EXPECT_TRUE(o.verbose);
 }
 
+TEST(fault_options)
+{
+	struct npu_emu_opts o;
+	char err[1024];
+
+	ASSERT_EQ(0, PARSE(&o, err, "-s", "/s"));
+	EXPECT_EQ(NPU_EMU_FAULT_NONE, o.fault);
+	EXPECT_FALSE(o.replug);
+	ASSERT_EQ(0, PARSE(&o, err, "-s", "/s", "--fault", "die-mid-job"));
+	EXPECT_EQ(NPU_EMU_FAULT_DIE, o.fault);
+	EXPECT_EQ(1, o.fault_job);
+	ASSERT_EQ(0, PARSE(&o, err, "-s", "/s", "--fault",
+			   "spurious-completion@7", "--replug"));
+	EXPECT_EQ(NPU_EMU_FAULT_SPURIOUS_CPL, o.fault);
+	EXPECT_EQ(7, o.fault_job);
+	EXPECT_TRUE(o.replug);
+	ASSERT_EQ(0, PARSE(&o, err, "-s", "/s", "--fault",
+			   "corrupt-trace-record@0x10"));
+	EXPECT_EQ(NPU_EMU_FAULT_CORRUPT_TREC, o.fault);
+	EXPECT_EQ(16, o.fault_job);
+
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-s", "/s", "--fault", "melt"));
+	EXPECT_NE(NULL, strstr(err, "expected die-mid-job"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-s", "/s", "--fault", "die-mid-job@0"));
+	EXPECT_NE(NULL, strstr(err, "job number from 1"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-s", "/s", "--fault", "die-mid-job@"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-s", "/s", "--fault", "die-mid-jobs"));
+}
+
 TEST(help)
 {
 	struct npu_emu_opts o;
