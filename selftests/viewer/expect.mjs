@@ -1,34 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// expect.mjs - what the viewer test's trace holds, for the viewers'
-// checks to compare with what each viewer imported: the trace that
-// npuprof-viewer-gen writes (write_basic() of
-// selftests/host/npuprof/chrome_gen.h), as `npuprof export --format
-// chrome` must show it. Every time is an exact integer in ns on the
+// expect.mjs - what the viewer test's traces hold, for the viewers'
+// checks to compare with what each viewer imported: the traces that
+// npuprof-viewer-gen writes (gen_trace.c), as `npuprof export --format
+// chrome` must show them. Every time is an exact integer in ns on the
 // host's CLOCK_MONOTONIC; the JSON carries them as µs with 3 decimals.
+// A trace is { id, processes (pid -> name), threads, slices (with their
+// depth and some args), flows, counters, instants (scope "p" or "t") }.
 // Constant data, no state.
 
 export const T0 = 5000000123;		// chrome_gen.h's T0
 
 export const PID_HOST = 100;
-export const PID_NPU3 = 1073741824;	// device tracks: 2^30 + device index
+export const PID_NPU = 1073741824;	// device tracks: 2^30 + device index
 export const PID_NPUPROF = 1073741823;	// the capture session's own track
 
 // pid -> process name, and [pid, tid] -> thread (track) name
-export const processes = new Map([
+const basicProcesses = new Map([
 	[PID_HOST, 'npu-classify'],
-	[PID_NPU3, 'npu3'],
+	[PID_NPU, 'npu3'],
 	[PID_NPUPROF, 'npuprof'],
 ]);
-export const threads = [
+const basicThreads = [
 	{ pid: PID_HOST, tid: 101, name: 'worker' },
-	{ pid: PID_NPU3, tid: 2, name: 'PE 1' },
-	{ pid: PID_NPU3, tid: 65536, name: 'queue 0' },
+	{ pid: PID_NPU, tid: 2, name: 'PE 1' },
+	{ pid: PID_NPU, tid: 65536, name: 'queue 0' },
 	{ pid: PID_NPUPROF, tid: 1, name: 'capture' },
 ];
 
 // Every slice, with its nesting depth on its track and some of its args
-export const slices = [
+const basicSlices = [
 	{ pid: PID_NPUPROF, tid: 1, name: 'capture', cat: 'session',
 	  ts: T0 - 1000000, dur: 1900000, depth: 0 },
 	{ pid: PID_HOST, tid: 101, name: 'warm up', cat: 'label',
@@ -42,43 +43,97 @@ export const slices = [
 		  job_id: 7, npu: 3 } },
 	{ pid: PID_HOST, tid: 101, name: 'wait', cat: 'cpu',
 	  ts: T0 + 4000, dur: 595000, depth: 2 },
-	{ pid: PID_NPU3, tid: 65536, name: 'queued', cat: 'queue',
+	{ pid: PID_NPU, tid: 65536, name: 'queued', cat: 'queue',
 	  ts: T0 + 2000, dur: 8000, depth: 0 },
-	{ pid: PID_NPU3, tid: 2, name: 'exec', cat: 'npu',
+	{ pid: PID_NPU, tid: 2, name: 'exec', cat: 'npu',
 	  ts: T0 + 10000, dur: 500000, depth: 0,
 	  args: { job_id: 7, run_ns: 375000, iowait_ns: 125000,
 		  total_ns: 500000, dma_bytes: 1000000 } },
-	{ pid: PID_NPU3, tid: 2, name: 'CONV2D', cat: 'npu-op',
+	{ pid: PID_NPU, tid: 2, name: 'CONV2D', cat: 'npu-op',
 	  ts: T0 + 20000, dur: 200000, depth: 1 },
-	{ pid: PID_NPU3, tid: 2, name: 'ADD', cat: 'npu-op',
+	{ pid: PID_NPU, tid: 2, name: 'ADD', cat: 'npu-op',
 	  ts: T0 + 230000, dur: 270000, depth: 1 },
 ];
 
 // The one flow: from the submit span to the execution of its job
-export const flows = [{ from: 'submit', to: 'exec' }];
+const basicFlows = [{ from: 'submit', to: 'exec' }];
 
-// Whether a viewer's flows (@got: [{src, dst}], slice names) are these
-export function flowsOk(got) {
+// Counters of the npu3 process: name, the key of their value, samples
+const basicCounters = [
+	{ pid: PID_NPU, name: 'PE 1 DMA', key: 'MB/s',
+	  samples: [[T0 + 10000, 2000], [T0 + 510000, 0]] },
+	{ pid: PID_NPU, name: 'PE 1 utilization', key: '%',
+	  samples: [[5000000000, 50], [5001000000, 0]] },
+];
+
+// The basic trace: write_basic() of chrome_gen.h
+export const basic = {
+	id: 'basic', processes: basicProcesses, threads: basicThreads,
+	slices: basicSlices, flows: basicFlows, counters: basicCounters,
+	instants: [],
+};
+
+// The loss trace: npuprof-viewer-gen --loss. Its executions have no
+// submit span (lost): no flow.
+export const loss = {
+	id: 'loss',
+	processes: new Map([[PID_HOST, 'pid 100'], [PID_NPU, 'npu0'],
+			    [PID_NPUPROF, 'npuprof']]),
+	threads: [
+		{ pid: PID_HOST, tid: 102, name: 'feeder' },
+		{ pid: PID_NPU, tid: 1, name: 'PE 0' },
+		{ pid: PID_NPU, tid: 65536, name: 'queue 0' },
+	],
+	slices: [
+		{ pid: PID_NPU, tid: 65536, name: 'queued', cat: 'queue',
+		  ts: T0, dur: 10000, depth: 0 },
+		{ pid: PID_NPU, tid: 1, name: 'exec', cat: 'npu',
+		  ts: T0 + 10000, dur: 50000, depth: 0,
+		  args: { job_id: 1, run_ns: 37500, iowait_ns: 12500 } },
+		{ pid: PID_NPU, tid: 1, name: 'exec', cat: 'npu',
+		  ts: T0 + 2000000, dur: 400000, depth: 0,
+		  args: { job_id: 2, submit_ns: T0 + 3000000, violation: true } },
+	],
+	flows: [],
+	counters: [
+		{ pid: PID_HOST, name: 'host spans lost', key: 'count',
+		  samples: [[T0 + 10000, 4]] },
+		{ pid: PID_NPU, name: 'PE 0 DMA', key: 'MB/s',
+		  samples: [[T0 + 10000, 0], [T0 + 60000, 0],
+			    [T0 + 2000000, 0], [T0 + 2400000, 0]] },
+		{ pid: PID_NPU, name: 'PE 0 utilization', key: '%',
+		  samples: [[5000000000, 5], [5001000000, 0],
+			    [5002000000, 40], [5003000000, 0]] },
+		{ pid: PID_NPU, name: 'records lost (ring full)', key: 'count',
+		  samples: [[T0 + 10000, 6], [T0 + 2000000, 8]] },
+	],
+	instants: [
+		{ scope: 'p', pid: PID_NPU, name: 'records lost (ring full)',
+		  ts: T0 + 10000, args: { count: 6, reason: 'ring-full' } },
+		{ scope: 't', pid: PID_HOST, tid: 102, name: 'host spans lost',
+		  ts: T0 + 10000, args: { count: 4 } },
+		{ scope: 't', pid: PID_NPU, tid: 1, name: 'causality violation',
+		  ts: T0 + 2000000, args: { job_id: 2, submit_ns: T0 + 3000000 } },
+		{ scope: 'p', pid: PID_NPU, name: 'records lost (ring full)',
+		  ts: T0 + 2000000, args: { count: 2, reason: 'ring-full' } },
+	],
+};
+
+export const traces = { basic, loss };
+
+// The slice of @trace named @name (the first)
+export const slice = (trace, name) => trace.slices.find(s => s.name === name);
+
+// Whether a viewer's flows (@got: [{src, dst}], slice names) are @flows
+export function flowsOk(flows, got) {
 	return got.length === flows.length &&
 	       flows.every(f => got.some(g => g.src === f.from && g.dst === f.to));
 }
 
 // The check's text, with the known cause of a flow ending on an operator
-export function flowsWhat(got) {
-	const op = got.find(g => slices.some(s => s.name === g.dst && s.cat === 'npu-op'));
-	return `a flow from submit to exec: ${JSON.stringify(got)}` +
+export function flowsWhat(trace, got) {
+	const op = got.find(g => trace.slices.some(s => s.name === g.dst && s.cat === 'npu-op'));
+	const want = trace.flows.map(f => `${f.from} -> ${f.to}`).join(', ') || 'none';
+	return `flows: ${want}: ${JSON.stringify(got)}` +
 	       (op ? `: the flow end ("f", bound to the enclosing slice) lies inside operator ${op.dst}` : '');
 }
-
-// Counters of the npu3 process: name, the key of their value, samples
-export const counters = [
-	{ pid: PID_NPU3, name: 'PE 1 DMA', key: 'MB/s',
-	  samples: [[T0 + 10000, 2000], [T0 + 510000, 0]] },
-	{ pid: PID_NPU3, name: 'PE 1 utilization', key: '%',
-	  samples: [[5000000000, 50], [5001000000, 0]] },
-];
-
-// No loss and no causality violation: no instant event
-export const instants = 0;
-
-export const slice = name => slices.find(s => s.name === name);

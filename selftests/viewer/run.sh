@@ -3,14 +3,17 @@
 #
 # npuprof-viewer - do the viewers people use load what `npuprof export`
 # writes? A kselftest-style test (TAP, "# Totals:" line) run on the host
-# by `make check`: writes a synthetic trace (npuprof-viewer-gen, the
-# trace of expect.mjs), exports it with `npuprof export --format chrome`,
-# installs the pinned viewer packages (package-lock.json) from the npm
-# registry with `npm ci` into BUILD/viewer/, and loads the JSON into each
-# viewer in Debian's headless Chromium (viewer.mjs), checking what the
-# viewer's own importer made of it: exact counts, names, nesting and
-# timestamps in ns. Two TAP points per viewer: the trace, and a
-# truncated copy that must fail to import or fail the checks.
+# by `make check`: writes two synthetic traces (npuprof-viewer-gen, the
+# traces of expect.mjs: "basic", an inference with its job, operators,
+# flow and counters; "loss", lost records, lost host spans and a
+# causality violation, shown as instant events and counters), exports
+# them with `npuprof export --format chrome`, installs the pinned viewer
+# packages (package-lock.json) from the npm registry with `npm ci` into
+# BUILD/viewer/, and loads the JSON into each viewer in Debian's headless
+# Chromium (viewer.mjs), checking what the viewer's own importer made of
+# it: exact counts, names, nesting, args and timestamps in ns. One TAP
+# point per viewer and trace, and one for a truncated copy of the basic
+# trace, which must fail to import or fail the checks.
 #
 # The viewers, and what stands in for each (checked 2026-11, chromium
 # 156.0.8078.79 from Debian bookworm):
@@ -48,6 +51,17 @@
 #    operator is open: Perfetto and catapult bind it (bp "e", enclosing
 #    slice) to the operator (ADD), not to exec. The fix: put it at the
 #    exec's start, before its first operator.
+#  - an "f" is written for an execution whose submit span is not in the
+#    trace (lost, as in the loss trace): catapult reports an import
+#    warning per flow ("flow_slice_ordering_error: Found flow phase f
+#    for id: 0x1000000000001 but no flow start found."), Perfetto counts
+#    them (stats flow_end_without_start, severity info). The fix: write
+#    an "f" only after its "s" (the "s" comes first in time: it lies in
+#    the submit span, before the device started the job).
+# With those three fixed (checked on hand-edited copies of the files)
+# every check of the three viewers passes. One limit is Perfetto's: v20.1
+# keeps no args for process-scoped instant events ("s":"p", the LOST
+# instants), so their count and reason are not checked there.
 #
 # Missing chromium, node, npm or a package is a failure with a message
 # saying what to install (scripts/deps.sh does), never a silent skip.
@@ -88,15 +102,17 @@ if ! cmp -s "$SHARE/package-lock.json" "$WORK/package-lock.json" ||
 		fail "npm ci failed (see $WORK/npm.log): $(tail -3 "$WORK/npm.log" | tr '\n' ' ')"
 fi
 
-trace=$WORK/t.npuprof
-json=$WORK/t.json
-"$BUILD/bin/npuprof-viewer-gen" "$trace" || fail "npuprof-viewer-gen failed"
-"$BUILD/bin/npuprof" export "$trace" --format chrome -o "$json" ||
-	fail "npuprof export failed"
-# the negative control: the same file cut in the middle
-head -c $(($(stat -c %s "$json") / 2)) "$json" >"$WORK/bad.json"
+for t in basic loss; do
+	"$BUILD/bin/npuprof-viewer-gen" $([[ $t = loss ]] && echo --loss) "$WORK/$t.npuprof" ||
+		fail "npuprof-viewer-gen failed ($t)"
+	"$BUILD/bin/npuprof" export "$WORK/$t.npuprof" --format chrome -o "$WORK/$t.json" ||
+		fail "npuprof export failed ($t)"
+done
+# the negative control: the basic file cut in the middle
+head -c $(($(stat -c %s "$WORK/basic.json") / 2)) "$WORK/basic.json" >"$WORK/bad.json"
 
-out=$(timeout 400 node "$SHARE/viewer.mjs" "$WORK/node_modules" "$json" "$WORK/bad.json" "$@" 2>&1)
+out=$(timeout 500 node "$SHARE/viewer.mjs" "$WORK/node_modules" "$WORK/basic.json" \
+	"$WORK/loss.json" "$WORK/bad.json" "$@" 2>&1)
 st=$?
 pass=$(grep -c '^ok ' <<<"$out")
 nfail=$(grep -c '^not ok ' <<<"$out")

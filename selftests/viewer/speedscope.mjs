@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import * as X from './expect.mjs';
 
 export const id = 'speedscope';
+export const traces = ['basic'];	// slices only: the loss trace has none to show
 
 export function title(env) {
 	return `speedscope ${env.version('speedscope')}`;
@@ -64,12 +65,12 @@ function intervals(sp, prof) {
 const close = (a, b, eps) => Math.abs(a - b) <= eps;
 const us = ns => ns / 1000;
 
-export function check(sp, c) {
+export function check(trace, sp, c) {
 	const profs = sp.profiles;
 	const byName = s => profs.find(p => p.name.includes(s));
 	c(profs.length === 4, `4 tracks with slices (thread, PE, queue, capture): ${JSON.stringify(profs.map(p => p.name))}`);
 	const host = byName(`npu-classify (pid ${X.PID_HOST}), worker (tid 101)`);
-	const pe = byName(`npu3 (pid ${X.PID_NPU3}), PE 1 (tid 2)`);
+	const pe = byName(`npu3 (pid ${X.PID_NPU}), PE 1 (tid 2)`);
 	const q = byName('queue 0');
 	c(!!host, 'the host thread is named after its process and thread');
 	c(!!pe, 'the PE track is named after its device and PE');
@@ -85,13 +86,13 @@ export function check(sp, c) {
 			  sub.depth === 2 && wait.depth === 2,
 			  'nesting: label > inference > submit, wait');
 			// speedscope's times start at the track's first slice
-			const e = X.slice('inference'), l = X.slice('warm up');
+			const e = X.slice(X.basic, 'inference'), l = X.slice(X.basic, 'warm up');
 			c(close(inf.start - lab.start, us(e.ts - l.ts), 1e-6) &&
 			  close(inf.end - inf.start, us(e.dur), 1e-6),
 			  `inference 0.500 us after the label, for 700 us: ${inf.start - lab.start} ${inf.end - inf.start}`);
-			c(close(sub.end - sub.start, us(X.slice('submit').dur), 1e-6),
+			c(close(sub.end - sub.start, us(X.slice(X.basic, 'submit').dur), 1e-6),
 			  `submit lasts 2.001 us (ns precision): ${sub.end - sub.start}`);
-			c(sub.name.includes(`"trace_id":"${X.slice('submit').args.trace_id}"`) &&
+			c(sub.name.includes(`"trace_id":"${X.slice(X.basic, 'submit').args.trace_id}"`) &&
 			  sub.name.includes('"job_id":7'),
 			  'the ids are in the args');
 		}
@@ -102,10 +103,10 @@ export function check(sp, c) {
 		const ops = iv.filter(i => i.depth === 1);
 		c(iv.length === 3 && !!ex, `an execution and 2 operators on PE 1: ${iv.length}`);
 		if (ex) {
-			c(close(ex.end - ex.start, us(X.slice('exec').dur), 0.01),
+			c(close(ex.end - ex.start, us(X.slice(X.basic, 'exec').dur), 0.01),
 			  `the execution lasts 500 us: ${ex.end - ex.start}`);
 			const a = JSON.parse(ex.name.slice(5));
-			const w = X.slice('exec').args;
+			const w = X.slice(X.basic, 'exec').args;
 			c(a.run_ns + a.iowait_ns === a.total_ns &&
 			  a.run_ns === w.run_ns && a.dma_bytes === w.dma_bytes,
 			  'its args: run + iowait == total, dma_bytes');

@@ -5,12 +5,14 @@
 // and check what each one imported against expect.mjs: speedscope
 // (speedscope.mjs), Perfetto's trace processor and UI (perfetto.mjs) and
 // chrome://tracing's trace viewer, catapult (catapult.mjs). Each viewer
-// is one TAP test point for the good file, with its checks listed as
-// diagnostics under it, and one for the negative control: a truncated
-// file must fail to import or fail the checks. Prints TAP lines; run.sh
+// is one TAP test point per trace it can show (expect.mjs), with its
+// checks listed as diagnostics under it, and one for the negative
+// control: a truncated file must fail to import or fail the checks. Prints TAP lines; run.sh
 // prints the plan and the totals.
 //
-// Usage: node viewer.mjs NODE_MODULES GOOD.json BAD.json [VIEWER...]
+// Usage: node viewer.mjs NODE_MODULES BASIC.json LOSS.json BAD.json [VIEWER...]
+// (the exports of the basic and the loss trace of expect.mjs, and the
+// basic one cut in the middle)
 //
 // The pages are served on 127.0.0.1 by this script (an ephemeral port):
 // /npm/ is NODE_MODULES, /pages/ this script's directory. Chromium runs
@@ -26,10 +28,11 @@ import { fileURLToPath } from 'node:url';
 import * as speedscope from './speedscope.mjs';
 import * as perfetto from './perfetto.mjs';
 import * as catapult from './catapult.mjs';
+import * as X from './expect.mjs';
 
-const [nodeModules, goodPath, badPath] = process.argv.slice(2, 5)
+const [nodeModules, basicPath, lossPath, badPath] = process.argv.slice(2, 6)
 	.map(p => path.resolve(p));
-const only = process.argv.slice(5);
+const only = process.argv.slice(6);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(nodeModules, 'x.js'));
 const { chromium } = require('playwright-core');
@@ -58,7 +61,8 @@ const types = { '.html': 'text/html', '.js': 'text/javascript',
 		'.css': 'text/css', '.json': 'application/json',
 		'.wasm': 'application/wasm', '.woff2': 'font/woff2',
 		'.png': 'image/png' };
-const files = { '/good.json': goodPath, '/bad.json': badPath };
+const files = { '/basic.json': basicPath, '/loss.json': lossPath,
+		'/bad.json': badPath };
 const roots = { '/npm/': nodeModules, '/pages/': here };
 
 function resolve(pathname) {
@@ -125,8 +129,9 @@ const env = {
 	},
 };
 
-// Load @file into @v and run its checks; the checks and whether it loaded
-async function run(v, file) {
+// Load @file into @v and run its checks against @trace of expect.mjs;
+// the checks and whether it loaded
+async function run(v, file, trace) {
 	const checks = [];
 	const c = (cond, what) => {
 		checks.push({ ok: !!cond, what });
@@ -136,7 +141,7 @@ async function run(v, file) {
 	try {
 		const got = await v.load(env, file);
 		loaded = true;
-		v.check(got, c);
+		v.check(trace, got, c);
 	} catch (e) {
 		c(false, `${v.id} did not import ${file}: ${String(e.message || e).split('\n')[0]}`);
 	}
@@ -152,11 +157,14 @@ try {
 			point(v.id, [{ ok: false, what: e.message }], 0);
 			continue;
 		}
-		let t = Date.now();
-		const good = await run(v, '/good.json');
-		point(`${title} imports the exported trace`, good.checks, Date.now() - t);
+		let t;
+		for (const id of v.traces) {
+			t = Date.now();
+			const good = await run(v, `/${id}.json`, X.traces[id]);
+			point(`${title} imports the ${id} trace`, good.checks, Date.now() - t);
+		}
 		t = Date.now();
-		const bad = await run(v, '/bad.json');
+		const bad = await run(v, '/bad.json', X.basic);
 		const caught = !bad.loaded || bad.checks.some(c => !c.ok);
 		point(`${title}: a truncated JSON file fails to import or fails the checks (the checks can fail)`,
 		      [{ ok: caught, what: bad.loaded ?
