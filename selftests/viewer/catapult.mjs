@@ -23,7 +23,8 @@ export function title(env) {
 	return `chrome://tracing's trace viewer (catapult, from npm ${PKG} ${env.version(PKG)})`;
 }
 
-// @file loaded into the trace viewer: the model as plain data, or throws
+// @file loaded into the trace viewer: what its importer built, in
+// compare.mjs's shape with the page's text, or throws
 export async function load(env, file) {
 	env.version(PKG);
 	return env.withPage(async (page, errors) => {

@@ -7,8 +7,8 @@
 // chrome://tracing's trace viewer, catapult (catapult.mjs). Each viewer
 // is one TAP test point per trace it can show (expect.mjs), with its
 // checks listed as diagnostics under it, and one for the negative
-// control: a truncated file must fail to import or fail the checks. Prints TAP lines; run.sh
-// prints the plan and the totals.
+// control: a truncated file must fail to import or fail the checks.
+// Prints TAP lines; run.sh prints the plan and the totals.
 //
 // Usage: node viewer.mjs NODE_MODULES BASIC.json LOSS.json BAD.json [VIEWER...]
 // (the exports of the basic and the loss trace of expect.mjs, and the
@@ -143,7 +143,8 @@ async function run(v, file, trace) {
 		loaded = true;
 		v.check(trace, got, c);
 	} catch (e) {
-		c(false, `${v.id} did not import ${file}: ${String(e.message || e).split('\n')[0]}`);
+		c(false, `${v.id} ${loaded ? 'imported' : 'did not import'} ${file}: ` +
+		  (loaded ? 'the checks failed: ' : '') + String(e.message || e).split('\n')[0]);
 	}
 	return { checks, loaded };
 }
