@@ -9,7 +9,8 @@
 // (executeQuery, what its query page runs) to the trace processor's
 // tables: slice (instant events are slices of dur 0 on a thread or a
 // process track), thread, process, flow, counter, args, stats (its
-// errors count as import warnings), instants (empty for JSON traces).
+// errors count as import warnings), instants (empty for JSON traces);
+// and the tracks that the UI made of them (its state: track groups).
 // The UI probes 127.0.0.1:9001 for a native trace_processor_shell; that
 // request is refused so that the WASM engine is the one under test.
 // No state.
@@ -120,7 +121,14 @@ export async function load(env, file) {
 				throw new Error(`query ${k}: ${r.error}`);
 			out[k] = r.rows;
 		}
-		return model(out, errors);
+		const got = model(out, errors);
+		// the tracks the UI made: [name, group name]
+		got.tracks = await page.evaluate(() => {
+			const g = globals.state.trackGroups;
+			return Object.values(globals.state.tracks).map(t =>
+				[t.name, g[t.trackGroup] ? g[t.trackGroup].name : null]);
+		});
+		return got;
 	});
 }
 
@@ -135,4 +143,14 @@ export function check(trace, got, c) {
 	// the records lost has the count)
 	compare(trace, got, c, 0, false);
 	c(got.legacyInstants === 0, `the legacy instants table is empty: ${got.legacyInstants}`);
+	// the UI: a group per process, "NAME PID", holding a track per thread,
+	// "NAME TID", and per counter, "NAME KEY"
+	const group = pid => `${trace.processes.get(pid)} ${pid}`;
+	const want = trace.threads.map(t => [`${t.name} ${t.tid}`, group(t.pid)])
+		.concat(trace.counters.map(k => [`${k.name} ${k.key}`, group(k.pid)]));
+	const have = new Set(got.tracks.map(t => JSON.stringify(t)));
+	const miss = want.filter(t => !have.has(JSON.stringify(t)));
+	c(miss.length === 0, `the UI's tracks, in their process groups: ` +
+	  (miss.length ? `missing ${JSON.stringify(miss)} of ${JSON.stringify(got.tracks)}` :
+	   `${want.length} found`));
 }
