@@ -224,6 +224,8 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 		job = npu_job_find(ndev, cpl.pe, cpl.job_id);
 		if (!job && (!cpl.job_id || cpl.job_id > ndev->next_job_id)) {
 			ndev->spurious++;
+			trace_npu_device_fault(ndev->id, NPU_FAULT_SPURIOUS_CPL,
+					       cpl.job_id);
 			dev_warn_ratelimited(&ndev->pdev->dev,
 					     "completion for job %llu, which was never submitted, ignored (%llu so far)\n",
 					     cpl.job_id, ndev->spurious);
@@ -323,6 +325,7 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 		return;	/* unplugged: npu_job_dev_unplug() fails the jobs */
 	if (ret == -ETIMEDOUT && !ndev->dead) {
 		WRITE_ONCE(ndev->dead, true);
+		trace_npu_device_fault(ndev->id, NPU_FAULT_DEAD, 0);
 		ndev_err(ndev, "device does not answer: marked dead, jobs and mailbox requests fail with EIO until it is bound again\n");
 	}
 

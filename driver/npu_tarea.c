@@ -41,12 +41,14 @@
 #define NPU_TAREA_MAX_GAP	BIT(20)
 
 /*
- * A corrupted span was skipped: one record is known lost at once. Trace
- * lock held.
+ * A corrupted span of @bytes was skipped: one record is known lost at
+ * once. Trace lock held.
  */
-static void npu_tarea_skipped(struct npu_trace_dev *tdev, bool deliver)
+static void npu_tarea_skipped(struct npu_trace_dev *tdev, u64 bytes,
+			      bool deliver)
 {
 	lockdep_assert_held(&tdev->lock);
+	trace_npu_device_fault(tdev->ndev->id, NPU_FAULT_TRACE_CORRUPT, bytes);
 	tdev->dev_skipped = true;
 	tdev->dev_lost_skip = 0;
 	if (deliver)
@@ -117,8 +119,8 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 		dev_warn_ratelimited(&ndev->pdev->dev,
 				     "trace area: bad positions prod %llu cons %llu, skipping\n",
 				     prod, cons);
+		npu_tarea_skipped(tdev, prod - cons, deliver);
 		cons = prod;
-		npu_tarea_skipped(tdev, deliver);
 	}
 	while (cons != prod) {
 		u64 off = cons & (size - 1);
@@ -131,8 +133,8 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 			dev_warn_ratelimited(&ndev->pdev->dev,
 					     "trace area: bad record size %u at %llu, skipping %llu bytes\n",
 					     rsize, cons, prod - cons);
+			npu_tarea_skipped(tdev, prod - cons, deliver);
 			cons = prod;
-			npu_tarea_skipped(tdev, deliver);
 			break;
 		}
 		if (rec.hdr.type != NPU_HW_TREC_PAD)

@@ -136,6 +136,38 @@ TRACE_EVENT(npu_trace_lost,
 		      __entry->dev, __entry->ring, __entry->reason, __entry->count)
 );
 
+#ifndef NPU_FAULT_DEAD
+/* npu_device_fault.fault */
+#define NPU_FAULT_DEAD		1	/* no answer to a reset: device dead */
+#define NPU_FAULT_SPURIOUS_CPL	2	/* completion of a never-submitted job */
+#define NPU_FAULT_TRACE_CORRUPT	3	/* corrupted trace area span skipped */
+#endif
+
+/**
+ * npu_device_fault - the device misbehaved (Documentation/npu/driver.rst,
+ *	"Device faults"); the kernel log says it too, rate-limited
+ * @dev: N of /dev/npuN
+ * @fault: NPU_FAULT_*
+ * @arg: NPU_FAULT_SPURIOUS_CPL: the job id; NPU_FAULT_TRACE_CORRUPT: bytes
+ *	of the trace area skipped; NPU_FAULT_DEAD: 0
+ */
+TRACE_EVENT(npu_device_fault,
+	    TP_PROTO(int dev, u32 fault, u64 arg),
+	    TP_ARGS(dev, fault, arg),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, fault)
+			     __field(u64, arg)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->fault = fault;
+			   __entry->arg = arg;),
+	    TP_printk("npu%d fault=%s arg=%llu", __entry->dev,
+		      __print_symbolic(__entry->fault,
+				       { NPU_FAULT_DEAD, "dead" },
+				       { NPU_FAULT_SPURIOUS_CPL, "spurious_completion" },
+				       { NPU_FAULT_TRACE_CORRUPT, "trace_corrupt" }),
+		      __entry->arg)
+);
+
 #endif /* _NPU_TRACE_POINTS_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -144,6 +144,54 @@ static bool ring_read(struct trace_ring *r, struct trace_stats *st,
 	       !st->seq_errors;
 }
 
+#define TRACEFS		"/sys/kernel/tracing"
+#define FAULT_EVENT	TRACEFS "/events/npu/npu_device_fault/enable"
+
+/*
+ * Record the npu_device_fault tracepoint through ftrace, without task
+ * names (recording them patches __schedule(), which QEMU TCG may get
+ * wrong: see trace_jobs.c). Return: 0, or -ENOENT without tracefs.
+ */
+static int fault_trace_start(void)
+{
+	int fd;
+
+	if (access(FAULT_EVENT, F_OK))
+		return -ENOENT;
+	npu_write_file(TRACEFS "/options/record-cmd", "0");
+	npu_write_file(TRACEFS "/tracing_on", "0");
+	fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (npu_write_file(FAULT_EVENT, "1"))
+		return -EIO;
+	return npu_write_file(TRACEFS "/tracing_on", "1");
+}
+
+/* Stop recording; occurrences of @what in the trace. */
+static int fault_trace_count(const char *what)
+{
+	static char buf[1 << 16];
+	int fd, count = 0;
+	const char *p;
+	ssize_t n;
+
+	npu_write_file(TRACEFS "/tracing_on", "0");
+	npu_write_file(FAULT_EVENT, "0");
+	fd = open(TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, what)); p += strlen(what))
+		count++;
+	return count;
+}
+
 static void set_param(struct __test_metadata *_metadata, const char *name,
 		      unsigned long long v)
 {
@@ -165,8 +213,12 @@ TEST(die_mid_job)
 	struct npu_wait w;
 	int fd, i;
 
+	int traced;
+
 	if (!fault_is("die-mid-job"))
 		SKIP(return, "needs npu-vm --fault die-mid-job@3");
+	traced = fault_trace_start();
+	ASSERT_TRUE(traced == 0 || traced == -ENOENT);
 	ASSERT_EQ(0, npu_read_u64(PARAMS "job_timeout_ms", &jt));
 	ASSERT_EQ(0, npu_read_u64(PARAMS "mbox_timeout_ms", &mt));
 	set_param(_metadata, "job_timeout_ms", 1000);
@@ -200,6 +252,11 @@ TEST(die_mid_job)
 	memset(&info, 0, sizeof(info));
 	EXPECT_EQ(0, npu_ioctl(fd, NPU_IOCTL_GET_INFO, &info));
 	EXPECT_EQ(1, klog_count("marked dead"));
+	if (!traced) {
+		EXPECT_EQ(1, fault_trace_count("fault=dead arg=0"));
+	} else {
+		TH_LOG("no tracefs: npu_device_fault not checked");
+	}
 	jobs_close(&j);
 	set_param(_metadata, "job_timeout_ms", jt);
 	set_param(_metadata, "mbox_timeout_ms", mt);
@@ -211,8 +268,13 @@ TEST(spurious_completion)
 	struct npu_wait w;
 	int i;
 
+	char want[96];
+	int traced;
+
 	if (!fault_is("spurious-completion"))
 		SKIP(return, "needs npu-vm --fault spurious-completion@2");
+	traced = fault_trace_start();
+	ASSERT_TRUE(traced == 0 || traced == -ENOENT);
 	ASSERT_EQ(0, jobs_open(&j, 4));
 	for (i = 0; i < 6; i++) {
 		memset(j.out_map, 0, j.n);
@@ -222,6 +284,14 @@ TEST(spurious_completion)
 	}
 	/* reported once (rate-limited, never silent), and nothing else */
 	EXPECT_EQ(1, klog_count("which was never submitted"));
+	/* the tracepoint names the job id: 2^62 + 2 */
+	snprintf(want, sizeof(want), "fault=spurious_completion arg=%llu",
+		 (1ull << 62) + 2);
+	if (!traced) {
+		EXPECT_EQ(1, fault_trace_count(want));
+	} else {
+		TH_LOG("no tracefs: npu_device_fault not checked");
+	}
 	EXPECT_EQ(0, npu_kernel_log_problems());
 	jobs_close(&j);
 }
@@ -236,8 +306,12 @@ TEST(corrupt_trace_record)
 	struct npu_wait w;
 	int i;
 
+	int traced;
+
 	if (!fault_is("corrupt-trace-record"))
 		SKIP(return, "needs npu-vm --fault corrupt-trace-record@2");
+	traced = fault_trace_start();
+	ASSERT_TRUE(traced == 0 || traced == -ENOENT);
 	ASSERT_EQ(0, jobs_open(&j, 4));
 	ASSERT_EQ(0, ring_open(&j, 16, NPU_TRACE_EXEC, &ring));
 	for (i = 0; i < 4; i++) {
@@ -252,6 +326,12 @@ TEST(corrupt_trace_record)
 	ASSERT_EQ(0, trace_status(&ring, &st));
 	EXPECT_EQ(1, st.device_lost);
 	EXPECT_EQ(1, klog_count("trace area: bad record size"));
+	/* one EXEC record (80 bytes) skipped */
+	if (!traced) {
+		EXPECT_EQ(1, fault_trace_count("fault=trace_corrupt arg=80"));
+	} else {
+		TH_LOG("no tracefs: npu_device_fault not checked");
+	}
 	trace_close(&ring);
 	jobs_close(&j);
 }
