@@ -34,7 +34,7 @@
 # exit 1 when the entry is not built.
 #
 # Environment: NPU_DEBUG_KERNEL_CACHE (cache root), SRC_TARBALL (default
-# /usr/src/linux-source-6.1.tar.xz), JOBS (default: nproc).
+# /usr/src/linux-source-6.1.tar.xz), JOBS (default: nproc), NICE (default 19).
 
 set -euo pipefail
 
@@ -42,6 +42,7 @@ PROG=debug-kernel.sh
 CACHE_ROOT=${NPU_DEBUG_KERNEL_CACHE:-/var/cache/npu-debug-kernel}
 SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-$(nproc)}
+NICE=${NICE:-19}
 LOCALVERSION=-npudebug
 BASE=allnoconfig
 
@@ -167,6 +168,37 @@ key() {
 		sha256sum | cut -c1-16
 }
 
+# allnoconfig, the FRAGMENT, olddefconfig; fail if an option was dropped
+configure() {
+	local args=() bad=() line sym val
+
+	"${KMAKE[@]}" -s "$BASE"
+	while IFS= read -r line; do
+		[[ -z "$line" || "$line" == \#* ]] && continue
+		sym=${line%%=*}
+		val=${line#*=}
+		case "$val" in
+		y) args+=(--enable "$sym") ;;
+		n) args+=(--disable "$sym") ;;
+		*) args+=(--set-val "$sym" "$val") ;;
+		esac
+	done <<<"$FRAGMENT"
+	"$DIR/src/scripts/config" --file "$DIR/build/.config" "${args[@]}"
+	"${KMAKE[@]}" -s olddefconfig
+	# a dependency that was not met drops the option silently: fail instead
+	while IFS= read -r line; do
+		[[ -z "$line" || "$line" == \#* ]] && continue
+		sym=${line%%=*}
+		val=${line#*=}
+		if [[ $val == n ]]; then
+			grep -qx "CONFIG_$sym=[ym]" "$DIR/build/.config" && bad+=("CONFIG_$sym (wanted off)")
+		else
+			grep -qx "CONFIG_$sym=$val" "$DIR/build/.config" || bad+=("CONFIG_$sym=$val")
+		fi
+	done <<<"$FRAGMENT"
+	[[ ${#bad[@]} -eq 0 ]] || die "olddefconfig dropped: ${bad[*]}"
+}
+
 ACTION=build
 FORCE=0
 while [[ $# -gt 0 ]]; do
@@ -220,44 +252,25 @@ if [[ -f "$DIR/.complete" && $FORCE -eq 0 ]]; then
 	exit 0
 fi
 
-rm -rf "$DIR"
-mkdir -p "$DIR/src" "$DIR/build"
 T0=$(date +%s)
-log "unpacking $SRC_TARBALL into $DIR/src"
-tar -xJf "$SRC_TARBALL" -C "$DIR/src" --strip-components=1 --no-same-owner
-printf '%s\n' "$FRAGMENT" >"$DIR/fragment"
-
 KMAKE=(make -C "$DIR/src" O="$DIR/build" ARCH=x86_64 LOCALVERSION="$LOCALVERSION")
-"${KMAKE[@]}" -s "$BASE"
-args=()
-while IFS= read -r line; do
-	[[ -z "$line" || "$line" == \#* ]] && continue
-	sym=${line%%=*}
-	val=${line#*=}
-	case "$val" in
-	y) args+=(--enable "$sym") ;;
-	n) args+=(--disable "$sym") ;;
-	*) args+=(--set-val "$sym" "$val") ;;
-	esac
-done <<<"$FRAGMENT"
-"$DIR/src/scripts/config" --file "$DIR/build/.config" "${args[@]}"
-"${KMAKE[@]}" -s olddefconfig
-# a dependency that was not met drops the option silently: fail instead
-bad=()
-while IFS= read -r line; do
-	[[ -z "$line" || "$line" == \#* ]] && continue
-	sym=${line%%=*}
-	val=${line#*=}
-	if [[ $val == n ]]; then
-		grep -qx "CONFIG_$sym=[ym]" "$DIR/build/.config" && bad+=("CONFIG_$sym (wanted off)")
-	else
-		grep -qx "CONFIG_$sym=$val" "$DIR/build/.config" || bad+=("CONFIG_$sym=$val")
-	fi
-done <<<"$FRAGMENT"
-[[ ${#bad[@]} -eq 0 ]] || die "olddefconfig dropped: ${bad[*]}"
+# An interrupted build of this entry (same fragment, config checked) is
+# resumed: make rebuilds only what is missing.
+if [[ $FORCE -eq 0 && -f "$DIR/.configured" && -f "$DIR/src/Makefile" ]] &&
+   [[ "$(cat "$DIR/fragment" 2>/dev/null)" == "$FRAGMENT" ]]; then
+	log "resuming the interrupted build in $DIR"
+else
+	rm -rf "$DIR"
+	mkdir -p "$DIR/src" "$DIR/build"
+	log "unpacking $SRC_TARBALL into $DIR/src"
+	tar -xJf "$SRC_TARBALL" -C "$DIR/src" --strip-components=1 --no-same-owner
+	printf '%s\n' "$FRAGMENT" >"$DIR/fragment"
+	configure
+	touch "$DIR/.configured"
+fi
 T1=$(date +%s)
-log "config ready in $((T1 - T0)) s; building with nice -n 19 -j$JOBS"
-nice -n 19 "${KMAKE[@]}" -j"$JOBS" all
+log "config ready in $((T1 - T0)) s; building with nice -n $NICE -j$JOBS"
+nice -n "$NICE" "${KMAKE[@]}" -j"$JOBS" all
 REL=$("${KMAKE[@]}" -s kernelrelease)
 T2=$(date +%s)
 log "built $REL in $((T2 - T1)) s"
