@@ -6,11 +6,14 @@
  * gives the mapping of events to phases, tracks, ids and args.
  *
  * Streaming: each timeline item is formatted by hand (no printf in the
- * hot path: integers, times and hex are written digit by digit) into a
- * 1 MiB buffer written with fwrite() when it fills, so memory is the
- * buffer, the timeline's bounded tables and a small buffer for the
- * trailing metadata object, whatever the trace's length. Times are
- * printed from integer ns as µs with 3 decimals: exact to the ns.
+ * hot path: fmt.h's integer, time and hex writers, eight digits at a
+ * time) into a 256 KiB buffer (it stays in the L2 cache) written with
+ * fwrite() when it fills, so memory is the buffer, a 48 KiB cache of
+ * event heads, the timeline's bounded tables and a small buffer for the
+ * trailing metadata object, whatever the trace's length. The constant
+ * start of an event (phase, category, name, track) is formatted once per
+ * kind, name and track and then copied whole (struct npf_js_head). Times
+ * are printed from integer ns as µs with 3 decimals: exact to the ns.
  *
  * Locking: none; one export runs in the caller's thread. Lifetime: all
  * memory is freed before npuprof_export_chrome() returns.
@@ -23,10 +26,10 @@
 #include "fmt.h"
 #include "npuprof_int.h"
 
-#define NPF_JS_BUF	(1u << 20)
+#define NPF_JS_BUF	(256u << 10)
 #define NPF_JS_ROOM	4096		/* an item never needs more at once */
 #define NPF_JS_TAIL	65536		/* trailing metadata, fits, summary */
-#define NPF_JS_HC	256		/* head cache entries (direct mapped) */
+#define NPF_JS_HC	256		/* head cache entries (128 sets of 2) */
 #define NPF_JS_HEAD	112		/* bytes of a cached head */
 #define NPF_JS_MID	48		/* bytes of a cached OP args start */
 
@@ -35,11 +38,15 @@
  * "ts": (e.g. \n{"ph":"X","cat":"npu-op","name":"CONV2D","pid":1073741824,
  * "tid":1,"ts":), formatted once and then copied whole; for an OP also
  * the start of its args, up to "op_index":. Keyed by track (@k1) and kind
- * and name (@k2, 0: empty).
+ * and name (@k2, 0: empty). A counter's by the addresses of its name (@k1)
+ * and key (@k3), and its process (@k2): the timeline keeps both strings
+ * at one address, unchanged, for the whole run (timeline.c); its head
+ * ends at "ts": too, its args start (,"args":{"KEY":) is the second part.
  */
 struct npf_js_head {
 	uint64_t k1;
 	uint64_t k2;
+	uint64_t k3;
 	uint32_t len;
 	uint32_t mid_len;
 	char head[NPF_JS_HEAD];
@@ -109,32 +116,18 @@ static size_t npf_utf8_len(const unsigned char *s)
 }
 
 /*
- * A JSON string of @s (at most @max bytes of it): quotes, backslashes and
- * control characters escaped, invalid UTF-8 replaced by U+FFFD.
+ * A JSON string of @s (at most @max bytes of it) at @p: quotes, backslashes
+ * and control characters escaped, invalid UTF-8 replaced by U+FFFD. At
+ * most 6 * @max + 2 bytes (an item's room holds that for @max <= 256);
+ * returns the end.
  */
-static void npf_js_str(struct npf_js *o, const char *s, size_t max)
+static char *npf_js_str_to(char *p, const char *s, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	char *p = npf_js_room(o, 8);
+	size_t i = 0, n;
 
 	*p++ = '"';
-	/* the usual name: printable ASCII, nothing to escape, copied whole */
-	while (i < max && i < 64 && u[i] >= 0x20 && u[i] < 0x80 &&
-	       u[i] != '"' && u[i] != '\\')
-		i++;
-	if ((i == max || !u[i]) && o->len + i + 2 <= NPF_JS_BUF) {
-		memcpy(p, s, i);
-		p[i] = '"';
-		o->len = (size_t)(p + i + 1 - o->buf);
-		return;
-	}
-	i = 0;
-	o->len = (size_t)(p - o->buf);
 	while (i < max && u[i]) {
-		size_t n;
-
-		p = npf_js_room(o, 8);
 		if (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\') {
 			*p++ = (char)u[i++];
 		} else if (u[i] == '"' || u[i] == '\\') {
@@ -153,11 +146,15 @@ static void npf_js_str(struct npf_js *o, const char *s, size_t max)
 			p = NPF_LIT(p, "\\ufffd");
 			i++;
 		}
-		o->len = (size_t)(p - o->buf);
 	}
-	p = npf_js_room(o, 1);
 	*p++ = '"';
-	o->len = (size_t)(p - o->buf);
+	return p;
+}
+
+/* npf_js_str_to() at the end of the output (inside an item's room) */
+static void npf_js_str(struct npf_js *o, const char *s, size_t max)
+{
+	o->len = (size_t)(npf_js_str_to(o->buf + o->len, s, max) - o->buf);
 }
 
 /* The separator of the next event; returns where the event goes */
@@ -239,6 +236,12 @@ static char *npf_js_head_text(char *p, const struct npf_tl_item *it)
 	case NPF_TL_QUEUE:
 		p = NPF_LIT(p, "\n{\"ph\":\"X\",\"cat\":\"queue\",\"name\":\"queued\"");
 		break;
+	case NPF_TL_COUNTER:
+		p = NPF_LIT(p, "\n{\"ph\":\"C\",\"name\":");
+		p = npf_js_str_to(p, it->name, 64);
+		p = NPF_LIT(p, ",\"pid\":");
+		p = npf_u64(p, it->pid);
+		return NPF_LIT(p, ",\"tid\":0,\"ts\":");
 	default:
 		*p++ = '"';
 		break;
@@ -250,11 +253,21 @@ static char *npf_js_head_text(char *p, const struct npf_tl_item *it)
 	return NPF_LIT(p, ",\"ts\":");
 }
 
-/* An OP's args up to its op_index: ,"args":{"opcode":"NAME","op_index": */
+/*
+ * An OP's args up to its op_index: ,"args":{"opcode":"NAME","op_index":
+ * (a counter's up to its value: ,"args":{"KEY":)
+ */
 static char *npf_js_mid_text(char *p, const struct npf_tl_item *it)
 {
-	const struct npu_trace_rec_op *r = it->ev->rec;
+	const struct npu_trace_rec_op *r;
 
+	if (it->kind == NPF_TL_COUNTER) {
+		p = NPF_LIT(p, ",\"args\":{");
+		p = npf_js_str_to(p, it->text ? it->text : "value", 64);
+		*p++ = ':';
+		return p;
+	}
+	r = it->ev->rec;
 	p = NPF_LIT(p, ",\"args\":{\"opcode\":\"");
 	p = npf_js_opname(p, r->opcode, "");
 	return NPF_LIT(p, "\",\"op_index\":");
@@ -262,7 +275,7 @@ static char *npf_js_mid_text(char *p, const struct npf_tl_item *it)
 
 /* Format @e for @it; false when it does not fit (then left empty) */
 static bool npf_js_head_fill(struct npf_js_head *e, const struct npf_tl_item *it,
-			     uint64_t k1, uint64_t k2)
+			     uint64_t k1, uint64_t k2, uint64_t k3)
 {
 	char tmp[512];
 	size_t n, m = 0;
@@ -272,7 +285,7 @@ static bool npf_js_head_fill(struct npf_js_head *e, const struct npf_tl_item *it
 	if (n > NPF_JS_HEAD)
 		return false;
 	memcpy(e->head, tmp, n);
-	if (it->kind == NPF_TL_OP) {
+	if (it->kind == NPF_TL_OP || it->kind == NPF_TL_COUNTER) {
 		m = (size_t)(npf_js_mid_text(tmp, it) - tmp);
 		if (m > NPF_JS_MID)
 			return false;
@@ -282,32 +295,32 @@ static bool npf_js_head_fill(struct npf_js_head *e, const struct npf_tl_item *it
 	e->mid_len = (uint32_t)m;
 	e->k1 = k1;
 	e->k2 = k2;
+	e->k3 = k3;
 	return true;
 }
 
 /*
- * Write the head of @it (kind, name @nid, track) at @p, from the cache (two
- * ways a set: the last used first); returns the end, and the entry in *@ep
- * (NULL: not cached).
+ * Write the head of @it, keyed @k1, @k2, @k3 (struct npf_js_head), at @p,
+ * from the cache (two ways a set: the last used first); returns the end,
+ * and the entry in *@ep (NULL: not cached).
  */
-static inline char *npf_js_head(struct npf_js *o, char *p,
-				const struct npf_tl_item *it, uint32_t nid,
-				const struct npf_js_head **ep)
+static inline char *npf_js_head_k(struct npf_js *o, char *p,
+				  const struct npf_tl_item *it, uint64_t k1,
+				  uint64_t k2, uint64_t k3,
+				  const struct npf_js_head **ep)
 {
-	uint64_t k1 = (uint64_t)it->pid << 32 | it->tid;
-	uint64_t k2 = 1ull << 63 | (uint64_t)it->kind << 32 | nid;
-	uint64_t x = (k1 * 0x9e3779b97f4a7c15ull) ^ k2;
+	uint64_t x = (k1 * 0x9e3779b97f4a7c15ull) ^ k2 ^ k3;
 	struct npf_js_head *e;
 
 	x ^= x >> 31;
 	x *= 0xbf58476d1ce4e5b9ull;
 	e = &o->hc[(x >> (64 - 8)) & ~1u];
-	if (npf_unlikely(e->k1 != k1 || e->k2 != k2)) {
-		if (e[1].k1 == k1 && e[1].k2 == k2) {
+	if (npf_unlikely(e->k1 != k1 || e->k2 != k2 || e->k3 != k3)) {
+		if (e[1].k1 == k1 && e[1].k2 == k2 && e[1].k3 == k3) {
 			e++;
 		} else {
 			e[1] = e[0];
-			if (!npf_js_head_fill(e, it, k1, k2)) {
+			if (!npf_js_head_fill(e, it, k1, k2, k3)) {
 				*ep = NULL;
 				return npf_js_head_text(p, it);
 			}
@@ -316,6 +329,16 @@ static inline char *npf_js_head(struct npf_js *o, char *p,
 	*ep = e;
 	memcpy(p, e->head, NPF_JS_HEAD);
 	return p + e->len;
+}
+
+/* The head of @it of a kind, name @nid and track */
+static inline char *npf_js_head(struct npf_js *o, char *p,
+				const struct npf_tl_item *it, uint32_t nid,
+				const struct npf_js_head **ep)
+{
+	return npf_js_head_k(o, p, it, (uint64_t)it->pid << 32 | it->tid,
+			     1ull << 63 | (uint64_t)it->kind << 32 | nid, 0,
+			     ep);
 }
 
 static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
@@ -499,18 +522,19 @@ static void npf_js_flow(struct npf_js *o, const struct npf_tl_item *it)
 
 static void npf_js_counter(struct npf_js *o, const struct npf_tl_item *it)
 {
-	char *p = NPF_JS_BEGIN(o, "{\"ph\":\"C\",\"name\":");
+	const struct npf_js_head *e;
+	char *p;
 
-	npf_js_end(o, p);
-	npf_js_str(o, it->name, 64);
-	p = o->buf + o->len;
-	p = npf_js_track(p, it->pid, 0);
-	p = npf_js_ts(p, it->ts);
-	p = NPF_LIT(p, ",\"args\":{");
-	npf_js_end(o, p);
-	npf_js_str(o, it->text ? it->text : "value", 64);
-	p = o->buf + o->len;
-	*p++ = ':';
+	p = npf_js_head_k(o, npf_js_next(o), it, (uintptr_t)it->name,
+			  1ull << 63 | (uint64_t)NPF_TL_COUNTER << 32 | it->pid,
+			  (uintptr_t)it->text, &e);
+	p = npf_us(p, it->ts);
+	if (npf_likely(e != NULL)) {
+		memcpy(p, e->mid, NPF_JS_MID);
+		p += e->mid_len;
+	} else {
+		p = npf_js_mid_text(p, it);
+	}
 	p = npf_fmt_fixed(p, it->value, (unsigned int)it->decimals);
 	p = NPF_LIT(p, "}}");
 	npf_js_end(o, p);

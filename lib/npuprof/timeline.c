@@ -15,6 +15,10 @@
  * bounded by its max_held, and tables of threads, processes and devices with fixed
  * caps: independent of the trace's length.
  *
+ * A counter item's name and key (npf_tl_item.name, .text) are strings at
+ * one address, unchanged, for the whole run (a PE's names in its table,
+ * literals otherwise): the Chrome exporter caches their JSON by address.
+ *
  * Locking: none; a timeline run and a reorder buffer belong to one
  * thread. Lifetime: everything is freed when npf_timeline_run() returns.
  */
