@@ -331,6 +331,17 @@ static inline char *npf_js_head_k(struct npf_js *o, char *p,
 	return p + e->len;
 }
 
+/* The second part of @it's head: from its entry @e, or formatted */
+static inline char *npf_js_mid(char *p, const struct npf_js_head *e,
+			       const struct npf_tl_item *it)
+{
+	if (npf_likely(e != NULL)) {
+		memcpy(p, e->mid, NPF_JS_MID);
+		return p + e->mid_len;
+	}
+	return npf_js_mid_text(p, it);
+}
+
 /* The head of @it of a kind, name @nid and track */
 static inline char *npf_js_head(struct npf_js *o, char *p,
 				const struct npf_tl_item *it, uint32_t nid,
@@ -468,12 +479,7 @@ static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 	p = npf_us(p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_us(p, it->dur);
-	if (npf_likely(e != NULL)) {
-		memcpy(p, e->mid, NPF_JS_MID);
-		p += e->mid_len;
-	} else {
-		p = npf_js_mid_text(p, it);
-	}
+	p = npf_js_mid(p, e, it);
 	p = npf_u64(p, r->op_index);
 	p = NPF_LIT(p, ",\"job_id\":");
 	p = npf_u64(p, r->job_id);
@@ -529,12 +535,7 @@ static void npf_js_counter(struct npf_js *o, const struct npf_tl_item *it)
 			  1ull << 63 | (uint64_t)NPF_TL_COUNTER << 32 | it->pid,
 			  (uintptr_t)it->text, &e);
 	p = npf_us(p, it->ts);
-	if (npf_likely(e != NULL)) {
-		memcpy(p, e->mid, NPF_JS_MID);
-		p += e->mid_len;
-	} else {
-		p = npf_js_mid_text(p, it);
-	}
+	p = npf_js_mid(p, e, it);
 	p = npf_fmt_fixed(p, it->value, (unsigned int)it->decimals);
 	p = NPF_LIT(p, "}}");
 	npf_js_end(o, p);
