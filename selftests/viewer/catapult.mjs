@@ -32,7 +32,7 @@ export async function load(env, file) {
 		await page.waitForFunction(() => {
 			const v = document.querySelector('x-profiling-view');
 			return v && v.setActiveTrace;
-		}, null, { timeout: 30000 });
+		}, null, { timeout: 60000 });
 		const [chooser] = await Promise.all([
 			page.waitForEvent('filechooser', { timeout: 10000 }),
 			page.getByText('Load', { exact: true }).click(),
@@ -40,7 +40,7 @@ export async function load(env, file) {
 		await chooser.setFiles(env.files[file]);
 		const got = await page.evaluate(async () => {
 			const view = document.querySelector('x-profiling-view');
-			for (let i = 0; i < 200; i++) {
+			for (let i = 0; i < 600; i++) {
 				if (view.timelineView_.model)
 					break;
 				// the error overlay: "While importing:", the exception
@@ -52,7 +52,7 @@ export async function load(env, file) {
 			}
 			const m = view.timelineView_.model;
 			if (!m)
-				return { error: 'no model after 20 s' };
+				return { error: 'no model after 60 s' };
 			const shift = m.timestampShiftToZeroAmount_;
 			const ns = t => Math.round((t - shift) * 1e9) / 1e3;
 			const depth = s => {

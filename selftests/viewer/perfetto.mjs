@@ -98,9 +98,9 @@ export async function load(env, file) {
 				const e = window.globals &&
 					  Object.values(globals.state.engines)[0];
 				return e && e.ready;
-			}, null, { timeout: 60000, polling: 200 });
+			}, null, { timeout: 120000, polling: 200 });
 		} catch (e) {
-			throw new Error(`the trace processor did not load the trace in 60 s; ${errors.join('; ')}`);
+			throw new Error(`the trace processor did not load the trace in 120 s; ${errors.join('; ')}`);
 		}
 		const out = {};
 		for (const [k, sql] of Object.entries(QUERIES)) {

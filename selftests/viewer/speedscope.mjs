@@ -33,7 +33,7 @@ export async function load(env, file) {
 		await page.goto(`${env.base}/npm/speedscope/dist/release/index.html#profileURL=${encodeURIComponent(env.base + file)}`);
 		const exp = page.getByText('Export', { exact: false }).first();
 		try {
-			await Promise.race([exp.waitFor({ timeout: 10000 }), refusal]);
+			await Promise.race([exp.waitFor({ timeout: 30000 }), refusal]);
 			const [dl] = await Promise.all([
 				page.waitForEvent('download', { timeout: 10000 }),
 				exp.click(),
