@@ -444,7 +444,13 @@ int npf_reorder_push(struct npf_reorder *ro, const struct npuprof_event *ev,
 	NPF_RO_FIELDS(e, ev);
 	e->label_len = (uint32_t)label;
 	if (ev->type == NPUPROF_EV_RECORD) {
-		memcpy(dst, ev->rec, extra);
+		/* OP and EXEC records: copies of a constant size, inline */
+		if (extra == sizeof(struct npu_trace_rec_op))
+			memcpy(dst, ev->rec, sizeof(struct npu_trace_rec_op));
+		else if (extra == sizeof(struct npu_trace_rec_exec))
+			memcpy(dst, ev->rec, sizeof(struct npu_trace_rec_exec));
+		else
+			memcpy(dst, ev->rec, extra);
 	} else if (ev->type == NPUPROF_EV_SPAN) {
 		memcpy(dst, ev->span, sizeof(*ev->span));
 		if (label)
