@@ -4,10 +4,12 @@
  * breakdown.c):
  * nodes keyed by two 64-bit words, chained buckets that double when the
  * map is as full as it has buckets, and an insertion-order list so that
- * what is left at the end of a trace comes out in a stable order.
+ * what is left at the end of a trace comes out in a stable order; and the
+ * window of spans that may still gain children (struct npf_win), a
+ * min-heap by end time of the keys of map nodes.
  *
- * A map is used by one thread; it owns its nodes from npf_amap_add() to
- * npf_amap_del() or npf_amap_fini().
+ * A map or window is used by one thread; a map owns its nodes from
+ * npf_amap_add() to npf_amap_del() or npf_amap_fini().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -117,4 +119,67 @@ void npf_amap_fini(struct npf_amap *m)
 	free(m->b);
 	m->b = NULL;
 	m->n = 0;
+}
+
+static bool npf_went_before(const struct npf_went *a, const struct npf_went *b)
+{
+	return a->end < b->end || (a->end == b->end && a->seq < b->seq);
+}
+
+int npf_win_push(struct npf_win *w, uint64_t end, uint64_t k1, uint64_t k2)
+{
+	struct npf_went e = { .end = end, .seq = w->seq++, .k1 = k1, .k2 = k2 };
+	size_t i;
+
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct npf_went *h = realloc(w->h, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		w->h = h;
+		w->cap = cap;
+	}
+	for (i = w->n++; i && npf_went_before(&e, &w->h[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		w->h[i] = w->h[(i - 1) / 2];
+	w->h[i] = e;
+	return 0;
+}
+
+void npf_win_saw(struct npf_win *w, uint64_t end)
+{
+	if (end > w->newest)
+		w->newest = end;
+}
+
+bool npf_win_next(struct npf_win *w, bool all, struct npf_went *e)
+{
+	struct npf_went last;
+	size_t i = 0, c;
+
+	if (!w->n || !(all || w->n > NPF_WIN_MAX ||
+		       (w->newest > w->h[0].end &&
+			w->newest - w->h[0].end > (uint64_t)NPF_WIN_NS)))
+		return false;
+	*e = w->h[0];
+	last = w->h[--w->n];
+	while ((c = 2 * i + 1) < w->n) {
+		if (c + 1 < w->n && npf_went_before(&w->h[c + 1], &w->h[c]))
+			c++;
+		if (!npf_went_before(&w->h[c], &last))
+			break;
+		w->h[i] = w->h[c];
+		i = c;
+	}
+	if (w->n)
+		w->h[i] = last;
+	return true;
+}
+
+void npf_win_fini(struct npf_win *w)
+{
+	free(w->h);
+	w->h = NULL;
+	w->n = w->cap = 0;
 }

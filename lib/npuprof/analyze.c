@@ -11,8 +11,16 @@
  * ordered by a column and cut to the top N; cumulative time runs down
  * the printed rows.
  *
+ * A span's self time needs all its children, whose spans may come before
+ * or after it in the file (a child ends first, but on another thread its
+ * span can be drained later): a span's row waits in the analysis window
+ * (struct npf_win: until a span that ended 2 s after it has been read)
+ * and every child found there or after it is subtracted; the time of
+ * children that come first waits for their parent in a map.
+ *
  * Memory: one accumulator per type when aggregating, else the top 2N rows
- * (all of them with top 0); the spans whose parent has not come yet.
+ * (all of them with top 0); the spans of the window (at most NPF_WIN_MAX)
+ * and the children's time of parents that have not come yet.
  * Each call uses its trace alone; callers serialize calls on one trace.
  */
 #include <errno.h>
@@ -43,12 +51,21 @@ struct an_kids {
 	int64_t sum;
 };
 
+/* A span's row in the window, by (pid, span_id) */
+struct an_held {
+	struct npf_anode node;
+	unsigned int type;
+	struct npf_an_row row;
+};
+
 struct an_ctx {
 	const struct npuprof_analyze_opts *o;
 	enum an_col col;
 	bool asc;
 	double peak[AN_DEVS];
 	struct npf_amap kids;
+	struct npf_amap held;
+	struct npf_win win;
 	struct npf_an_row *rows;
 	size_t n, cap;
 	struct an_acc *ops;	/* by opcode */
@@ -240,6 +257,23 @@ static int an_op(void *ctx, const struct npf_op_row *r)
 	return an_row(c, &row, o->opcode);
 }
 
+/* Rows of the spans leaving the window (all of them with @all) */
+static int an_release(struct an_ctx *c, bool all)
+{
+	struct npf_went e;
+	int ret = 0;
+
+	while (!ret && npf_win_next(&c->win, all, &e)) {
+		struct an_held *h = npf_amap_find(&c->held, e.k1, e.k2);
+
+		if (!h)
+			continue;
+		ret = an_row(c, &h->row, h->type);
+		npf_amap_del(&c->held, h);
+	}
+	return ret;
+}
+
 static int an_span(struct an_ctx *c, const struct npuprof_span_rec *s)
 {
 	int64_t dur = (int64_t)(s->end_ns - s->start_ns);
@@ -248,16 +282,24 @@ static int an_span(struct an_ctx *c, const struct npuprof_span_rec *s)
 		.op_index = UINT32_MAX, .pe = UINT32_MAX,
 		.start = s->start_ns > INT64_MAX ? INT64_MAX : (int64_t)s->start_ns,
 	};
+	unsigned int type = s->kind < AN_NKINDS ? s->kind : 0;
+	struct an_held *h;
 	struct an_kids *k;
 
 	if (s->parent_id) {
-		k = npf_amap_find(&c->kids, (uint32_t)s->pid, s->parent_id);
-		if (!k)
+		/* the parent's row, still in the window, or its children's sum */
+		h = npf_amap_find(&c->held, (uint32_t)s->pid, s->parent_id);
+		k = h ? NULL : npf_amap_find(&c->kids, (uint32_t)s->pid,
+					     s->parent_id);
+		if (!h && !k)
 			k = npf_amap_add(&c->kids, (uint32_t)s->pid, s->parent_id,
 					 sizeof(*k));
-		if (!k)
+		if (h)
+			h->row.self -= dur;
+		else if (k)
+			k->sum += dur;
+		else
 			return -ENOMEM;
-		k->sum += dur;
 	}
 	k = npf_amap_find(&c->kids, (uint32_t)s->pid, s->span_id);
 	if (k) {
@@ -272,7 +314,17 @@ static int an_span(struct an_ctx *c, const struct npuprof_span_rec *s)
 		row.op_index = s->op_index;
 	snprintf(row.name, sizeof(row.name), "%s",
 		 npuprof_span_kind_name(s->kind));
-	return an_row(c, &row, s->kind < AN_NKINDS ? s->kind : 0);
+	npf_win_saw(&c->win, s->end_ns);
+	/* the same id twice: the second one has no children of its own */
+	if (npf_amap_find(&c->held, (uint32_t)s->pid, s->span_id))
+		return an_row(c, &row, type);
+	h = npf_amap_add(&c->held, (uint32_t)s->pid, s->span_id, sizeof(*h));
+	if (!h || npf_win_push(&c->win, s->end_ns, (uint32_t)s->pid,
+			       s->span_id))
+		return -ENOMEM;
+	h->row = row;
+	h->type = type;
+	return an_release(c, false);
 }
 
 static void an_device(struct an_ctx *c, const struct npuprof_event *ev)
@@ -367,6 +419,8 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	}
 	ret = npf_amap_init(&c.kids);
 	if (!ret)
+		ret = npf_amap_init(&c.held);
+	if (!ret)
 		ret = npuprof_trace_rewind(trace);
 	if (!ret)
 		ret = npf_join_new(trace, &an_ops, &c, &j);
@@ -379,8 +433,12 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 		if (!ret)
 			ret = npf_join_event(j, &ev);
 	}
+	if (!ret)
+		ret = an_release(&c, true);
 	npf_join_free(j);
 	npf_amap_fini(&c.kids);
+	npf_amap_fini(&c.held);
+	npf_win_fini(&c.win);
 	if (!ret && o->aggregate)
 		ret = an_collect(&c);
 	free(c.ops);

@@ -14,10 +14,10 @@
  * before or after it (a child ends first, but on another thread its span
  * can be drained later). So an inference's row waits in a window until it
  * can no longer gain children: until a span that ended more than
- * NPF_JOIN_WINDOW_NS after it has been read (a span is written within a
+ * NPF_WIN_NS (2 s) after it has been read (a span is written within a
  * drain pass of its end, every 100 ms at most: twenty passes), or the
- * window holds NPF_JOIN_MAX_HELD inferences; then, once every SUBMIT
- * child has its execution. What is still unmatched at the end is emitted
+ * window (struct npf_win) holds NPF_WIN_MAX inferences; then, once every
+ * SUBMIT child has its execution. What is still unmatched at the end is emitted
  * as such (executions without trace ids) and counted, never dropped.
  * Memory: the entries waiting, i.e. the inferences of the last 2 s of
  * trace, the jobs in flight between the two streams plus those that never
@@ -33,9 +33,6 @@
 #include "npuprof_int.h"
 
 #define NPF_JOIN_DEVS	64
-/* The window of inferences waiting for children: the timeline's */
-#define NPF_JOIN_WINDOW_NS	NPF_TL_WINDOW_NS
-#define NPF_JOIN_MAX_HELD	NPF_TL_MAX_HELD
 
 struct npf_submit {
 	struct npf_anode node;
@@ -63,14 +60,6 @@ struct npf_acc {
 	struct npf_inf_row row;
 };
 
-/* An inference in the window, by end time then arrival */
-struct npf_went {
-	uint64_t end;
-	uint64_t seq;
-	int32_t pid;
-	uint64_t span_id;
-};
-
 struct npf_join {
 	const struct npuprof_trace *trace;
 	const struct npf_join_ops *ops;
@@ -80,10 +69,7 @@ struct npf_join {
 	struct npf_amap submits;	/* (minor, job_id) */
 	struct npf_amap execs;		/* (minor, job_id) */
 	struct npf_amap accs;		/* (pid, inference span_id) */
-	struct npf_went *win;		/* min-heap by (end, seq) */
-	size_t nwin, capwin;
-	uint64_t seq;
-	uint64_t newest;		/* latest span end read */
+	struct npf_win win;		/* inferences that may gain children */
 	struct npf_join_stats st;
 };
 
@@ -117,7 +103,7 @@ void npf_join_free(struct npf_join *j)
 	npf_amap_fini(&j->submits);
 	npf_amap_fini(&j->execs);
 	npf_amap_fini(&j->accs);
-	free(j->win);
+	npf_win_fini(&j->win);
 	free(j);
 }
 
@@ -234,65 +220,19 @@ static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp
 	return 0;
 }
 
-static bool npf_went_before(const struct npf_went *a, const struct npf_went *b)
-{
-	return a->end < b->end || (a->end == b->end && a->seq < b->seq);
-}
-
-static int npf_win_push(struct npf_join *j, const struct npf_went *e)
-{
-	size_t i;
-
-	if (j->nwin == j->capwin) {
-		size_t cap = j->capwin ? 2 * j->capwin : 64;
-		struct npf_went *w = realloc(j->win, cap * sizeof(*w));
-
-		if (!w)
-			return -ENOMEM;
-		j->win = w;
-		j->capwin = cap;
-	}
-	for (i = j->nwin++; i && npf_went_before(e, &j->win[(i - 1) / 2]);
-	     i = (i - 1) / 2)
-		j->win[i] = j->win[(i - 1) / 2];
-	j->win[i] = *e;
-	return 0;
-}
-
-static void npf_win_pop(struct npf_join *j)
-{
-	struct npf_went last = j->win[--j->nwin];
-	size_t i = 0, c;
-
-	while ((c = 2 * i + 1) < j->nwin) {
-		if (c + 1 < j->nwin && npf_went_before(&j->win[c + 1], &j->win[c]))
-			c++;
-		if (!npf_went_before(&j->win[c], &last))
-			break;
-		j->win[i] = j->win[c];
-		i = c;
-	}
-	if (j->nwin)
-		j->win[i] = last;
-}
-
 /*
  * Close the inferences that can no longer gain children (all of them with
  * @all): emit those whose SUBMIT children all have their executions; the
  * others go out when the last one does (npf_match()) or at the end.
  */
-static int npf_win_advance(struct npf_join *j, bool all)
+static int npf_join_advance(struct npf_join *j, bool all)
 {
+	struct npf_went e;
 	int ret = 0;
 
-	while (!ret && j->nwin &&
-	       (all || j->nwin > NPF_JOIN_MAX_HELD ||
-		(j->newest > j->win[0].end &&
-		 j->newest - j->win[0].end > (uint64_t)NPF_JOIN_WINDOW_NS))) {
-		struct npf_acc *a = npf_amap_find(&j->accs, (uint32_t)j->win[0].pid,
-						  j->win[0].span_id);
+	while (!ret && npf_win_next(&j->win, all, &e)) {
+		struct npf_acc *a = npf_amap_find(&j->accs, e.k1, e.k2);
 
-		npf_win_pop(j);
 		if (!a || a->closed)
 			continue;
 		a->closed = true;
@@ -307,8 +247,6 @@ static int npf_win_advance(struct npf_join *j, bool all)
 static int npf_join_inference(struct npf_join *j,
 			      const struct npuprof_span_rec *sp)
 {
-	struct npf_went e = { .end = sp->end_ns, .seq = j->seq++,
-			      .pid = sp->pid, .span_id = sp->span_id };
 	struct npf_acc *a;
 
 	j->st.inferences++;
@@ -323,7 +261,7 @@ static int npf_join_inference(struct npf_join *j,
 	}
 	a->have_span = true;
 	a->row.span = *sp;
-	if (npf_win_push(j, &e))
+	if (npf_win_push(&j->win, sp->end_ns, (uint32_t)sp->pid, sp->span_id))
 		return -ENOMEM;
 	npf_join_pending(j);
 	return 0;
@@ -443,9 +381,8 @@ int npf_join_event(struct npf_join *j, const struct npuprof_event *ev)
 			ret = npf_join_submit(j, ev->span);
 		else if (ev->span->kind == NPUPROF_SPAN_INFERENCE)
 			ret = npf_join_inference(j, ev->span);
-		if (ev->span->end_ns > j->newest)
-			j->newest = ev->span->end_ns;
-		return ret ? ret : npf_win_advance(j, false);
+		npf_win_saw(&j->win, ev->span->end_ns);
+		return ret ? ret : npf_join_advance(j, false);
 	}
 	case NPUPROF_EV_RECORD: {
 		const struct npu_trace_rec_hdr *h = ev->rec;
@@ -475,7 +412,7 @@ int npf_join_finish(struct npf_join *j)
 	j->st.submits_unmatched += j->submits.n;
 	/* the window, in order: those complete go out */
 	if (!ret)
-		ret = npf_win_advance(j, true);
+		ret = npf_join_advance(j, true);
 	/* inferences still waiting for an execution that never came */
 	for (n = j->accs.head.next; !ret && n != &j->accs.head; n = next) {
 		struct npf_acc *a = (void *)n;

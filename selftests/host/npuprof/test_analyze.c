@@ -67,7 +67,7 @@ TEST_F(an, aggregate_sum_by_type)
 	static const char *const names[] = { "inference", "wait", "CONV2D",
 		"submit", "Quantize", "Dequantize", "DWCONV2D", "Lower", "PAD",
 		"Unlower" };
-	static const char *const self_ns[] = { "12850", "11200", "3000",
+	static const char *const self_ns[] = { "12800", "11200", "3000",
 		"1300", "800", "600", "500", "200", "100", "100" };
 	char *out;
 	int ret, i;
@@ -82,8 +82,8 @@ TEST_F(an, aggregate_sum_by_type)
 		ASSERT_STREQ(self_ns[i], F(out, i + 1, C_SELF));
 	}
 	/* CONV2D: 2 records, 3000 ns, 384000 MACs = 128 GMAC/s = 50% of
-	 * 256 GMAC/s, 6000 B = 2 GB/s; cumulative 12850 + 11200 + 3000 of
-	 * the total 30650 */
+	 * 256 GMAC/s, 6000 B = 2 GB/s; cumulative 12800 + 11200 + 3000 of
+	 * the total 30600 */
 	ASSERT_STREQ("npu", F(out, 3, C_WHERE));
 	ASSERT_STREQ("2", F(out, 3, C_COUNT));
 	ASSERT_STREQ("384000", F(out, 3, C_MACS));
@@ -91,15 +91,15 @@ TEST_F(an, aggregate_sum_by_type)
 	ASSERT_STREQ("50.000000", F(out, 3, C_PEAK));
 	ASSERT_STREQ("6000", F(out, 3, C_BYTES));
 	ASSERT_STREQ("2.000000", F(out, 3, C_GBPS));
-	ASSERT_STREQ("27050", F(out, 3, C_CUM));
-	ASSERT_STREQ("88.254486", F(out, 3, C_CUM_PCT));
-	ASSERT_STREQ("9.787928", F(out, 3, C_SELF_PCT));
+	ASSERT_STREQ("27000", F(out, 3, C_CUM));
+	ASSERT_STREQ("88.235294", F(out, 3, C_CUM_PCT));
+	ASSERT_STREQ("9.803922", F(out, 3, C_SELF_PCT));
 	ASSERT_STREQ("", F(out, 3, C_START));	/* a sum has no record */
 	/* host rows have no MACs; the last row's cumulative is 100% */
 	ASSERT_STREQ("host", F(out, 1, C_WHERE));
 	ASSERT_STREQ("", F(out, 1, C_MACS));
 	ASSERT_STREQ("", F(out, 1, C_GMACS));
-	ASSERT_STREQ("30650", F(out, 10, C_CUM));
+	ASSERT_STREQ("30600", F(out, 10, C_CUM));
 	ASSERT_STREQ("100.000000", F(out, 10, C_CUM_PCT));
 	/* DWCONV2D 128 GMAC/s (50%), 20 GB/s; PAD 0 MACs, 10 GB/s */
 	ASSERT_STREQ("50.000000", F(out, 7, C_PEAK));
@@ -280,9 +280,49 @@ TEST_F(an, json_and_table)
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(4, ag_lines(out));
 	ASSERT_NE(NULL, strstr(out, "self_ns"));
-	ASSERT_NE(NULL, strstr(out, "12850"));
+	ASSERT_NE(NULL, strstr(out, "12800"));
 	ASSERT_EQ(NULL, strstr(out, "start_ns"));	/* a data column */
 	free(out);
+}
+
+/*
+ * Self times whatever the order of parent and children in the file
+ * (ag_trace_order()): E 10000 - (400 + 200 + 5200 + 400) = 3800 with all
+ * its children after it; F 8000 - (200 + 1000 + 5000) = 1800 with its
+ * Quantize before it and the rest after; H 1000. E's Unlower comes 3 s
+ * after E's window closed: not subtracted, a row of its own (100). Total
+ * 3800 + 1800 + 1000 + Quantize 600 + submit 1200 + wait 10200 +
+ * Dequantize 400 + Unlower 100 = 19100.
+ */
+TEST(children_after_their_parent)
+{
+	char *path = ag_trace_order("an-order"), err[256];
+	struct npuprof_analyze_opts o;
+	struct npuprof_trace *t;
+	struct npf_an_row *rows = NULL;
+	size_t n = 0, i;
+	int64_t total = 0, inf = -1, wait = -1;
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	npuprof_analyze_opts_init(&o);
+	o.top = 0;
+	o.aggregate = NPUPROF_AGG_SUM;
+	ASSERT_EQ(0, npf_analyze_rows(t, &o, &rows, &n, &total));
+	for (i = 0; i < n; i++) {
+		if (!strcmp(rows[i].name, "inference")) {
+			inf = rows[i].self;
+			ASSERT_EQ(3u, rows[i].count);
+		} else if (!strcmp(rows[i].name, "wait")) {
+			wait = rows[i].self;
+		}
+	}
+	ASSERT_EQ(6600, inf);
+	ASSERT_EQ(10200, wait);
+	ASSERT_EQ(19100, total);
+	free(rows);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
 }
 
 TEST_HARNESS_MAIN
