@@ -294,7 +294,9 @@ static inline void npf_ro_insert(struct npf_reorder *ro,
 	} else {
 		size_t at = (ro->ring_head + j) & m;
 
-		if (at + (n - j) <= m) {	/* no wrap: one move */
+		if (j == n) {
+			/* at the end: the usual case, nothing to move */
+		} else if (at + (n - j) <= m) {	/* no wrap: one move */
 			memmove(&r[at + 1], &r[at], (n - j) * sizeof(*r));
 		} else {
 			for (k = n; k > j; k--)
