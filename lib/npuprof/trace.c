@@ -117,7 +117,12 @@ static int npf_run_next(struct npuprof_trace *t,
 		memcpy(&hd, r, sizeof(hd));
 		if (hd.size < sizeof(hd) || hd.size % 8 || hd.size > t->run_left)
 			return npf_run_bad(t, "ring record size is not a multiple of 8 inside its item");
-		if (hd.size < npf_ring_rec_min_size(hd.type))
+		/* the usual types without a call */
+		if (hd.type == NPU_TRACE_REC_OP ?
+		    hd.size < sizeof(struct npu_trace_rec_op) :
+		    hd.type == NPU_TRACE_REC_EXEC ?
+		    hd.size < sizeof(struct npu_trace_rec_exec) :
+		    hd.size < npf_ring_rec_min_size(hd.type))
 			return npf_run_bad(t, "ring record shorter than its type");
 		*off = t->run_off;
 		t->run += hd.size;
