@@ -31,6 +31,7 @@
 #include "npu_drv.h"
 #include "npu_hwif.h"
 #include "npu_job.h"
+#include "npu_netlink.h"
 #include "npu_sysfs.h"
 #include "npu_trace.h"
 
@@ -465,6 +466,7 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		  ndev->name, NPU_HW_VERSION_GET_MAJOR(ndev->hw.version),
 		 NPU_HW_VERSION_GET_MINOR(ndev->hw.version), ndev->hw.pe_count,
 		 ndev->hw.clock_hz, ndev->hw.dram_size >> 20);
+	npu_nl_dev_add(ndev);
 	return 0;
 }
 
@@ -487,6 +489,8 @@ static void npu_remove(struct pci_dev *pdev)
 	struct npu_dev *ndev = pci_get_drvdata(pdev);
 	struct npu_mbox_result res;
 
+	/* First: no netlink request sees the device once remove starts. */
+	npu_nl_dev_del(ndev);
 	misc_deregister(&ndev->misc);
 
 	WRITE_ONCE(ndev->unplugged, true);
@@ -521,12 +525,22 @@ static struct pci_driver npu_pci_driver = {
 
 static int __init npu_init(void)
 {
-	return pci_register_driver(&npu_pci_driver);
+	int ret;
+
+	/* The family first: probe lists devices in it. */
+	ret = npu_nl_init();
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&npu_pci_driver);
+	if (ret)
+		npu_nl_exit();
+	return ret;
 }
 
 static void __exit npu_exit(void)
 {
 	pci_unregister_driver(&npu_pci_driver);
+	npu_nl_exit();
 }
 
 module_init(npu_init);

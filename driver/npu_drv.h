@@ -72,6 +72,19 @@ struct npu_hw_desc {
 };
 
 /**
+ * struct npu_pe_stats - job counters of one PE, for netlink's
+ * NPU_CMD_STATS_GET (Documentation/npu/driver.rst); under npu_dev.jobs_lock
+ * @jobs_completed: jobs completed with NPU_JOB_OK
+ * @jobs_failed: jobs completed with any other status
+ * @busy_ticks: sum of end_tick - start_tick of those jobs
+ */
+struct npu_pe_stats {
+	u64 jobs_completed;
+	u64 jobs_failed;
+	u64 busy_ticks;
+};
+
+/**
  * struct npu_dev - one NPU
  * @ref: lifetime; held by the bound PCI device and by every open file
  * @pdev: the PCI function (a reference is held until release)
@@ -102,7 +115,7 @@ struct npu_hw_desc {
  * @intr_lock: serializes the host's clearing of NPU_REG_INTR_CAUSE bits
  * @pool: DRAM allocator (npu_bo.c); lives until release
  * @jobs_lock: protects every job, the queues' host state and the fields
- *	below up to @resets
+ *	below up to @pe_stats
  * @pe: host state of each PE's command queue
  * @pe_rr: next PE to try first for NPU_PE_ANY
  * @outstanding: jobs submitted and not completed, all PEs
@@ -112,6 +125,7 @@ struct npu_hw_desc {
  * @next_job_id: last job id handed out
  * @resets: device resets done by the driver (timeouts, faults)
  * @spurious: completions for job ids the driver never handed out
+ * @pe_stats: job counters per PE (npu_job.c, read by npu_netlink.c)
  * @done_wq: woken when jobs complete and at unplug
  * @space_wq: woken when queue space frees up and at unplug
  * @timeout_work: job timeout check
@@ -155,6 +169,7 @@ struct npu_dev {
 	u64 next_job_id;
 	u64 resets;
 	u64 spurious;
+	struct npu_pe_stats pe_stats[NPU_HW_MAX_PES];
 	wait_queue_head_t done_wq;
 	wait_queue_head_t space_wq;
 	struct delayed_work timeout_work;

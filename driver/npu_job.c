@@ -42,6 +42,7 @@
 #include "npu_drv.h"
 #include "npu_hwif.h"
 #include "npu_job.h"
+#include "npu_netlink.h"
 #include "npu_trace.h"
 
 static unsigned int job_timeout_ms = 5000;
@@ -122,6 +123,19 @@ static void npu_job_free(struct npu_job *job)
 	kfree(job);
 }
 
+/* The PE's counters (npu_pe_stats) of a completed job. jobs_lock held. */
+static void npu_job_count(struct npu_dev *ndev, const struct npu_job *job)
+{
+	struct npu_pe_stats *ps = &ndev->pe_stats[job->pe];
+
+	if (job->status == NPU_JOB_OK)
+		ps->jobs_completed++;
+	else
+		ps->jobs_failed++;
+	if (job->end_tick > job->start_tick)
+		ps->busy_ticks += job->end_tick - job->start_tick;
+}
+
 /* Deliver a job's result and drop its buffers. jobs_lock held. */
 static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 			     u32 status, u32 op_index, u64 start_tick,
@@ -157,7 +171,9 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 	job->op_index = op_index;
 	job->start_tick = start_tick;
 	job->end_tick = end_tick;
+	npu_job_count(ndev, job);
 	npu_trace_job_completed(ndev, job);
+	npu_nl_job_event(ndev, job);
 	for (i = 0; i < job->nbufs; i++)
 		npu_bo_put(job->bos[i]);
 	job->nbufs = 0;
@@ -309,6 +325,7 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 
 	lockdep_assert_held(&ndev->jobs_lock);
 	ndev->resets++;
+	npu_nl_reset_event(ndev);
 	if (expired) {
 		expired->expired = true;
 		ndev_warn(ndev, "reset: %s: job %llu on PE %u (pid %d)\n", why,

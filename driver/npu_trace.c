@@ -19,6 +19,7 @@
 #include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "npu_trace.h"
 #include "npu_trace_int.h"
@@ -90,4 +91,22 @@ void npu_trace_fini(struct npu_dev *ndev)
 {
 	if (ndev->trace)
 		npu_trace_ctl_fini(ndev->trace);
+}
+
+/**
+ * npu_trace_get_stats() - the device's trace counters
+ * @ndev: the device, bound (before npu_trace_fini()'s devres release)
+ * @st: out: the counters, zero when the device has no trace state
+ */
+void npu_trace_get_stats(struct npu_dev *ndev, struct npu_trace_stats *st)
+{
+	struct npu_trace_dev *tdev = ndev->trace;
+	unsigned long flags;
+
+	memset(st, 0, sizeof(*st));
+	if (!tdev)
+		return;
+	spin_lock_irqsave(&tdev->lock, flags);
+	*st = tdev->stats;
+	spin_unlock_irqrestore(&tdev->lock, flags);
 }

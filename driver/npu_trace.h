@@ -21,6 +21,25 @@
 #include "npu_job.h"
 #include "npu_trace_points.h"
 
+/**
+ * struct npu_trace_stats - trace counters of a device, for netlink
+ * @records: records written to the device's rings, all rings summed
+ * @lost: records the rings lost (ring full, device, host), summed
+ * @dma_bytes: per PE, bytes of DMA from the device's EXEC records
+ * @macs: per PE, multiply-accumulates from the same records
+ *
+ * EXEC records are drained only while a ring of the device is enabled,
+ * so @dma_bytes and @macs count the jobs that ran while tracing was on.
+ */
+struct npu_trace_stats {
+	u64 records;
+	u64 lost;
+	u64 dma_bytes[NPU_HW_MAX_PES];
+	u64 macs[NPU_HW_MAX_PES];
+};
+
+void npu_trace_get_stats(struct npu_dev *ndev, struct npu_trace_stats *st);
+
 /*
  * At probe, after npu_hw_init() and BEFORE the interrupts are requested
  * (the trace state is released by devres after the interrupts are freed);

@@ -46,6 +46,7 @@
 #include <linux/npu.h>
 
 #include "npu_drv.h"
+#include "npu_trace.h"
 
 #define NPU_TRACE_JOB_BITS	8
 #define NPU_TRACE_NR_REASONS	(NPU_TRACE_LOST_HOST + 1)
@@ -72,6 +73,7 @@
  * @dev_lost_skip: device overflow losses counted since that skip
  * @area_size: bytes of the device trace area's data part (0: no trace)
  * @clock_work: periodic CLOCK records (npu_trace_ctl.c)
+ * @stats: counters for netlink (struct npu_trace_stats), under @lock
  */
 struct npu_trace_dev {
 	struct kref ref;
@@ -90,6 +92,7 @@ struct npu_trace_dev {
 	u64 dev_lost_skip;
 	u32 area_size;
 	struct delayed_work clock_work;
+	struct npu_trace_stats stats;
 };
 
 /**
@@ -125,6 +128,8 @@ struct npu_trace_dev {
  * @n_dev_lost: device losses reported to the ring
  * @n_host_lost: host losses reported to the ring
  * @n_clock: CLOCK records written
+ * @ovf_next: jiffies before which no overflow event is sent for this
+ *	ring (netlink's NPU_CMD_TRACE_OVERFLOW_NTF, one per second)
  * @wq: poll() waiters
  *
  * Every field from @prod on, except @id and @wq, is under
@@ -158,6 +163,7 @@ struct npu_tring {
 	u64 n_dev_lost;
 	u64 n_host_lost;
 	u64 n_clock;
+	unsigned long ovf_next;
 	wait_queue_head_t wq;
 };
 
@@ -168,6 +174,7 @@ void npu_trace_dev_put(struct npu_trace_dev *tdev);
 void npu_trace_rec_init(void *rec, u16 type, u16 size);
 void npu_tring_emit(struct npu_tring *r, void *rec, u32 size);
 bool npu_tring_flush_lost(struct npu_tring *r);
+void npu_tring_lost(struct npu_tring *r, u64 count);
 bool npu_tring_readable(struct npu_tring *r);
 void npu_tring_wake(struct npu_tring *r);
 u32 npu_tring_flags(struct npu_tring *r);

@@ -132,6 +132,7 @@ void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
 			r->n_dev_lost += count;
 		else
 			r->n_host_lost += count;
+		npu_tring_lost(r, count);
 		npu_tring_flush_lost(r);
 		npu_tring_wake(r);
 	}
@@ -196,14 +197,18 @@ void npu_trace_job_op(struct npu_trace_dev *tdev,
  * @tdev: the device's trace state; npu_trace_dev.lock held
  * @ex: the device's record
  *
- * Kept for the job's EXEC record at completion; the first one fires
- * npu_job_start.
+ * Counted in the PE's DMA and MAC statistics, every job's; kept for the
+ * job's EXEC record at completion; the first one fires npu_job_start.
  */
 void npu_trace_job_exec(struct npu_trace_dev *tdev,
 			const struct npu_hw_trec_exec *ex)
 {
 	struct npu_trace_jobent *ent = npu_trace_job_find(tdev, ex->job_id);
 
+	if (ex->pe < NPU_HW_MAX_PES) {
+		tdev->stats.dma_bytes[ex->pe] += ex->dma_bytes;
+		tdev->stats.macs[ex->pe] += ex->macs;
+	}
 	if (!ent)
 		return;
 	ent->exec = *ex;

@@ -16,6 +16,7 @@
  * list, under the lock that protects the list.
  */
 
+#include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/poll.h>
 #include <linux/string.h>
@@ -23,6 +24,7 @@
 
 #include <linux/npu.h>
 
+#include "npu_netlink.h"
 #include "npu_trace_int.h"
 #include "npu_trace_points.h"
 
@@ -168,6 +170,27 @@ bool npu_tring_flush_lost(struct npu_tring *r)
 }
 
 /**
+ * npu_tring_lost() - count records a ring lost, announce the overflow
+ * @r: the ring; npu_trace_dev.lock held
+ * @count: records lost now (any reason)
+ *
+ * Netlink's trace overflow event goes out at most once per ring per
+ * second.
+ */
+void npu_tring_lost(struct npu_tring *r, u64 count)
+{
+	unsigned long now = jiffies;
+
+	lockdep_assert_held(&r->tdev->lock);
+	r->tdev->stats.lost += count;
+	if (r->ovf_next && time_before(now, r->ovf_next))
+		return;
+	r->ovf_next = now + HZ ?: 1;
+	npu_nl_trace_overflow_event(r->ndev, r->id,
+				    r->n_lost + r->n_dev_lost + r->n_host_lost);
+}
+
+/**
  * npu_tring_emit() - offer one record to a ring
  * @r: the ring; npu_trace_dev.lock held
  * @rec: the record, its header's type and size set; its seq is written
@@ -187,6 +210,7 @@ void npu_tring_emit(struct npu_tring *r, void *rec, u32 size)
 		if (npu_tring_write(r, rec, size)) {
 			r->seq++;
 			r->n_records++;
+			r->tdev->stats.records++;
 			if (h->type == NPU_TRACE_REC_CLOCK)
 				r->n_clock++;
 			npu_tring_wake(r);
@@ -196,6 +220,7 @@ void npu_tring_emit(struct npu_tring *r, void *rec, u32 size)
 	r->seq++;
 	r->pend[NPU_TRACE_LOST_RING_FULL]++;
 	r->n_lost++;
+	npu_tring_lost(r, 1);
 	/* Records are being lost: a reader below its watermark must run. */
 	npu_tring_wake(r);
 }
