@@ -12,7 +12,9 @@
 # the kselftest harness headers, checkpatch.pl with its data files,
 # extract-vmlinux, and kernel-doc (which makes the man pages of the
 # libraries' functions from their headers). Safe to run again: it does
-# nothing when all is in place.
+# nothing when all is in place. It does not build the debug kernel (an
+# hour or more on a 2-core machine): scripts/debug-kernel.sh does, and
+# flex, bison and bc are here for it.
 #
 # Must run as root when a package is missing. --no-install only checks the
 # packages (exit 1 if one is missing) and still extracts the sources.
@@ -28,7 +30,7 @@ INSTALL=1
 for arg in "$@"; do
 	case "$arg" in
 	--no-install) INSTALL=0 ;;
-	-h|--help) sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "deps.sh: unknown argument: $arg" >&2; exit 2 ;;
 	esac
 done
@@ -46,6 +48,7 @@ PACKAGES=(
 	libsqlite3-dev sqlite3 python3-pandas
 	chromium nodejs
 	dkms man-db pkg-config
+	flex bison bc
 )
 
 log() { printf 'deps.sh: %s\n' "$*" >&2; }
