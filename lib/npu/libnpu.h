@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * libnpu.h - NPU runtime: devices, buffers, models, runner and CPU ops.
+ * libnpu.h - NPU runtime: devices, buffers, models, runner and CPU ops;
+ * the netlink control plane (npu_nl_*: discovery, statistics, events).
  *
  * Conventions (Documentation/npu/libnpu.rst):
  *  - every object is an opaque handle created by a _create, _open or _load
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include <linux/npu.h>
+#include <linux/npu_netlink.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -556,6 +558,207 @@ int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
  * Return: the updated CRC.
  */
 uint32_t npu_crc32(uint32_t crc, const void *data, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Control plane: the generic netlink family "npu"                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Device discovery, statistics and events of every NPU, without opening a
+ * device (Documentation/npu/netlink.rst). Needs libnl-genl-3 at link time.
+ * A handle is used by one thread at a time.
+ */
+struct npu_nl;
+
+/** NPU_NL_MAX_PES - most PEs a device reports (NPU_HW_MAX_PES) */
+#define NPU_NL_MAX_PES	16
+
+/**
+ * struct npu_nl_dev - one device, from NPU_CMD_DEV_GET
+ * @index: N of /dev/npuN
+ * @name: "npuN"
+ * @pci_addr: PCI address, "DDDD:BB:SS.F"
+ * @hw_version: hardware interface version, major << 16 | minor
+ * @pe_count: processing elements
+ * @clock_hz: device clock frequency
+ * @dram_size: bytes of device memory
+ * @trace_levels: bit n set when trace level n is supported
+ * @trace_max_pages: most data pages of one trace ring
+ * @state: enum npu_dev_state (NPU_DEV_STATE_ALIVE, _DEAD, _REMOVED)
+ */
+struct npu_nl_dev {
+	uint32_t index;
+	char name[16];
+	char pci_addr[32];
+	uint32_t hw_version;
+	uint32_t pe_count;
+	uint32_t clock_hz;
+	uint64_t dram_size;
+	uint32_t trace_levels;
+	uint32_t trace_max_pages;
+	uint32_t state;
+};
+
+/**
+ * struct npu_nl_pe_stats - counters of one PE
+ * @jobs_completed: jobs completed with NPU_JOB_OK
+ * @jobs_failed: jobs completed with any other status
+ * @busy_ns: sum of the jobs' device time in ns
+ * @dma_bytes: bytes moved by DMA (jobs run while tracing was on)
+ * @macs: multiply-accumulates (likewise)
+ */
+struct npu_nl_pe_stats {
+	uint64_t jobs_completed;
+	uint64_t jobs_failed;
+	uint64_t busy_ns;
+	uint64_t dma_bytes;
+	uint64_t macs;
+};
+
+/**
+ * struct npu_nl_stats - counters of one device, from NPU_CMD_STATS_GET
+ * @index: the device
+ * @resets: device resets done by the driver
+ * @trace_records: records written to the device's trace rings
+ * @trace_lost: records the rings lost
+ * @pe_count: valid entries of @pe
+ * @pe: per PE, by PE index
+ *
+ * Every counter starts at 0 when the device is bound and only grows.
+ */
+struct npu_nl_stats {
+	uint32_t index;
+	uint64_t resets;
+	uint64_t trace_records;
+	uint64_t trace_lost;
+	uint32_t pe_count;
+	struct npu_nl_pe_stats pe[NPU_NL_MAX_PES];
+};
+
+/**
+ * struct npu_nl_event - one event of the "events" group
+ * @type: NPU_CMD_*_NTF (uapi/linux/npu_netlink.h)
+ * @dev_index: the device
+ * @time_ns: CLOCK_MONOTONIC time of the event (0 for device add/remove)
+ * @job_id: the job (job error, job timeout)
+ * @pe: the job's PE
+ * @status: the job's NPU_JOB_* status
+ * @pid: the job's process, in the initial PID namespace
+ * @ring_id: the trace ring that lost records (trace overflow)
+ * @lost: records that ring lost so far
+ * @dev: the device (device add and remove)
+ */
+struct npu_nl_event {
+	uint32_t type;
+	uint32_t dev_index;
+	uint64_t time_ns;
+	uint64_t job_id;
+	uint32_t pe;
+	uint32_t status;
+	uint32_t pid;
+	uint64_t ring_id;
+	uint64_t lost;
+	struct npu_nl_dev dev;
+};
+
+/**
+ * npu_nl_open() - connect to the family "npu"
+ * @nl: out: the handle
+ *
+ * Return: 0, -ENOENT when the family is not registered (npu.ko is not
+ * loaded), -ENOMEM, or -ECONNREFUSED when no netlink socket can be made.
+ */
+int npu_nl_open(struct npu_nl **nl);
+
+/**
+ * npu_nl_close() - close a handle and its sockets
+ * @nl: the handle, or NULL
+ */
+void npu_nl_close(struct npu_nl *nl);
+
+/**
+ * npu_nl_extack() - the kernel's message about the last failed request
+ * @nl: the handle
+ *
+ * Return: the extended ack's text, "" if the kernel sent none; valid until
+ * the next request.
+ */
+const char *npu_nl_extack(const struct npu_nl *nl);
+
+/**
+ * npu_nl_dev_list() - every bound device, in index order (a dump)
+ * @nl: the handle
+ * @devs: out: up to @max devices
+ * @max: room in @devs (0 to count only)
+ *
+ * Return: the number of devices, which may exceed @max (then only @max
+ * were stored), or a negative errno.
+ */
+int npu_nl_dev_list(struct npu_nl *nl, struct npu_nl_dev *devs,
+		    unsigned int max);
+
+/**
+ * npu_nl_dev_get() - one device by index
+ * @nl: the handle
+ * @index: N of /dev/npuN
+ * @dev: out: the device
+ *
+ * Return: 0, -ENODEV when no device has that index, or a negative errno.
+ */
+int npu_nl_dev_get(struct npu_nl *nl, uint32_t index, struct npu_nl_dev *dev);
+
+/**
+ * npu_nl_stats_get() - the counters of one device
+ * @nl: the handle
+ * @index: N of /dev/npuN
+ * @st: out: the counters
+ *
+ * Return: 0, -ENODEV when no device has that index, or a negative errno.
+ */
+int npu_nl_stats_get(struct npu_nl *nl, uint32_t index,
+		     struct npu_nl_stats *st);
+
+/**
+ * npu_nl_stats_list() - the counters of every device (a dump)
+ * @nl: the handle
+ * @st: out: up to @max devices' counters, in index order
+ * @max: room in @st
+ *
+ * Return: the number of devices, which may exceed @max, or a negative
+ * errno.
+ */
+int npu_nl_stats_list(struct npu_nl *nl, struct npu_nl_stats *st,
+		      unsigned int max);
+
+/**
+ * npu_nl_subscribe() - join the "events" group
+ * @nl: the handle
+ *
+ * Events arrive on a socket of their own (npu_nl_event_fd()), apart from
+ * the replies to requests. Calling it again does nothing.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npu_nl_subscribe(struct npu_nl *nl);
+
+/**
+ * npu_nl_event_fd() - the events' file descriptor, for poll()
+ * @nl: the handle, subscribed
+ *
+ * Return: the fd (owned by @nl), or -EINVAL before npu_nl_subscribe().
+ */
+int npu_nl_event_fd(const struct npu_nl *nl);
+
+/**
+ * npu_nl_event_read() - the next event, without blocking
+ * @nl: the handle, subscribed
+ * @ev: out: the event
+ *
+ * Return: 0, -EAGAIN when none is pending, -ENOBUFS when the socket
+ * overflowed and events were lost (reading may go on), -EINVAL before
+ * npu_nl_subscribe(), or another negative errno.
+ */
+int npu_nl_event_read(struct npu_nl *nl, struct npu_nl_event *ev);
 
 #ifdef __cplusplus
 }
