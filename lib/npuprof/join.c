@@ -70,6 +70,7 @@ struct npf_join {
 	struct npf_amap execs;		/* (minor, job_id) */
 	struct npf_amap accs;		/* (pid, inference span_id) */
 	struct npf_win win;		/* inferences that may gain children */
+	bool rows;			/* an inference receiver: keep them */
 	struct npf_join_stats st;
 };
 
@@ -85,6 +86,7 @@ int npf_join_new(const struct npuprof_trace *trace,
 	j->trace = trace;
 	j->ops = ops;
 	j->ctx = ctx;
+	j->rows = ops && ops->inference;
 	for (i = 0; i < NPF_JOIN_DEVS; i++)
 		j->minor[i] = UINT32_MAX;
 	if (npf_amap_init(&j->submits) || npf_amap_init(&j->execs) ||
@@ -162,7 +164,7 @@ static int npf_match(struct npf_join *j, struct npf_exec_row *row,
 	row->parent_id = s->parent_id;
 	j->st.matched++;
 	ret = npf_emit_exec(j, row);
-	if (ret || !s->parent_id)
+	if (ret || !s->parent_id || !j->rows)
 		return ret;
 	a = npf_acc_get(j, s->pid, s->parent_id);
 	if (!a)
@@ -210,7 +212,7 @@ static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp
 	p->span_id = s.span_id;
 	p->parent_id = s.parent_id;
 	p->pid = s.pid;
-	if (sp->parent_id) {
+	if (sp->parent_id && j->rows) {
 		a = npf_acc_get(j, sp->pid, sp->parent_id);
 		if (!a)
 			return -ENOMEM;
@@ -250,6 +252,8 @@ static int npf_join_inference(struct npf_join *j,
 	struct npf_acc *a;
 
 	j->st.inferences++;
+	if (!j->rows)		/* nobody wants inference rows: no window */
+		return 0;
 	a = npf_acc_get(j, sp->pid, sp->span_id);
 	if (!a)
 		return -ENOMEM;
