@@ -796,7 +796,7 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 	}
 	o.tail[0] = 0;
 	p = npf_js_room(&o, 64);
-	p = NPF_LIT(p, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	p = NPF_LIT(p, "{\"traceEvents\":[");
 	npf_js_end(&o, p);
 	ret = npf_timeline_run(trace, 0, 0, npf_js_item, &o, &o.st);
 	if (!ret && o.err)

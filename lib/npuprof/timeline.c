@@ -479,6 +479,8 @@ int npf_reorder_drain(struct npf_reorder *ro, npf_reorder_fn fn, void *ctx)
 #define NPF_TL_MAX_DEVS		64
 #define NPF_TL_MAX_PES		256
 #define NPF_TL_DEPTH		32	/* nesting tracked per lane */
+#define NPF_TL_FLOW_SETS	4096	/* flows begun, not ended: sets of */
+#define NPF_TL_FLOW_WAYS	4	/* this many ids (128 KiB) */
 #define NPF_TL_META_BYTES	65536	/* META text kept for the end */
 
 struct npf_tl_lane {
@@ -549,10 +551,52 @@ struct npf_tl {
 	bool cur_late;		/* the event being handled is late */
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
+	uint64_t *flows;	/* npf_tl_flow() */
 };
+
+/*
+ * The flows begun (their submit span was emitted) and not yet ended: a
+ * set-associative table of flow ids (0 is free), so that a flow end is
+ * written only after its start. A submit span lost, or cut off by the
+ * capture's start, leaves its execution without an arrow: viewers report
+ * a lone flow end as an error (catapult's flow_slice_ordering_error,
+ * Perfetto's flow_end_without_start). A flow whose execution never comes
+ * holds its entry until a later one of its set takes it.
+ */
+static bool npf_tl_flow(struct npf_tl *tl, const struct npf_tl_item *it)
+{
+	uint64_t *set;
+	unsigned int i;
+
+	if (!tl->flows) {
+		tl->flows = calloc(NPF_TL_FLOW_SETS * NPF_TL_FLOW_WAYS,
+				   sizeof(*tl->flows));
+		if (!tl->flows)
+			return false;	/* no arrows rather than wrong ones */
+	}
+	set = tl->flows + (((it->id * 0x9e3779b97f4a7c15ull) >> 40) &
+			   (NPF_TL_FLOW_SETS - 1)) * NPF_TL_FLOW_WAYS;
+	for (i = 0; i < NPF_TL_FLOW_WAYS; i++) {
+		if (set[i] != it->id)
+			continue;
+		if (it->kind == NPF_TL_FLOW_IN)
+			set[i] = 0;
+		return true;
+	}
+	if (it->kind == NPF_TL_FLOW_IN)
+		return false;
+	for (i = 0; i < NPF_TL_FLOW_WAYS - 1 && set[i]; i++)
+		;
+	memmove(set + 1, set, i * sizeof(*set));	/* newest first */
+	set[0] = it->id;
+	return true;
+}
 
 static int npf_tl_emit(struct npf_tl *tl, const struct npf_tl_item *it)
 {
+	if ((it->kind == NPF_TL_FLOW_OUT || it->kind == NPF_TL_FLOW_IN) &&
+	    !npf_tl_flow(tl, it))
+		return 0;
 	tl->st->items++;
 	return tl->fn(tl->ctx, it);
 }
@@ -947,7 +991,11 @@ static int npf_tl_exec(struct npf_tl *tl, const struct npuprof_event *ev)
 
 		f.kind = NPF_TL_FLOW_IN;
 		f.id = npf_tl_flow_id(it.minor, x->job_id);
-		f.ts = it.ts + it.dur / 2;
+		/*
+		 * At the execution's start, before its first operator opens:
+		 * viewers bind a flow end to the deepest slice enclosing it.
+		 */
+		f.ts = it.ts;
 		f.dur = 0;
 		ret = npf_tl_emit(tl, &f);
 		if (ret)
@@ -1370,6 +1418,7 @@ static void npf_tl_release(struct npf_tl *tl)
 	for (i = 0; i < NPF_TL_MAX_DEVS; i++)
 		free(tl->dev[i].pe);
 	free(tl->meta);
+	free(tl->flows);
 }
 
 int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
