@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * npu_netlink - the generic netlink family "npu" (driver/npu_netlink.c),
- * through libnl-genl-3 as a client would use it:
+ * npu_netlink - the generic netlink family "npu" (driver/npu_netlink.c)
+ * through libnpu's libnl-genl-3 client (lib/npu/netlink.c), as a program
+ * would use it, and through raw libnl requests for what the library never
+ * sends:
  *  - NPU_CMD_DEV_GET, dump and do, against NPU_IOCTL_GET_INFO and sysfs;
- *  - NPU_CMD_STATS_GET against the jobs this test runs and the device's
- *    own EXEC trace records (completed, failed, busy ns, DMA bytes, MACs,
- *    trace records);
+ *  - NPU_CMD_STATS_GET, do and dump, against the jobs this test runs and
+ *    the device's own EXEC trace records (completed, failed, busy ns, DMA
+ *    bytes, MACs, trace records);
  *  - strict policies: malformed, out-of-range and unknown attributes, a
- *    missing key, an unknown device and an unknown command, each with its
+ *    missing key, an unknown device and unknown commands, each with its
  *    errno and extended-ack message;
  *  - the "events" group: job error, job timeout with the device reset, and
- *    trace overflow.
+ *    trace overflow (one per ring per second at most).
  *
- * The timeout test needs a stalled PE (run with npu-vm --stall-pe 1, which
- * sets NPU_EMU_STALL_PE; selftests/npu/Makefile does) and is skipped
- * without one. It lowers job_timeout_ms and restores it.
+ * The timeout test needs a stalled PE (npu-vm --stall-pe 1, which sets
+ * NPU_EMU_STALL_PE; selftests/npu/Makefile runs the suite so) and is
+ * skipped without one. It lowers job_timeout_ms and restores it.
  */
 
 #include <poll.h>
@@ -32,342 +34,137 @@
 #include "npu_test.h"
 #include "trace_lib.h"
 
-#include <linux/npu_netlink.h>
+#include "libnpu.h"
 
 #define JOB_BYTES	4096
 #define TIMEOUT_PARAM	"/sys/module/npu/parameters/job_timeout_ms"
 
-/* ---- a small synchronous libnl client ----------------------------------- */
+/* ---- raw requests: replies counted, errors and extacks kept ------------- */
 
-struct nlc {
+struct raw {
 	struct nl_sock *sk;
 	int family;
-	/* the last request's outcome */
-	int err;			/* 0 or -errno from the kernel */
-	char extack[256];		/* NLMSGERR_ATTR_MSG, "" if none */
+	int replies;
+	int err;
+	char extack[256];
 	bool done;
-	/* replies are handed to this */
-	void (*on_msg)(struct nlattr **tb, void *arg);
-	void *arg;
-	int maxattr;
 };
 
-static int nlc_valid(struct nl_msg *msg, void *arg)
+static int raw_valid(struct nl_msg *msg, void *arg)
 {
-	struct nlc *c = arg;
-	struct nlattr *tb[64];
-
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, c->maxattr, NULL) < 0)
-		return NL_SKIP;
-	if (c->on_msg)
-		c->on_msg(tb, c->arg);
+	((struct raw *)arg)->replies++;
 	return NL_OK;
 }
 
-static int nlc_finish(struct nl_msg *msg, void *arg)
+static int raw_done(struct nl_msg *msg, void *arg)
 {
-	((struct nlc *)arg)->done = true;
+	((struct raw *)arg)->done = true;
 	return NL_STOP;
 }
 
-/* The error and the extended ack that follows the echoed request. */
-static int nlc_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+/* The error, and the extended ack after the echoed request. */
+static int raw_error(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct nlc *c = arg;
-	struct nlattr *a;
-	size_t off;
-	int rem;
+	struct raw *r = arg;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = NLMSG_HDRLEN + sizeof(*e);
 
-	c->err = e->error;
-	c->done = true;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	off = NLMSG_HDRLEN + sizeof(*e);
+	r->err = e->error;
+	r->done = true;
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += NLMSG_ALIGN(e->msg.nlmsg_len - NLMSG_HDRLEN);
-	if (off >= nlh->nlmsg_len)
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= nlh->nlmsg_len ||
+	    nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		      nlh->nlmsg_len - off, NULL) ||
+	    !tb[NLMSGERR_ATTR_MSG])
 		return NL_STOP;
-	rem = nlh->nlmsg_len - off;
-	for (a = (struct nlattr *)((char *)nlh + off); nla_ok(a, rem);
-	     a = nla_next(a, &rem))
-		if (nla_type(a) == NLMSGERR_ATTR_MSG)
-			snprintf(c->extack, sizeof(c->extack), "%s",
-				 (const char *)nla_data(a));
+	snprintf(r->extack, sizeof(r->extack), "%s",
+		 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
 	return NL_STOP;
 }
 
-static int nlc_open(struct nlc *c)
+static int raw_open(struct raw *r)
 {
 	int one = 1;
 
-	memset(c, 0, sizeof(*c));
-	c->sk = nl_socket_alloc();
-	if (!c->sk)
-		return -ENOMEM;
-	if (genl_connect(c->sk))
+	memset(r, 0, sizeof(*r));
+	r->sk = nl_socket_alloc();
+	if (!r->sk || genl_connect(r->sk))
 		return -ECONNREFUSED;
-	setsockopt(nl_socket_get_fd(c->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+	setsockopt(nl_socket_get_fd(r->sk), SOL_NETLINK, NETLINK_EXT_ACK,
 		   &one, sizeof(one));
-	c->family = genl_ctrl_resolve(c->sk, NPU_GENL_NAME);
-	if (c->family < 0)
+	r->family = genl_ctrl_resolve(r->sk, NPU_GENL_NAME);
+	if (r->family < 0)
 		return -ENOENT;
-	nl_socket_modify_cb(c->sk, NL_CB_VALID, NL_CB_CUSTOM, nlc_valid, c);
-	nl_socket_modify_cb(c->sk, NL_CB_FINISH, NL_CB_CUSTOM, nlc_finish, c);
-	nl_socket_modify_cb(c->sk, NL_CB_ACK, NL_CB_CUSTOM, nlc_finish, c);
-	nl_socket_modify_err_cb(c->sk, NL_CB_CUSTOM, nlc_error, c);
+	nl_socket_modify_cb(r->sk, NL_CB_VALID, NL_CB_CUSTOM, raw_valid, r);
+	nl_socket_modify_cb(r->sk, NL_CB_FINISH, NL_CB_CUSTOM, raw_done, r);
+	nl_socket_modify_cb(r->sk, NL_CB_ACK, NL_CB_CUSTOM, raw_done, r);
+	nl_socket_modify_err_cb(r->sk, NL_CB_CUSTOM, raw_error, r);
 	return 0;
 }
 
-static void nlc_close(struct nlc *c)
-{
-	nl_socket_free(c->sk);
-}
-
-/*
- * Send @msg (its attributes put by the caller) and read until the ack, the
- * error or the end of the dump. Returns 0 or the kernel's -errno.
- */
-static int nlc_run(struct nlc *c, struct nl_msg *msg, int maxattr,
-		   void (*on_msg)(struct nlattr **, void *), void *arg)
-{
-	int ret;
-
-	c->err = 0;
-	c->extack[0] = '\0';
-	c->done = false;
-	c->on_msg = on_msg;
-	c->arg = arg;
-	c->maxattr = maxattr;
-	ret = nl_send_auto(c->sk, msg);
-	nlmsg_free(msg);
-	if (ret < 0)
-		return -EIO;
-	while (!c->done) {
-		ret = nl_recvmsgs_default(c->sk);
-		if (ret < 0 && !c->done)
-			return -EIO;
-	}
-	return c->err;
-}
-
-static struct nl_msg *nlc_msg(struct nlc *c, uint8_t cmd, int flags)
+static struct nl_msg *raw_msg(struct raw *r, uint8_t cmd)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
 	if (msg)
-		genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, flags,
+		genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, r->family, 0, 0,
 			    cmd, NPU_GENL_VERSION);
 	return msg;
 }
 
-/* ---- replies ------------------------------------------------------------ */
-
-struct dev_reply {
-	int n;
-	bool have[NPU_A_DEV_MAX + 1];
-	uint32_t index, hw_version, pe_count, clock_hz, levels, max_pages;
-	uint32_t state;
-	uint64_t dram_size;
-	char name[32], pci[32];
-};
-
-static void on_dev(struct nlattr **tb, void *arg)
+/* Send @msg, read to the ack or error: 0 or the kernel's -errno. */
+static int raw_run(struct raw *r, struct nl_msg *msg)
 {
-	struct dev_reply *d = arg;
-	int i;
-
-	/* Keep the reply about /dev/npu0 when a dump lists several. */
-	if (d->n++ && d->index == 0)
-		return;
-	for (i = 0; i <= NPU_A_DEV_MAX; i++)
-		d->have[i] = tb[i];
-	if (tb[NPU_A_DEV_INDEX])
-		d->index = nla_get_u32(tb[NPU_A_DEV_INDEX]);
-	if (tb[NPU_A_DEV_NAME])
-		snprintf(d->name, sizeof(d->name), "%s",
-			 nla_get_string(tb[NPU_A_DEV_NAME]));
-	if (tb[NPU_A_DEV_PCI_ADDR])
-		snprintf(d->pci, sizeof(d->pci), "%s",
-			 nla_get_string(tb[NPU_A_DEV_PCI_ADDR]));
-	if (tb[NPU_A_DEV_HW_VERSION])
-		d->hw_version = nla_get_u32(tb[NPU_A_DEV_HW_VERSION]);
-	if (tb[NPU_A_DEV_PE_COUNT])
-		d->pe_count = nla_get_u32(tb[NPU_A_DEV_PE_COUNT]);
-	if (tb[NPU_A_DEV_CLOCK_HZ])
-		d->clock_hz = nla_get_u32(tb[NPU_A_DEV_CLOCK_HZ]);
-	if (tb[NPU_A_DEV_DRAM_SIZE])
-		d->dram_size = nla_get_u64(tb[NPU_A_DEV_DRAM_SIZE]);
-	if (tb[NPU_A_DEV_TRACE_LEVELS])
-		d->levels = nla_get_u32(tb[NPU_A_DEV_TRACE_LEVELS]);
-	if (tb[NPU_A_DEV_TRACE_MAX_PAGES])
-		d->max_pages = nla_get_u32(tb[NPU_A_DEV_TRACE_MAX_PAGES]);
-	if (tb[NPU_A_DEV_STATE])
-		d->state = nla_get_u32(tb[NPU_A_DEV_STATE]);
-}
-
-struct pe_counters {
-	uint64_t completed, failed, busy_ns, dma_bytes, macs;
-};
-
-struct stats_reply {
-	int n;
-	uint32_t index;
-	uint64_t resets, records, lost;
-	unsigned int npe;
-	struct pe_counters pe[16];
-};
-
-/*
- * The PE nests repeat NPU_A_STATS_PE, which a parse into a table cannot
- * keep: stats replies are walked attribute by attribute instead.
- */
-static int stats_valid(struct nl_msg *msg, void *arg)
-{
-	struct stats_reply *s = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct nlattr *a, *pt[NPU_A_PE_STATS_MAX + 1];
-	struct nlattr *tb[NPU_A_STATS_MAX + 1];
-	int rem;
-
-	if (genlmsg_parse(nlh, 0, tb, NPU_A_STATS_MAX, NULL) < 0)
-		return NL_SKIP;
-	s->n++;
-	if (!tb[NPU_A_STATS_INDEX] || nla_get_u32(tb[NPU_A_STATS_INDEX]))
-		return NL_OK;	/* only /dev/npu0 */
-	s->resets = nla_get_u64(tb[NPU_A_STATS_RESETS]);
-	s->records = nla_get_u64(tb[NPU_A_STATS_TRACE_RECORDS]);
-	s->lost = nla_get_u64(tb[NPU_A_STATS_TRACE_LOST]);
-	s->npe = 0;
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		struct pe_counters *p;
-		uint32_t i;
-
-		if (nla_type(a) != NPU_A_STATS_PE ||
-		    nla_parse_nested(pt, NPU_A_PE_STATS_MAX, a, NULL) ||
-		    !pt[NPU_A_PE_STATS_INDEX])
-			continue;
-		i = nla_get_u32(pt[NPU_A_PE_STATS_INDEX]);
-		if (i >= 16 || i != s->npe)
-			continue;	/* out of order: npe stays short */
-		p = &s->pe[s->npe++];
-		p->completed = nla_get_u64(pt[NPU_A_PE_STATS_JOBS_COMPLETED]);
-		p->failed = nla_get_u64(pt[NPU_A_PE_STATS_JOBS_FAILED]);
-		p->busy_ns = nla_get_u64(pt[NPU_A_PE_STATS_BUSY_NS]);
-		p->dma_bytes = nla_get_u64(pt[NPU_A_PE_STATS_DMA_BYTES]);
-		p->macs = nla_get_u64(pt[NPU_A_PE_STATS_MACS]);
-	}
-	return NL_OK;
-}
-
-/* NPU_CMD_STATS_GET of /dev/npu0, as a do (@dump false) or a dump. */
-static int get_stats(struct nlc *c, bool dump, struct stats_reply *s)
-{
-	struct nl_msg *msg = nlc_msg(c, NPU_CMD_STATS_GET,
-				     dump ? NLM_F_DUMP : 0);
 	int ret;
 
-	memset(s, 0, sizeof(*s));
-	if (!msg)
-		return -ENOMEM;
-	if (!dump)
-		nla_put_u32(msg, NPU_A_STATS_INDEX, 0);
-	nl_socket_modify_cb(c->sk, NL_CB_VALID, NL_CB_CUSTOM, stats_valid, s);
-	ret = nlc_run(c, msg, NPU_A_STATS_MAX, NULL, NULL);
-	nl_socket_modify_cb(c->sk, NL_CB_VALID, NL_CB_CUSTOM, nlc_valid, c);
-	return ret;
+	r->replies = 0;
+	r->err = 0;
+	r->extack[0] = '\0';
+	r->done = false;
+	ret = nl_send_auto(r->sk, msg);
+	nlmsg_free(msg);
+	if (ret < 0)
+		return -EIO;
+	while (!r->done)
+		if (nl_recvmsgs_default(r->sk) < 0 && !r->done)
+			return -EIO;
+	return r->err;
 }
 
-/* ---- events ------------------------------------------------------------- */
-
-struct event {
-	uint8_t cmd;
-	uint32_t dev, pe, status, pid;
-	uint64_t job_id, ring_id, lost;
-};
+/* ---- events through libnpu ---------------------------------------------- */
 
 struct events {
-	struct nl_sock *sk;
-	struct event ev[64];
+	struct npu_nl_event ev[64];
 	int n;
 };
 
-static int ev_valid(struct nl_msg *msg, void *arg)
+/* Read events for up to @ms, until one of @type came; its index or -1. */
+static int events_wait(struct npu_nl *nl, struct events *e, uint32_t type,
+		       int ms)
 {
-	struct events *e = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *tb[NPU_A_EVENT_MAX + 1];
-	struct event *ev;
-
-	if (e->n >= 64 || genlmsg_parse(nlh, 0, tb, NPU_A_EVENT_MAX, NULL))
-		return NL_OK;
-	ev = &e->ev[e->n++];
-	memset(ev, 0, sizeof(*ev));
-	ev->cmd = g->cmd;
-	if (g->cmd == NPU_CMD_DEV_ADD_NTF || g->cmd == NPU_CMD_DEV_DEL_NTF)
-		return NL_OK;	/* set "dev", not used here */
-	if (tb[NPU_A_EVENT_DEV_INDEX])
-		ev->dev = nla_get_u32(tb[NPU_A_EVENT_DEV_INDEX]);
-	if (tb[NPU_A_EVENT_PE])
-		ev->pe = nla_get_u32(tb[NPU_A_EVENT_PE]);
-	if (tb[NPU_A_EVENT_STATUS])
-		ev->status = nla_get_u32(tb[NPU_A_EVENT_STATUS]);
-	if (tb[NPU_A_EVENT_PID])
-		ev->pid = nla_get_u32(tb[NPU_A_EVENT_PID]);
-	if (tb[NPU_A_EVENT_JOB_ID])
-		ev->job_id = nla_get_u64(tb[NPU_A_EVENT_JOB_ID]);
-	if (tb[NPU_A_EVENT_RING_ID])
-		ev->ring_id = nla_get_u64(tb[NPU_A_EVENT_RING_ID]);
-	if (tb[NPU_A_EVENT_LOST])
-		ev->lost = nla_get_u64(tb[NPU_A_EVENT_LOST]);
-	return NL_OK;
-}
-
-static int events_open(struct events *e)
-{
-	int grp;
-
-	memset(e, 0, sizeof(*e));
-	e->sk = nl_socket_alloc();
-	if (!e->sk || genl_connect(e->sk))
-		return -ECONNREFUSED;
-	grp = genl_ctrl_resolve_grp(e->sk, NPU_GENL_NAME,
-				    NPU_GENL_MCGRP_EVENTS);
-	if (grp < 0)
-		return -ENOENT;
-	nl_socket_disable_seq_check(e->sk);
-	nl_socket_modify_cb(e->sk, NL_CB_VALID, NL_CB_CUSTOM, ev_valid, e);
-	if (nl_socket_add_membership(e->sk, grp))
-		return -EIO;
-	return nl_socket_set_nonblocking(e->sk) ? -EIO : 0;
-}
-
-/* Read events for up to @ms, until one with @cmd arrived; its index. */
-static int events_wait(struct events *e, uint8_t cmd, int ms)
-{
-	struct pollfd pfd = { .fd = nl_socket_get_fd(e->sk), .events = POLLIN };
-	int i, left = ms;
+	struct pollfd pfd = { .fd = npu_nl_event_fd(nl), .events = POLLIN };
+	int i;
 
 	for (;;) {
+		while (e->n < 64 && !npu_nl_event_read(nl, &e->ev[e->n]))
+			e->n++;
 		for (i = 0; i < e->n; i++)
-			if (e->ev[i].cmd == cmd)
+			if (e->ev[i].type == type)
 				return i;
-		if (left <= 0 || poll(&pfd, 1, 100) < 0)
+		if (ms <= 0 || poll(&pfd, 1, 100) < 0)
 			return -1;
-		left -= 100;
-		if (pfd.revents & POLLIN)
-			nl_recvmsgs_default(e->sk);
+		ms -= 100;
 	}
 }
 
-static int events_count(struct events *e, uint8_t cmd)
+static int events_count(const struct events *e, uint32_t type)
 {
 	int i, n = 0;
 
 	for (i = 0; i < e->n; i++)
-		n += e->ev[i].cmd == cmd;
+		n += e->ev[i].type == type;
 	return n;
 }
 
@@ -376,7 +173,8 @@ static int events_count(struct events *e, uint8_t cmd)
 FIXTURE(nl) {
 	int fd;
 	struct npu_info info;
-	struct nlc c;
+	struct npu_nl *nl;
+	struct events ev;
 };
 
 FIXTURE_SETUP(nl)
@@ -385,106 +183,103 @@ FIXTURE_SETUP(nl)
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, npu_ioctl(self->fd, NPU_IOCTL_GET_INFO, &self->info));
 	ASSERT_EQ(0, self->info.minor) TH_LOG("tests expect /dev/npu0");
-	ASSERT_EQ(0, nlc_open(&self->c)) TH_LOG("family \"npu\" not found");
+	ASSERT_EQ(0, npu_nl_open(&self->nl)) TH_LOG("family \"npu\" not found");
+	ASSERT_EQ(0, npu_nl_subscribe(self->nl));
+	self->ev.n = 0;
 }
 
 FIXTURE_TEARDOWN(nl)
 {
-	nlc_close(&self->c);
+	npu_nl_close(self->nl);
 	close(self->fd);
 }
 
 static void check_dev(struct __test_metadata *_metadata,
-		      const struct dev_reply *d, const struct npu_info *info)
+		      const struct npu_nl_dev *d, const struct npu_info *info)
 {
 	char bdf[32];
-	int i;
 
-	for (i = NPU_A_DEV_INDEX; i <= NPU_A_DEV_STATE; i++)
-		EXPECT_TRUE(d->have[i]) TH_LOG("attribute %d missing", i);
 	EXPECT_EQ(info->minor, d->index);
 	EXPECT_STREQ("npu0", d->name);
 	ASSERT_EQ(0, npu_find_bdf(bdf, sizeof(bdf)));
-	EXPECT_STREQ(bdf, d->pci);
+	EXPECT_STREQ(bdf, d->pci_addr);
 	EXPECT_EQ(info->hw_version, d->hw_version);
 	EXPECT_EQ(info->pe_count, d->pe_count);
 	EXPECT_EQ(info->clock_hz, d->clock_hz);
 	EXPECT_EQ(info->dram_size, d->dram_size);
-	EXPECT_EQ(info->trace_levels, d->levels);
-	EXPECT_EQ(NPU_TRACE_MAX_DATA_PAGES, d->max_pages);
+	EXPECT_EQ(info->trace_levels, d->trace_levels);
+	EXPECT_EQ(NPU_TRACE_MAX_DATA_PAGES, d->trace_max_pages);
 	EXPECT_EQ(NPU_DEV_STATE_ALIVE, d->state);
 }
 
 TEST_F(nl, dev_get_dump_and_do_match_get_info)
 {
-	struct dev_reply d;
-	struct nl_msg *msg;
+	struct npu_nl_dev devs[4], d;
+	int n;
 
-	memset(&d, 0, sizeof(d));
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	ASSERT_LE(1, d.n);
+	n = npu_nl_dev_list(self->nl, devs, 4);
+	ASSERT_LE(1, n);
+	EXPECT_EQ(n, npu_nl_dev_list(self->nl, NULL, 0));	/* count only */
+	check_dev(_metadata, &devs[0], &self->info);
+
+	memset(&d, 0xa5, sizeof(d));
+	ASSERT_EQ(0, npu_nl_dev_get(self->nl, 0, &d));
 	check_dev(_metadata, &d, &self->info);
 
-	memset(&d, 0, sizeof(d));
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, 0);
-	nla_put_u32(msg, NPU_A_DEV_INDEX, 0);
-	ASSERT_EQ(0, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	ASSERT_EQ(1, d.n);
-	check_dev(_metadata, &d, &self->info);
+	EXPECT_EQ(-ENODEV, npu_nl_dev_get(self->nl, 4242, &d));
+	EXPECT_STREQ("no such device", npu_nl_extack(self->nl));
 }
 
 /* Each bad request: its errno and the extended ack's text. */
 TEST_F(nl, bad_requests_rejected_with_extack)
 {
-	struct dev_reply d;
 	struct nl_msg *msg;
 	uint16_t small = 0;
+	struct raw r;
+
+	ASSERT_EQ(0, raw_open(&r));
 
 	/* A u32 attribute 2 bytes long. */
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, 0);
+	msg = raw_msg(&r, NPU_CMD_DEV_GET);
 	nla_put(msg, NPU_A_DEV_INDEX, sizeof(small), &small);
-	EXPECT_EQ(-EINVAL, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_STREQ("invalid attribute length", self->c.extack);
+	EXPECT_EQ(-EINVAL, raw_run(&r, msg));
+	EXPECT_STREQ("invalid attribute length", r.extack);
 
 	/* Out of the policy's range (indexes are non-negative ints). */
-	msg = nlc_msg(&self->c, NPU_CMD_STATS_GET, 0);
+	msg = raw_msg(&r, NPU_CMD_STATS_GET);
 	nla_put_u32(msg, NPU_A_STATS_INDEX, 0x80000000u);
-	EXPECT_EQ(-EINVAL, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_STREQ("integer out of range", self->c.extack);
+	EXPECT_EQ(-ERANGE, raw_run(&r, msg));
+	EXPECT_STREQ("integer out of range", r.extack);
 
 	/* An attribute the command does not know (strict validation). */
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, 0);
+	msg = raw_msg(&r, NPU_CMD_DEV_GET);
 	nla_put_u32(msg, NPU_A_DEV_INDEX, 0);
 	nla_put_u32(msg, NPU_A_DEV_PE_COUNT, 1);
-	EXPECT_EQ(-EINVAL, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_STREQ("Unknown attribute type", self->c.extack);
+	EXPECT_EQ(-EINVAL, raw_run(&r, msg));
+	EXPECT_STREQ("Unknown attribute type", r.extack);
 
 	/* The key missing from a do. */
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, 0);
-	EXPECT_EQ(-EINVAL, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_STREQ("device index required", self->c.extack);
+	msg = raw_msg(&r, NPU_CMD_DEV_GET);
+	EXPECT_EQ(-EINVAL, raw_run(&r, msg));
+	EXPECT_STREQ("device index required", r.extack);
 
 	/* No such device. */
-	msg = nlc_msg(&self->c, NPU_CMD_STATS_GET, 0);
+	msg = raw_msg(&r, NPU_CMD_STATS_GET);
 	nla_put_u32(msg, NPU_A_STATS_INDEX, 4242);
-	EXPECT_EQ(-ENODEV, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_STREQ("no such device", self->c.extack);
+	EXPECT_EQ(-ENODEV, raw_run(&r, msg));
+	EXPECT_STREQ("no such device", r.extack);
 
 	/* Unknown commands, a notification's number included. */
-	msg = nlc_msg(&self->c, 200, 0);
-	EXPECT_EQ(-EOPNOTSUPP, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev,
-				       &d));
-	msg = nlc_msg(&self->c, NPU_CMD_JOB_ERROR_NTF, 0);
-	EXPECT_EQ(-EOPNOTSUPP, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev,
-				       &d));
+	EXPECT_EQ(-EOPNOTSUPP, raw_run(&r, raw_msg(&r, 200)));
+	EXPECT_EQ(-EOPNOTSUPP, raw_run(&r, raw_msg(&r, NPU_CMD_JOB_ERROR_NTF)));
 
-	/* The family still answers. */
-	memset(&d, 0, sizeof(d));
-	msg = nlc_msg(&self->c, NPU_CMD_DEV_GET, 0);
+	/* Nothing was answered, and the family still answers. */
+	EXPECT_EQ(0, r.replies);
+	msg = raw_msg(&r, NPU_CMD_DEV_GET);
 	nla_put_u32(msg, NPU_A_DEV_INDEX, 0);
-	EXPECT_EQ(0, nlc_run(&self->c, msg, NPU_A_DEV_MAX, on_dev, &d));
-	EXPECT_EQ(1, d.n);
+	EXPECT_EQ(0, raw_run(&r, msg));
+	EXPECT_EQ(1, r.replies);
+	nl_socket_free(r.sk);
 }
 
 struct exec_sum {
@@ -512,24 +307,24 @@ static void sum_exec(const struct npu_trace_rec_hdr *h, void *arg)
  */
 TEST_F(nl, stats_match_jobs_and_job_error_event)
 {
-	struct stats_reply s0, s1, sd;
-	struct trace_stats tst;
+	struct npu_nl_stats s0, s1, sd[4];
 	struct exec_sum sum = { .pe = 0 };
+	struct trace_stats tst;
 	struct trace_jobs j;
 	struct trace_ring t;
-	struct events ev;
 	struct npu_wait w;
 	unsigned long long id;
 	uint64_t busy_lo, d_busy;
 	int i, k;
 
-	ASSERT_EQ(0, events_open(&ev));
 	ASSERT_EQ(0, trace_jobs_init(&j, self->fd, JOB_BYTES, 4));
-	ASSERT_EQ(0, get_stats(&self->c, false, &s0));
-	ASSERT_EQ(self->info.pe_count, s0.npe);
-	ASSERT_EQ(0, get_stats(&self->c, true, &sd));
-	EXPECT_LE(1, sd.n);
-	EXPECT_EQ(s0.npe, sd.npe);
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
+	EXPECT_EQ(0, s0.index);
+	ASSERT_EQ(self->info.pe_count, s0.pe_count);
+	ASSERT_LE(1, npu_nl_stats_list(self->nl, sd, 4));
+	EXPECT_EQ(0, sd[0].index);
+	EXPECT_EQ(s0.pe_count, sd[0].pe_count);
+	EXPECT_EQ(s0.pe[0].jobs_completed, sd[0].pe[0].jobs_completed);
 
 	ASSERT_EQ(0, trace_open(self->fd, 0, 64, 0, &t));
 	ASSERT_EQ(0, trace_enable(&t, 1));
@@ -538,46 +333,45 @@ TEST_F(nl, stats_match_jobs_and_job_error_event)
 		ASSERT_EQ(NPU_JOB_OK, w.status);
 	}
 	ASSERT_EQ(0, trace_disable(&t));
-	ASSERT_EQ(0, get_stats(&self->c, false, &s1));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s1));
 	memset(&tst, 0, sizeof(tst));
 	ASSERT_LE(5, trace_consume(&t, &tst, sum_exec, &sum));
 	trace_close(&t);
 	ASSERT_EQ(5, sum.n);
 
-	EXPECT_EQ(s0.pe[0].completed + 5, s1.pe[0].completed);
-	EXPECT_EQ(s0.pe[0].failed, s1.pe[0].failed);
+	EXPECT_EQ(s0.pe[0].jobs_completed + 5, s1.pe[0].jobs_completed);
+	EXPECT_EQ(s0.pe[0].jobs_failed, s1.pe[0].jobs_failed);
 	d_busy = s1.pe[0].busy_ns - s0.pe[0].busy_ns;
 	busy_lo = sum.ticks * 1000000000ull / self->info.clock_hz;
 	EXPECT_LT(0, d_busy);
 	/* floor(a + b) - floor(a) is floor(b) or floor(b) + 1 */
 	EXPECT_LE(busy_lo, d_busy);
 	EXPECT_GE(busy_lo + 1, d_busy);
-	EXPECT_LT(0, sum.dma);
 	EXPECT_LE(2ull * 5 * JOB_BYTES, sum.dma);	/* in and out */
 	EXPECT_EQ(s0.pe[0].dma_bytes + sum.dma, s1.pe[0].dma_bytes);
 	EXPECT_EQ(s0.pe[0].macs + sum.macs, s1.pe[0].macs);
 	/* Every record the ring got, CLOCK ones too, and none lost. */
-	EXPECT_EQ(s0.records + tst.records, s1.records);
-	EXPECT_EQ(s0.lost, s1.lost);
-	for (k = 1; k < (int)s1.npe; k++)
-		EXPECT_EQ(s0.pe[k].completed, s1.pe[k].completed);
+	EXPECT_EQ(s0.trace_records + tst.records, s1.trace_records);
+	EXPECT_EQ(s0.trace_lost, s1.trace_lost);
+	for (k = 1; k < (int)s1.pe_count; k++)
+		EXPECT_EQ(s0.pe[k].jobs_completed, s1.pe[k].jobs_completed);
 
 	/* A bad opcode: failed, and an event names the job. */
 	((struct npu_clip_prog *)j.prog_map)->op.opcode = 0xee;
 	ASSERT_EQ(0, trace_job_submit(&j, 0, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, 10000000000ll, &w));
 	EXPECT_NE(NPU_JOB_OK, w.status);
-	ASSERT_EQ(0, get_stats(&self->c, false, &s0));
-	EXPECT_EQ(s1.pe[0].failed + 1, s0.pe[0].failed);
-	EXPECT_EQ(s1.pe[0].completed, s0.pe[0].completed);
-	i = events_wait(&ev, NPU_CMD_JOB_ERROR_NTF, 5000);
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
+	EXPECT_EQ(s1.pe[0].jobs_failed + 1, s0.pe[0].jobs_failed);
+	EXPECT_EQ(s1.pe[0].jobs_completed, s0.pe[0].jobs_completed);
+	i = events_wait(self->nl, &self->ev, NPU_CMD_JOB_ERROR_NTF, 5000);
 	ASSERT_LE(0, i);
-	EXPECT_EQ(0, ev.ev[i].dev);
-	EXPECT_EQ(id, ev.ev[i].job_id);
-	EXPECT_EQ(0, ev.ev[i].pe);
-	EXPECT_EQ(w.status, ev.ev[i].status);
-	EXPECT_EQ(getpid(), (pid_t)ev.ev[i].pid);
-	nl_socket_free(ev.sk);
+	EXPECT_EQ(0, self->ev.ev[i].dev_index);
+	EXPECT_EQ(id, self->ev.ev[i].job_id);
+	EXPECT_EQ(0, self->ev.ev[i].pe);
+	EXPECT_EQ(w.status, self->ev.ev[i].status);
+	EXPECT_EQ(getpid(), (pid_t)self->ev.ev[i].pid);
+	EXPECT_LT(0, self->ev.ev[i].time_ns);
 }
 
 static int fdinfo_ring_id(int fd, unsigned long long *id)
@@ -592,44 +386,42 @@ static int fdinfo_ring_id(int fd, unsigned long long *id)
 }
 
 /*
- * A one-page ring at level 2 that nobody reads overflows: one event names
+ * A one-page ring at level 2 that nobody reads overflows: an event names
  * the ring, and however many records are lost the events stay within one
  * per ring per second.
  */
 TEST_F(nl, trace_overflow_event)
 {
 	unsigned long long ring_id, t0, secs;
-	struct stats_reply s0, s1;
+	struct npu_nl_stats s0, s1;
 	struct trace_jobs j;
 	struct trace_ring t;
-	struct events ev;
 	struct npu_wait w;
 	int i, n;
 
-	ASSERT_EQ(0, events_open(&ev));
 	ASSERT_EQ(0, trace_jobs_init(&j, self->fd, JOB_BYTES, 64));
 	ASSERT_EQ(0, trace_open(self->fd, 0, 1, 0, &t));
 	ASSERT_EQ(0, fdinfo_ring_id(t.fd, &ring_id));
-	ASSERT_EQ(0, get_stats(&self->c, false, &s0));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
 	t0 = npu_now_ns();
 	ASSERT_EQ(0, trace_enable(&t, 2));
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, trace_job_run(&j, 0, &w));
 	ASSERT_EQ(0, trace_disable(&t));
-	ASSERT_EQ(0, get_stats(&self->c, false, &s1));
-	secs = (npu_now_ns() - t0) / 1000000000ull;
-	EXPECT_LT(s0.lost + 64, s1.lost);
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s1));
+	EXPECT_LT(s0.trace_lost + 64, s1.trace_lost);
 
-	i = events_wait(&ev, NPU_CMD_TRACE_OVERFLOW_NTF, 5000);
+	i = events_wait(self->nl, &self->ev, NPU_CMD_TRACE_OVERFLOW_NTF, 5000);
 	ASSERT_LE(0, i);
-	EXPECT_EQ(0, ev.ev[i].dev);
-	EXPECT_EQ(ring_id, ev.ev[i].ring_id);
-	EXPECT_LT(0, ev.ev[i].lost);
-	events_wait(&ev, 0, 300);	/* collect the rest */
-	n = events_count(&ev, NPU_CMD_TRACE_OVERFLOW_NTF);
+	EXPECT_EQ(0, self->ev.ev[i].dev_index);
+	EXPECT_EQ(ring_id, self->ev.ev[i].ring_id);
+	EXPECT_LT(0, self->ev.ev[i].lost);
+	events_wait(self->nl, &self->ev, 0, 300);	/* collect the rest */
+	secs = (npu_now_ns() - t0) / 1000000000ull;
+	n = events_count(&self->ev, NPU_CMD_TRACE_OVERFLOW_NTF);
+	/* one at the start and one per whole second, a tick of slack */
 	EXPECT_GE(secs + 2, (unsigned long long)n);
 	trace_close(&t);
-	nl_socket_free(ev.sk);
 }
 
 static int set_timeout_ms(unsigned int ms)
@@ -640,13 +432,13 @@ static int set_timeout_ms(unsigned int ms)
 	return npu_write_file(TIMEOUT_PARAM, s);
 }
 
-/* A job on the stalled PE times out: a timeout event, then a reset. */
+/* A job on the stalled PE times out: a reset event, then a timeout event. */
 TEST_F(nl, timeout_and_reset_events)
 {
 	unsigned long long old, id;
-	struct stats_reply s0, s1;
+	struct npu_nl_stats s0, s1;
+	struct npu_nl_event *to;
 	struct trace_jobs j;
-	struct events ev;
 	struct npu_wait w;
 	int stalled, i, r;
 
@@ -655,9 +447,8 @@ TEST_F(nl, timeout_and_reset_events)
 		SKIP(return, "NPU_EMU_STALL_PE not set (run with npu-vm --stall-pe N)");
 	ASSERT_LT(stalled, (int)self->info.pe_count);
 	ASSERT_EQ(0, npu_read_u64(TIMEOUT_PARAM, &old));
-	ASSERT_EQ(0, events_open(&ev));
 	ASSERT_EQ(0, trace_jobs_init(&j, self->fd, JOB_BYTES, 1));
-	ASSERT_EQ(0, get_stats(&self->c, false, &s0));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
 
 	ASSERT_EQ(0, set_timeout_ms(300));
 	ASSERT_EQ(0, trace_job_submit(&j, stalled, &id));
@@ -665,24 +456,27 @@ TEST_F(nl, timeout_and_reset_events)
 	set_timeout_ms(old);
 	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
 
-	i = events_wait(&ev, NPU_CMD_JOB_TIMEOUT_NTF, 5000);
+	i = events_wait(self->nl, &self->ev, NPU_CMD_JOB_TIMEOUT_NTF, 5000);
 	ASSERT_LE(0, i);
-	EXPECT_EQ(id, ev.ev[i].job_id);
-	EXPECT_EQ(stalled, (int)ev.ev[i].pe);
-	EXPECT_EQ(NPU_JOB_TIMEOUT, ev.ev[i].status);
-	EXPECT_EQ(getpid(), (pid_t)ev.ev[i].pid);
-	r = events_wait(&ev, NPU_CMD_DEV_RESET_NTF, 5000);
+	to = &self->ev.ev[i];
+	EXPECT_EQ(0, to->dev_index);
+	EXPECT_EQ(id, to->job_id);
+	EXPECT_EQ(stalled, (int)to->pe);
+	EXPECT_EQ(NPU_JOB_TIMEOUT, to->status);
+	EXPECT_EQ(getpid(), (pid_t)to->pid);
+	r = events_wait(self->nl, &self->ev, NPU_CMD_DEV_RESET_NTF, 5000);
 	ASSERT_LE(0, r);
-	EXPECT_EQ(0, ev.ev[r].dev);
+	EXPECT_EQ(0, self->ev.ev[r].dev_index);
 	/* The reset is announced before it fails the job. */
 	EXPECT_LT(r, i);
-	EXPECT_EQ(0, events_count(&ev, NPU_CMD_JOB_ERROR_NTF));
+	EXPECT_GE(to->time_ns, self->ev.ev[r].time_ns);
+	EXPECT_EQ(0, events_count(&self->ev, NPU_CMD_JOB_ERROR_NTF));
 
-	ASSERT_EQ(0, get_stats(&self->c, false, &s1));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s1));
 	EXPECT_EQ(s0.resets + 1, s1.resets);
-	EXPECT_EQ(s0.pe[stalled].failed + 1, s1.pe[stalled].failed);
-	EXPECT_EQ(s0.pe[stalled].completed, s1.pe[stalled].completed);
-	nl_socket_free(ev.sk);
+	EXPECT_EQ(s0.pe[stalled].jobs_failed + 1, s1.pe[stalled].jobs_failed);
+	EXPECT_EQ(s0.pe[stalled].jobs_completed,
+		  s1.pe[stalled].jobs_completed);
 }
 
 TEST_HARNESS_MAIN

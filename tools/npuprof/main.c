@@ -20,6 +20,7 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_report,
 	&npc_cmd_analyze,
 	&npc_cmd_diff,
+	&npc_cmd_devices,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
