@@ -17,11 +17,11 @@
  * NPF_WIN_NS (2 s) after it has been read (a span is written within a
  * drain pass of its end, every 100 ms at most: twenty passes), or the
  * window (struct npf_win) holds NPF_WIN_MAX inferences; then, once every
- * SUBMIT child has its execution. What is still unmatched at the end is emitted
- * as such (executions without trace ids) and counted, never dropped.
- * Memory: the entries waiting, i.e. the inferences of the last 2 s of
- * trace, the jobs in flight between the two streams plus those that never
- * match.
+ * SUBMIT child has its execution. A user that takes no inference rows
+ * gets no window. What is still unmatched at the end is emitted as such
+ * (executions without trace ids) and counted, never dropped. Memory: the
+ * entries waiting, i.e. the inferences of the last 2 s of trace, the jobs
+ * in flight between the two streams plus those that never match.
  *
  * A join is used by one thread at a time; it lives from npf_join_new() to
  * npf_join_free() and keeps no pointer into the events it is fed.
