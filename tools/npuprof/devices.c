@@ -58,8 +58,8 @@ static const char devices_help[] =
 "\n"
 "EXAMPLES\n"
 "    npuprof devices\n"
-"      INDEX  NAME  PCI           HW   PES  CLOCK     DRAM     TRACE  STATE\n"
-"      0      npu0  0000:00:03.0  1.0  4    1000 MHz  256 MiB  0,1,2  alive\n"
+"      INDEX  NAME   PCI           HW    PES  CLOCK      DRAM      TRACE   STATE\n"
+"      0      npu0   0000:00:02.0  1.0   2    1000 MHz   64.0 MiB  0,1,2   alive\n"
 "    npuprof devices --format json --stats\n";
 
 static const char *state_name(uint32_t state)
@@ -124,8 +124,10 @@ static void print_table(const struct npu_nl_dev *d, int n,
 	char lv[64], b1[32], b2[32], b3[32];
 	int i;
 
-	printf("%-6s %-6s %-13s %-5s %-4s %-10s %-9s %-7s %-7s", "INDEX",
-	       "NAME", "PCI", "HW", "PES", "CLOCK", "DRAM", "TRACE", "STATE");
+	/* the last column unpadded: no trailing blanks */
+	printf("%-6s %-6s %-13s %-5s %-4s %-10s %-9s %-7s %-*s", "INDEX",
+	       "NAME", "PCI", "HW", "PES", "CLOCK", "DRAM", "TRACE",
+	       stats ? 7 : 0, "STATE");
 	if (stats)
 		printf(" %10s %7s %12s %10s %10s %8s %6s", "JOBS", "FAILED",
 		       "BUSY", "DMA", "RECORDS", "LOST", "RESETS");
@@ -137,11 +139,11 @@ static void print_table(const struct npu_nl_dev *d, int n,
 		snprintf(hw, sizeof(hw), "%u.%u", d[i].hw_version >> 16,
 			 d[i].hw_version & 0xffff);
 		snprintf(clk, sizeof(clk), "%u MHz", d[i].clock_hz / 1000000);
-		printf("%-6u %-6s %-13s %-5s %-4u %-10s %-9s %-7s %-7s",
+		printf("%-6u %-6s %-13s %-5s %-4u %-10s %-9s %-7s %-*s",
 		       d[i].index, d[i].name, d[i].pci_addr, hw, d[i].pe_count,
 		       clk, npc_fmt_bytes(b1, d[i].dram_size),
 		       levels_str(lv, sizeof(lv), d[i].trace_levels),
-		       state_name(d[i].state));
+		       stats ? 7 : 0, state_name(d[i].state));
 		if (stats && s) {
 			struct npu_nl_pe_stats t = pe_sum(s);
 
