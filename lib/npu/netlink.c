@@ -37,8 +37,11 @@ struct npu_nl {
 	/* the request in progress */
 	int err;
 	bool done;
-	int (*parse)(struct npu_nl *nl, struct nlmsghdr *nlh, void *arg);
-	void *arg;
+	/* the replies: each one filled into items[n] while n < max */
+	int (*fill)(struct nlmsghdr *nlh, void *item);
+	void *items;
+	size_t size;
+	unsigned int max, n;
 	int parse_err;
 	char extack[128];
 	/* parsed events not yet read */
@@ -69,16 +72,21 @@ static int npu_nl_errno(int nlerr)
 	}
 }
 
+/* A reply: into the next item, counted also when there is no room. */
 static int npu_nl_on_valid(struct nl_msg *msg, void *arg)
 {
 	struct npu_nl *nl = arg;
+	char *item;
 	int ret;
 
-	if (!nl->parse || nl->parse_err)
+	if (!nl->fill || nl->parse_err)
 		return NL_OK;
-	ret = nl->parse(nl, nlmsg_hdr(msg), nl->arg);
+	item = nl->n < nl->max ? (char *)nl->items + nl->n * nl->size : NULL;
+	ret = item ? nl->fill(nlmsg_hdr(msg), item) : 0;
 	if (ret)
 		nl->parse_err = ret;
+	else
+		nl->n++;
 	return NL_OK;
 }
 
@@ -181,13 +189,13 @@ const char *npu_nl_extack(const struct npu_nl *nl)
 
 /*
  * Send a request for @cmd (a dump without @index, else a do of @index) and
- * hand every reply to @parse. Returns 0, the kernel's -errno or @parse's.
+ * fill each reply into @items (@max of @size bytes) with @fill. Returns
+ * the number of replies, the kernel's -errno or @fill's.
  */
 static int npu_nl_request(struct npu_nl *nl, uint8_t cmd, bool dump,
 			  uint32_t index,
-			  int (*parse)(struct npu_nl *, struct nlmsghdr *,
-				       void *),
-			  void *arg)
+			  int (*fill)(struct nlmsghdr *, void *),
+			  void *items, size_t size, unsigned int max)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	int ret;
@@ -203,8 +211,11 @@ static int npu_nl_request(struct npu_nl *nl, uint8_t cmd, bool dump,
 	}
 	nl->err = 0;
 	nl->done = false;
-	nl->parse = parse;
-	nl->arg = arg;
+	nl->fill = fill;
+	nl->items = items;
+	nl->size = size;
+	nl->max = max;
+	nl->n = 0;
 	nl->parse_err = 0;
 	nl->extack[0] = '\0';
 	ret = nl_send_auto(nl->sk, msg);
@@ -216,8 +227,10 @@ static int npu_nl_request(struct npu_nl *nl, uint8_t cmd, bool dump,
 		if (ret < 0 && !nl->done)
 			return npu_nl_errno(ret);
 	}
-	nl->parse = NULL;
-	return nl->err ? nl->err : nl->parse_err;
+	nl->fill = NULL;
+	if (nl->err || nl->parse_err)
+		return nl->err ? nl->err : nl->parse_err;
+	return (int)nl->n;
 }
 
 /* A reply's attributes of set @maxattr into @tb. */
@@ -241,8 +254,9 @@ static void npu_nl_str(char *dst, size_t len, struct nlattr *a)
 	snprintf(dst, len, "%s", a ? nla_get_string(a) : "");
 }
 
-static int npu_nl_fill_dev(struct nlmsghdr *nlh, struct npu_nl_dev *d)
+static int npu_nl_fill_dev(struct nlmsghdr *nlh, void *item)
 {
+	struct npu_nl_dev *d = item;
 	struct nlattr *tb[NPU_A_DEV_MAX + 1];
 
 	if (npu_nl_attrs(nlh, tb, NPU_A_DEV_MAX) || !tb[NPU_A_DEV_INDEX])
@@ -261,49 +275,19 @@ static int npu_nl_fill_dev(struct nlmsghdr *nlh, struct npu_nl_dev *d)
 	return 0;
 }
 
-struct npu_nl_devs {
-	struct npu_nl_dev *devs;
-	unsigned int max, n;
-};
-
-static int npu_nl_parse_dev(struct npu_nl *nl, struct nlmsghdr *nlh,
-			    void *arg)
-{
-	struct npu_nl_devs *l = arg;
-	struct npu_nl_dev d;
-	int ret;
-
-	(void)nl;
-	ret = npu_nl_fill_dev(nlh, &d);
-	if (ret)
-		return ret;
-	if (l->n < l->max)
-		l->devs[l->n] = d;
-	l->n++;
-	return 0;
-}
-
 int npu_nl_dev_list(struct npu_nl *nl, struct npu_nl_dev *devs,
 		    unsigned int max)
 {
-	struct npu_nl_devs l = { .devs = devs, .max = max };
-	int ret;
-
-	ret = npu_nl_request(nl, NPU_CMD_DEV_GET, true, 0, npu_nl_parse_dev,
-			     &l);
-	return ret ? ret : (int)l.n;
+	return npu_nl_request(nl, NPU_CMD_DEV_GET, true, 0, npu_nl_fill_dev,
+			      devs, sizeof(*devs), max);
 }
 
 int npu_nl_dev_get(struct npu_nl *nl, uint32_t index, struct npu_nl_dev *dev)
 {
-	struct npu_nl_devs l = { .devs = dev, .max = 1 };
-	int ret;
+	int ret = npu_nl_request(nl, NPU_CMD_DEV_GET, false, index,
+				 npu_nl_fill_dev, dev, sizeof(*dev), 1);
 
-	ret = npu_nl_request(nl, NPU_CMD_DEV_GET, false, index,
-			     npu_nl_parse_dev, &l);
-	if (!ret && l.n != 1)
-		ret = -EPROTO;
-	return ret;
+	return ret == 1 ? 0 : ret < 0 ? ret : -EPROTO;
 }
 
 /* One NPU_A_STATS_PE nest into @st->pe[], in PE order. */
@@ -326,63 +310,44 @@ static int npu_nl_fill_pe(struct nlattr *nest, struct npu_nl_stats *st)
 	return 0;
 }
 
-struct npu_nl_stats_list {
-	struct npu_nl_stats *st;
-	unsigned int max, n;
-};
-
-static int npu_nl_parse_stats(struct npu_nl *nl, struct nlmsghdr *nlh,
-			      void *arg)
+static int npu_nl_fill_stats(struct nlmsghdr *nlh, void *item)
 {
-	struct npu_nl_stats_list *l = arg;
 	struct nlattr *tb[NPU_A_STATS_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct npu_nl_stats st;
+	struct npu_nl_stats *st = item;
 	struct nlattr *a;
 	int rem;
 
-	(void)nl;
 	/* The PE nests repeat: walked one by one, not through @tb. */
 	if (npu_nl_attrs(nlh, tb, NPU_A_STATS_MAX) || !tb[NPU_A_STATS_INDEX])
 		return -EPROTO;
-	memset(&st, 0, sizeof(st));
-	st.index = nla_get_u32(tb[NPU_A_STATS_INDEX]);
-	st.resets = npu_nl_u64(tb[NPU_A_STATS_RESETS]);
-	st.trace_records = npu_nl_u64(tb[NPU_A_STATS_TRACE_RECORDS]);
-	st.trace_lost = npu_nl_u64(tb[NPU_A_STATS_TRACE_LOST]);
+	memset(st, 0, sizeof(*st));
+	st->index = nla_get_u32(tb[NPU_A_STATS_INDEX]);
+	st->resets = npu_nl_u64(tb[NPU_A_STATS_RESETS]);
+	st->trace_records = npu_nl_u64(tb[NPU_A_STATS_TRACE_RECORDS]);
+	st->trace_lost = npu_nl_u64(tb[NPU_A_STATS_TRACE_LOST]);
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
 			  rem) {
-		if (nla_type(a) == NPU_A_STATS_PE && npu_nl_fill_pe(a, &st))
+		if (nla_type(a) == NPU_A_STATS_PE && npu_nl_fill_pe(a, st))
 			return -EPROTO;
 	}
-	if (l->n < l->max)
-		l->st[l->n] = st;
-	l->n++;
 	return 0;
 }
 
 int npu_nl_stats_get(struct npu_nl *nl, uint32_t index,
 		     struct npu_nl_stats *st)
 {
-	struct npu_nl_stats_list l = { .st = st, .max = 1 };
-	int ret;
+	int ret = npu_nl_request(nl, NPU_CMD_STATS_GET, false, index,
+				 npu_nl_fill_stats, st, sizeof(*st), 1);
 
-	ret = npu_nl_request(nl, NPU_CMD_STATS_GET, false, index,
-			     npu_nl_parse_stats, &l);
-	if (!ret && l.n != 1)
-		ret = -EPROTO;
-	return ret;
+	return ret == 1 ? 0 : ret < 0 ? ret : -EPROTO;
 }
 
 int npu_nl_stats_list(struct npu_nl *nl, struct npu_nl_stats *st,
 		      unsigned int max)
 {
-	struct npu_nl_stats_list l = { .st = st, .max = max };
-	int ret;
-
-	ret = npu_nl_request(nl, NPU_CMD_STATS_GET, true, 0,
-			     npu_nl_parse_stats, &l);
-	return ret ? ret : (int)l.n;
+	return npu_nl_request(nl, NPU_CMD_STATS_GET, true, 0,
+			      npu_nl_fill_stats, st, sizeof(*st), max);
 }
 
 /* ---- events ------------------------------------------------------------ */
