@@ -131,7 +131,7 @@ static int64_t bd_i64(uint64_t v)
 
 static int bd_grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 16;
+	size_t n = *cap ? *cap : 4;
 	void *q;
 
 	if (need <= *cap)

@@ -5,7 +5,8 @@
  * (per inference: seven host spans, an EXEC and ten OP records in one
  * RECORDS item, a CLOCK sample every 1000 inferences) exported to SQLite
  * (npuprof_export_sqlite()), and the time of the summary
- * (npuprof_print_summary()). Each measurement runs in a child process so
+ * (npuprof_print_summary()) and of the latency breakdown
+ * (npuprof_print_breakdown()). Each measurement runs in a child process so
  * that its peak RSS is its own (wait4's ru_maxrss). Prints events/s, MB/s
  * of trace read, the database size and the peak RSS; never fails on a
  * number. With --runs K each measurement runs K times and the best wall
@@ -191,12 +192,15 @@ static double child(int what, const char *trace, const char *db, long *rss_kb,
 
 		if (npuprof_trace_open(trace, &t, err, sizeof(err)))
 			_exit(1);
-		if (what == 0) {
+		null = fopen("/dev/null", "w");
+		if (what == 0)
 			ret = npuprof_export_sqlite(t, db);
-		} else {
-			null = fopen("/dev/null", "w");
-			ret = null ? npuprof_print_summary(t, NPUPROF_FORMAT_TABLE, null) : -1;
-		}
+		else if (!null)
+			ret = -1;
+		else if (what == 1)
+			ret = npuprof_print_summary(t, NPUPROF_FORMAT_TABLE, null);
+		else
+			ret = npuprof_print_breakdown(t, NPUPROF_FORMAT_TABLE, null);
 		if (ret)
 			fprintf(stderr, "npuprof-bench-report: %s\n", npuprof_trace_error(t));
 		_exit(ret ? 1 : 0);
@@ -258,6 +262,7 @@ static void bench(const char *dir, uint64_t events, const char *given, int runs)
 	uint64_t n, bytes;
 	double tw, ts, tsum, cs = 0, csum = 0;
 	long rss = 0, rss_sum = 0;
+	int i;
 
 	if (given) {
 		snprintf(trace, sizeof(trace), "%s", given);
@@ -286,13 +291,19 @@ static void bench(const char *dir, uint64_t events, const char *given, int runs)
 		printf("report:   sqlite export: %.2f s (CPU %.2f s), %.0f events/s, %.1f MB/s of trace, database %.1f MB, peak RSS %.1f MiB\n",
 		       ts, cs, (double)n / ts, (double)bytes / 1e6 / ts,
 		       (double)file_size(db) / 1e6, (double)rss / 1024);
-	tsum = best_of(runs, 1, trace, NULL, &rss_sum, &csum);
-	if (tsum < 0)
-		printf("report: summary failed\n");
-	else
-		printf("report:   summary: %.2f s (CPU %.2f s), %.0f events/s, %.1f MB/s, peak RSS %.1f MiB (%llu latencies kept)\n",
-		       tsum, csum, (double)n / tsum, (double)bytes / 1e6 / tsum,
-		       (double)rss_sum / 1024, (unsigned long long)(n / EV_PER_INF));
+	for (i = 1; i <= 2; i++) {
+		const char *what = i == 1 ? "summary" : "breakdown";
+
+		rss_sum = 0;
+		tsum = best_of(runs, i, trace, NULL, &rss_sum, &csum);
+		if (tsum < 0)
+			printf("report: %s failed\n", what);
+		else
+			printf("report:   %s: %.2f s (CPU %.2f s), %.0f events/s, %.1f MB/s, peak RSS %.1f MiB (%llu inferences)\n",
+			       what, tsum, csum, (double)n / tsum,
+			       (double)bytes / 1e6 / tsum, (double)rss_sum / 1024,
+			       (unsigned long long)(n / EV_PER_INF));
+	}
 	unlink(db);
 	if (!given)
 		unlink(trace);
