@@ -12,7 +12,8 @@
  *    missing key, an unknown device and unknown commands, each with its
  *    errno and extended-ack message;
  *  - the "events" group: job error, job timeout with the device reset, and
- *    trace overflow (one per ring per second at most).
+ *    trace overflow (one per ring per second at most);
+ *  - npuprof devices and npuprof top (build/bin, in the guest's PATH).
  *
  * The timeout test needs a stalled PE (npu-vm --stall-pe 1, which sets
  * NPU_EMU_STALL_PE; selftests/npu/Makefile runs the suite so) and is
@@ -20,6 +21,8 @@
  */
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
@@ -477,6 +480,116 @@ TEST_F(nl, timeout_and_reset_events)
 	EXPECT_EQ(s0.pe[stalled].jobs_failed + 1, s1.pe[stalled].jobs_failed);
 	EXPECT_EQ(s0.pe[stalled].jobs_completed,
 		  s1.pe[stalled].jobs_completed);
+}
+
+/* Run @argv with its standard output on a pipe; the child's pid. */
+static pid_t spawn(char *const argv[], int *out)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*out = p[0];
+	return pid;
+}
+
+/* Read @fd to EOF (or until @stop appears) into @buf; bytes read. */
+static size_t read_all(int fd, char *buf, size_t len, const char *stop)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0) {
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (stop && strstr(buf, stop))
+			break;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * The CLI on top of the library: npuprof devices as JSON, npuprof top in
+ * batch mode while another process runs jobs on PE 0 (its last frame shows
+ * them), and top quitting cleanly on SIGINT.
+ */
+TEST_F(nl, npuprof_devices_and_top)
+{
+	char *devices[] = { "npuprof", "devices", "--format", "json", NULL };
+	char *top[] = { "npuprof", "top", "-b", "-n", "3", "-d", "0.5", NULL };
+	char *top_forever[] = { "npuprof", "top", "-b", "-d", "0.2", NULL };
+	static char buf[65536];
+	char want[64], *pe0;
+	double util, jobs, fail, gbs;
+	unsigned int pe;
+	pid_t pid, worker;
+	int fd, st;
+
+	pid = spawn(devices, &fd);
+	ASSERT_LT(0, pid);
+	read_all(fd, buf, sizeof(buf), NULL);
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\"name\":\"npu0\""));
+	EXPECT_NE(NULL, strstr(buf, "\"state\":\"alive\""));
+	snprintf(want, sizeof(want), "\"pes\":%u,\"clock_hz\":%llu",
+		 self->info.pe_count, (unsigned long long)self->info.clock_hz);
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s", buf);
+
+	worker = fork();
+	ASSERT_LE(0, worker);
+	if (worker == 0) {
+		struct trace_jobs j;
+		struct npu_wait w;
+		int wfd = npu_open();
+
+		if (wfd < 0 || trace_jobs_init(&j, wfd, JOB_BYTES, 4))
+			_exit(1);
+		for (;;)
+			if (trace_job_run(&j, 0, &w))
+				_exit(1);
+	}
+	pid = spawn(top, &fd);
+	ASSERT_LT(0, pid);
+	read_all(fd, buf, sizeof(buf), NULL);
+	close(fd);
+	kill(worker, SIGKILL);
+	waitpid(worker, NULL, 0);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "npu0 "));
+	/* the last frame's PE 0: jobs completed during its interval */
+	pe0 = NULL;
+	for (char *p = buf; (p = strstr(p, "  PE 0 ")); p++)
+		pe0 = p;
+	ASSERT_NE(NULL, pe0) TH_LOG("%s", buf);
+	ASSERT_EQ(5, sscanf(pe0, "  PE %u %lf %lf %lf %lf", &pe, &util, &jobs,
+			    &fail, &gbs)) TH_LOG("%s", buf);
+	EXPECT_LT(0, jobs) TH_LOG("%s", buf);
+	EXPECT_LT(0, util) TH_LOG("%s", buf);
+	EXPECT_EQ(0, fail);
+
+	/* SIGINT after the first frame: exit status 0 */
+	pid = spawn(top_forever, &fd);
+	ASSERT_LT(0, pid);
+	read_all(fd, buf, sizeof(buf), "events");
+	kill(pid, SIGINT);
+	read_all(fd, buf, sizeof(buf), NULL);
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 TEST_HARNESS_MAIN

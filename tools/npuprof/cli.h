@@ -46,6 +46,7 @@ extern const struct npc_cmd npc_cmd_report;
 extern const struct npc_cmd npc_cmd_analyze;
 extern const struct npc_cmd npc_cmd_diff;
 extern const struct npc_cmd npc_cmd_devices;
+extern const struct npc_cmd npc_cmd_top;
 
 /* Devices of a trace that the totals and the dump name and track */
 #define NPC_MAX_DEV	64

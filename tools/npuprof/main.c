@@ -21,6 +21,7 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_analyze,
 	&npc_cmd_diff,
 	&npc_cmd_devices,
+	&npc_cmd_top,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
