@@ -711,23 +711,6 @@ out:
 
 /* ---- mapping ---- */
 
-/*
- * llround(@x) for |@x| < 2^63, inline: the truncation is exact, and so is
- * the fraction x - trunc(x) (|x| < 2^52: a double holds it; above, x is an
- * integer); halves go away from zero as llround's do.
- */
-static inline int64_t round_i64(double x)
-{
-	int64_t i = (int64_t)x;
-	double f = x - (double)i;
-
-	if (f >= 0.5)
-		i++;
-	else if (f <= -0.5)
-		i--;
-	return i;
-}
-
 /* ceil(@x) for 0 <= @x < 2^63 (and x in (-1, 0): 0), inline */
 static inline uint64_t ceil_u64(double x)
 {
@@ -765,7 +748,7 @@ static inline void map_out(int64_t base, double off, double err,
 	int64_t r;
 
 	if (npf_unlikely(!(fabs(off) < 0x1p63) ||
-			 __builtin_add_overflow(base, round_i64(off), &r))) {
+			 __builtin_add_overflow(base, npf_round_i64(off), &r))) {
 		/* beyond the int64 of host ns */
 		out->valid = 0;
 		out->ns = off < 0 ? INT64_MIN : INT64_MAX;

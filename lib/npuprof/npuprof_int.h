@@ -27,6 +27,24 @@
 
 #define NPF_ALIGN8(x)	(((x) + 7u) & ~(size_t)7u)
 
+/*
+ * npf_round_i64() - llround(@x) for |@x| < 2^63, inline (the callers check
+ * the range): the truncation is exact, and so is the fraction x - trunc(x)
+ * (|x| < 2^52: a double holds it; above, x is an integer); halves go away
+ * from zero as llround's do.
+ */
+static inline int64_t npf_round_i64(double x)
+{
+	int64_t i = (int64_t)x;
+	double f = x - (double)i;
+
+	if (f >= 0.5)
+		i++;
+	else if (f <= -0.5)
+		i--;
+	return i;
+}
+
 /* ------------------------------------------------------------------ */
 /* The trace file (Documentation/npu/trace-file.rst)                    */
 /* ------------------------------------------------------------------ */

@@ -8,7 +8,6 @@
  * Stateless; safe from any thread.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 
 #include "npuprof_int.h"
@@ -75,14 +74,15 @@ char *npf_hex_span(char *buf, uint64_t id)
 	return buf;
 }
 
-/* @ticks * @slope rounded to the nearest ns; false if out of range */
+/* @ticks * @slope rounded to the nearest ns (as llround() would: inline,
+ * the range is checked first); false if out of range */
 static bool ticks_ns(uint64_t ticks, double slope, int64_t *ns)
 {
 	double v = (double)ticks * slope;
 
 	if (!(v >= 0) || v >= 9.2e18)
 		return false;
-	*ns = llround(v);
+	*ns = npf_round_i64(v);
 	return true;
 }
 

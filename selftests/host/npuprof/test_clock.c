@@ -750,4 +750,47 @@ TEST(map_rounding)
 	}
 }
 
+/*
+ * npf_round_i64(), the inline rounding of the mapping and of npf_dev_dur(),
+ * gives llround()'s results: halves, the doubles next to them, the range
+ * where doubles stop having fractions, and a fixed-seed sweep of magnitudes.
+ */
+TEST(round_i64_is_llround)
+{
+	static const double edge[] = {
+		0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
+		0.49999999999999994, -0.49999999999999994,
+		0.5000000000000001, 1.4999999999999998, 2.5000000000000004,
+		4503599627370495.5, -4503599627370495.5, 4503599627370496.0,
+		4503599627370497.0, 9007199254740993.0, 0x1p62, -0x1p62,
+		9.2e18, -9.2e18, 0x1p63 - 2048.0, 1e-300, 123456789.49999999,
+	};
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		EXPECT_EQ(llround(edge[i]), npf_round_i64(edge[i]));
+		EXPECT_EQ(llround(nextafter(edge[i], 0x1p63)),
+			  npf_round_i64(nextafter(edge[i], 0x1p63)));
+		EXPECT_EQ(llround(nextafter(edge[i], -0x1p63)),
+			  npf_round_i64(nextafter(edge[i], -0x1p63)));
+	}
+	for (i = 0; i < 200000; i++) {
+		double x;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		/* 53 random bits scaled to 2^0 .. 2^62 */
+		x = ldexp((double)(seed >> 11), (int)(seed & 63) % 63 - 53);
+		if (seed & 64)
+			x = -x;
+		if (llround(x) == npf_round_i64(x))
+			n++;
+	}
+	EXPECT_EQ(200000, n);
+	/* the halves that banker's rounding would send the other way */
+	EXPECT_EQ(3, npf_round_i64(2.5));
+	EXPECT_EQ(-3, npf_round_i64(-2.5));
+	EXPECT_EQ(1, npf_round_i64(0.5));
+}
+
 TEST_HARNESS_MAIN
