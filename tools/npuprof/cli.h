@@ -48,6 +48,14 @@ extern const struct npc_cmd npc_cmd_diff;
 extern const struct npc_cmd npc_cmd_devices;
 extern const struct npc_cmd npc_cmd_top;
 
+struct npu_nl;
+struct npu_nl_stats;
+
+/* devices.c: the netlink helpers of devices and top */
+int npc_nl_open(const char *cmd, struct npu_nl **nl);
+const struct npu_nl_stats *npc_nl_stats_find(const struct npu_nl_stats *st,
+					     int n, uint32_t index);
+
 /* Devices of a trace that the totals and the dump name and track */
 #define NPC_MAX_DEV	64
 

@@ -106,8 +106,15 @@ static struct npu_nl_pe_stats pe_sum(const struct npu_nl_stats *st)
 	return t;
 }
 
-/* The counters of device @index among @st, or NULL */
-static const struct npu_nl_stats *find_stats(const struct npu_nl_stats *st,
+/**
+ * npc_nl_stats_find() - the counters of device @index among @n in @st
+ * @st: counters of a stats-get dump
+ * @n: entries in @st
+ * @index: the device
+ *
+ * Return: the entry, or NULL.
+ */
+const struct npu_nl_stats *npc_nl_stats_find(const struct npu_nl_stats *st,
 					     int n, uint32_t index)
 {
 	int i;
@@ -133,7 +140,7 @@ static void print_table(const struct npu_nl_dev *d, int n,
 		       "BUSY", "DMA", "RECORDS", "LOST", "RESETS");
 	putchar('\n');
 	for (i = 0; i < n; i++) {
-		const struct npu_nl_stats *s = find_stats(st, nst, d[i].index);
+		const struct npu_nl_stats *s = npc_nl_stats_find(st, nst, d[i].index);
 		char hw[16], clk[24];
 
 		snprintf(hw, sizeof(hw), "%u.%u", d[i].hw_version >> 16,
@@ -188,7 +195,7 @@ static void print_json(const struct npu_nl_dev *d, int n,
 
 	putchar('[');
 	for (i = 0; i < n; i++) {
-		const struct npu_nl_stats *s = find_stats(st, nst, d[i].index);
+		const struct npu_nl_stats *s = npc_nl_stats_find(st, nst, d[i].index);
 
 		printf("%s\n{\"index\":%u,\"name\":\"%s\",\"pci\":\"%s\","
 		       "\"hw_version\":\"%u.%u\",\"pes\":%u,\"clock_hz\":%u,"
@@ -204,6 +211,24 @@ static void print_json(const struct npu_nl_dev *d, int n,
 		putchar('}');
 	}
 	printf("%s]\n", n ? "\n" : "");
+}
+
+/**
+ * npc_nl_open() - npu_nl_open() with the error message of command @cmd
+ * @cmd: the command's name, for the message
+ * @nl: out: the handle
+ *
+ * Return: 0, or -errno after a message on stderr.
+ */
+int npc_nl_open(const char *cmd, struct npu_nl **nl)
+{
+	int ret = npu_nl_open(nl);
+
+	if (ret)
+		npc_err("%s: %s", cmd, ret == -ENOENT ?
+			"the netlink family \"npu\" is not registered (is npu.ko loaded?)" :
+			strerror(-ret));
+	return ret;
 }
 
 static int devices_main(int argc, char **argv)
@@ -247,13 +272,8 @@ static int devices_main(int argc, char **argv)
 		return npu_cli_usage_error(prog, "unexpected argument '%s'",
 					   argv[optind]);
 
-	n = npu_nl_open(&nl);
-	if (n) {
-		npc_err("devices: %s", n == -ENOENT ?
-			"the netlink family \"npu\" is not registered (is npu.ko loaded?)" :
-			strerror(-n));
+	if (npc_nl_open("devices", &nl))
 		return 1;
-	}
 	devs = calloc(DEV_MAX, sizeof(*devs));
 	st = calloc(DEV_MAX, sizeof(*st));
 	if (!devs || !st) {

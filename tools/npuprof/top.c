@@ -151,17 +151,6 @@ struct top {
 	bool lost_events;
 };
 
-static const struct npu_nl_stats *top_find(const struct npu_nl_stats *st,
-					   int n, uint32_t index)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (st[i].index == index)
-			return &st[i];
-	return NULL;
-}
-
 /* Read every pending event into the list of the latest. */
 static int top_read_events(struct top *t)
 {
@@ -221,8 +210,8 @@ static void top_frame(struct top *t, bool clear)
 	       t->ncur == 1 ? "" : "s", secs);
 	for (d = 0; d < t->ncur; d++) {
 		const struct npu_nl_stats *b = &t->cur[d];
-		const struct npu_nl_stats *a = top_find(t->prev, t->nprev,
-							b->index);
+		const struct npu_nl_stats *a = npc_nl_stats_find(t->prev, t->nprev,
+								 b->index);
 
 		if (!a)
 			a = b;	/* new: no difference yet */
@@ -369,13 +358,14 @@ static int top_main(int argc, char **argv)
 		npc_err("top: %s", strerror(ENOMEM));
 		return 1;
 	}
-	ret = npu_nl_open(&t->nl);
-	if (!ret)
+	ret = npc_nl_open("top", &t->nl);
+	if (!ret) {
 		ret = npu_nl_subscribe(t->nl);
+		if (ret)
+			npc_err("top: joining the events group: %s",
+				strerror(-ret));
+	}
 	if (ret) {
-		npc_err("top: %s", ret == -ENOENT ?
-			"the netlink family \"npu\" is not registered (is npu.ko loaded?)" :
-			strerror(-ret));
 		npu_nl_close(t->nl);
 		free(t);
 		return 1;
