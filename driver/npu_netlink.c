@@ -22,6 +22,7 @@
  * the trace lock held.
  */
 
+#include <linux/build_bug.h>
 #include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -204,10 +205,11 @@ static int npu_nl_put_one(struct sk_buff *skb, const struct npu_nl_cmd *c,
 }
 
 /* The do of NPU_CMD_DEV_GET and NPU_CMD_STATS_GET: both key on attr 1. */
+static_assert((int)NPU_A_DEV_INDEX == (int)NPU_A_STATS_INDEX);
+
 static int npu_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct npu_nl_cmd *c = npu_nl_cmd_of(info->genlhdr->cmd);
-	/* NPU_A_DEV_INDEX == NPU_A_STATS_INDEX */
 	struct nlattr *attr = info->attrs[NPU_A_DEV_INDEX];
 	struct npu_dev *ndev;
 	struct sk_buff *msg;
