@@ -23,8 +23,10 @@
 #   make uninstall    remove what make install installed
 #
 # Variables: BUILD (output directory, default ./build), KERNELS (versions or
-# series to build and test, default: scripts/kernels.sh, plus the debug
-# kernel when scripts/debug-kernel.sh has built it); for install and
+# series to build and test, default: scripts/kernels.sh; npu.ko is also
+# built for the debug kernel when scripts/debug-kernel.sh has built it);
+# CHECK_DEBUG=1 makes check and check-vm run the VM suites on the debug
+# kernel too (make check-debug runs them there alone); for install and
 # uninstall PREFIX (default /usr/local), DESTDIR (see packaging/Makefile).
 # Dependencies are not installed by make: run scripts/deps.sh first.
 
@@ -115,7 +117,8 @@ install uninstall:
 # "N passed, N failed".
 check check-vm:
 	@$(MAKE) --no-print-directory -f $(ROOT)/Makefile all; \
-	NPU_BUILD_STATUS=$$? NPU_KERNELS="$(KVERS) $(DEBUG_KVER)" \
+	NPU_BUILD_STATUS=$$? \
+	NPU_KERNELS="$(KVERS) $(if $(filter 1,$(CHECK_DEBUG)),$(DEBUG_KVER))" \
 		$(ROOT)/scripts/check.sh $(if $(filter check,$@),all,vm)
 
 # The debug kernel must be built (make debug-kernel); only its npu.ko and
