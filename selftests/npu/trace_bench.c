@@ -26,32 +26,6 @@
 #include "npu_test.h"
 #include "trace_lib.h"
 
-struct reader {
-	struct trace_ring *t;
-	struct trace_stats st;
-	volatile int stop;
-	long err;
-};
-
-static void *reader_main(void *arg)
-{
-	struct reader *rd = arg;
-	struct pollfd pfd = { .fd = rd->t->fd, .events = POLLIN };
-	long n;
-
-	for (;;) {
-		poll(&pfd, 1, 10);
-		n = trace_consume(rd->t, &rd->st, NULL, NULL);
-		if (n < 0) {
-			rd->err = n;
-			break;
-		}
-		if (rd->stop && !trace_unread(rd->t))
-			break;
-	}
-	return NULL;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -70,7 +44,7 @@ static void latency_round(int fd, struct trace_jobs *j, int level,
 			  unsigned int n, uint64_t *lat)
 {
 	struct trace_ring t;
-	struct reader rd;
+	struct trace_drainer rd;
 	struct npu_wait w;
 	pthread_t th;
 	unsigned int i;
@@ -86,7 +60,7 @@ static void latency_round(int fd, struct trace_jobs *j, int level,
 			die("trace enable", ret);
 		memset(&rd, 0, sizeof(rd));
 		rd.t = &t;
-		pthread_create(&th, NULL, reader_main, &rd);
+		pthread_create(&th, NULL, trace_drainer_main, &rd);
 	}
 	for (i = 0; i < n; i++) {
 		t0 = npu_now_ns();
@@ -159,7 +133,7 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 	struct npu_trace_status ts;
 	unsigned long long *ids = calloc(jobs, sizeof(*ids));
 	struct trace_ring t;
-	struct reader rd;
+	struct trace_drainer rd;
 	struct npu_wait w;
 	unsigned int done = 0, sub = 0;
 	pthread_t th;
@@ -174,7 +148,7 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 		die("trace enable", -errno);
 	memset(&rd, 0, sizeof(rd));
 	rd.t = &t;
-	pthread_create(&th, NULL, reader_main, &rd);
+	pthread_create(&th, NULL, trace_drainer_main, &rd);
 	t0 = npu_now_ns();
 	/* Keep up to 8 jobs in flight. */
 	while (done < jobs) {

@@ -182,6 +182,37 @@ static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
 	return n;
 }
 
+/*
+ * Thread body (pthread_create) of a reader that only parses: polls the
+ * ring (up to every 10 ms) and consumes what is there, until @stop is set
+ * and nothing is left unread, or a malformed record (@err).
+ */
+struct trace_drainer {
+	struct trace_ring *t;
+	struct trace_stats st;
+	volatile int stop;
+	long err;
+};
+
+static inline void *trace_drainer_main(void *arg)
+{
+	struct trace_drainer *d = arg;
+	struct pollfd pfd = { .fd = d->t->fd, .events = POLLIN };
+	long n;
+
+	for (;;) {
+		poll(&pfd, 1, 10);
+		n = trace_consume(d->t, &d->st, NULL, NULL);
+		if (n < 0) {
+			d->err = n;
+			break;
+		}
+		if (d->stop && !trace_unread(d->t))
+			break;
+	}
+	return NULL;
+}
+
 /* Thread body (pthread_create) that polls @fd once for POLLIN. */
 struct trace_poller {
 	int fd;

@@ -45,13 +45,6 @@ struct result {
 	double rate;		/* records/s that reached the reader */
 };
 
-struct minimal {
-	struct trace_ring *t;
-	struct trace_stats st;
-	volatile int stop;
-	long err;
-};
-
 static void die(const char *what, int err)
 {
 	fprintf(stderr, "npuprof-bench-vm: %s: %s\n", what, strerror(-err));
@@ -91,32 +84,13 @@ static uint64_t run_jobs(int fd, struct trace_jobs *j, unsigned int jobs)
 	return npu_now_ns() - t0;
 }
 
-static void *minimal_main(void *arg)
-{
-	struct minimal *m = arg;
-	struct pollfd pfd = { .fd = m->t->fd, .events = POLLIN };
-	long n;
-
-	for (;;) {
-		poll(&pfd, 1, 10);
-		n = trace_consume(m->t, &m->st, NULL, NULL);
-		if (n < 0) {
-			m->err = n;
-			break;
-		}
-		if (m->stop && !trace_unread(m->t))
-			break;
-	}
-	return NULL;
-}
-
 static struct result flood_minimal(int fd, struct trace_jobs *j,
 				   unsigned int pages, unsigned int jobs)
 {
 	struct npu_trace_status ts;
 	struct result res;
 	struct trace_ring t;
-	struct minimal m;
+	struct trace_drainer m;
 	pthread_t th;
 	uint64_t ns;
 	int ret;
@@ -128,7 +102,7 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 		die("trace enable", -errno);
 	memset(&m, 0, sizeof(m));
 	m.t = &t;
-	ret = -pthread_create(&th, NULL, minimal_main, &m);
+	ret = -pthread_create(&th, NULL, trace_drainer_main, &m);
 	if (ret)
 		die("thread", ret);
 	ns = run_jobs(fd, j, jobs);
