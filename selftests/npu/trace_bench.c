@@ -131,11 +131,8 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 		    uint64_t *received)
 {
 	struct npu_trace_status ts;
-	unsigned long long *ids = calloc(jobs, sizeof(*ids));
 	struct trace_ring t;
 	struct trace_drainer rd;
-	struct npu_wait w;
-	unsigned int done = 0, sub = 0;
 	pthread_t th;
 	uint64_t t0, t1;
 	int ret;
@@ -151,18 +148,9 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 	pthread_create(&th, NULL, trace_drainer_main, &rd);
 	t0 = npu_now_ns();
 	/* Keep up to 8 jobs in flight. */
-	while (done < jobs) {
-		while (sub < jobs && sub - done < 8) {
-			ret = trace_job_submit(j, NPU_PE_ANY, &ids[sub]);
-			if (ret)
-				die("submit", ret);
-			sub++;
-		}
-		ret = npu_wait_job(fd, ids[done], 0, 10000000000ll, &w);
-		if (ret || w.status != NPU_JOB_OK)
-			die("wait", ret ? ret : -EIO);
-		done++;
-	}
+	ret = trace_jobs_flood(j, jobs, 8);
+	if (ret)
+		die("jobs", ret);
 	rd.stop = 1;
 	pthread_join(th, NULL);
 	t1 = npu_now_ns();
@@ -171,7 +159,6 @@ static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 	*dev_lost = ts.device_lost;
 	*received = rd.st.records;
 	trace_close(&t);
-	free(ids);
 	return rd.st.records * 1e9 / (double)(t1 - t0);
 }
 

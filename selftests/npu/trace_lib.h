@@ -374,4 +374,36 @@ static inline int trace_job_run(struct trace_jobs *j, unsigned int pe,
 	return npu_wait_job(j->fd, id, 0, 10000000000ll, w);
 }
 
+/*
+ * Run @jobs jobs on any PE, keeping @depth of them in flight (at most 64),
+ * each waited for in submission order. Returns 0, a negative errno, or
+ * -EIO for a job that did not end OK.
+ */
+static inline int trace_jobs_flood(struct trace_jobs *j, unsigned int jobs,
+				   unsigned int depth)
+{
+	unsigned long long ids[64];
+	unsigned int done = 0, sub = 0;
+	struct npu_wait w;
+	int ret;
+
+	if (!depth || depth > 64)
+		return -EINVAL;
+	while (done < jobs) {
+		while (sub < jobs && sub - done < depth) {
+			ret = trace_job_submit(j, NPU_PE_ANY, &ids[sub % 64]);
+			if (ret)
+				return ret;
+			sub++;
+		}
+		ret = npu_wait_job(j->fd, ids[done % 64], 0, 10000000000ll, &w);
+		if (ret)
+			return ret;
+		if (w.status != NPU_JOB_OK)
+			return -EIO;
+		done++;
+	}
+	return 0;
+}
+
 #endif /* _TRACE_LIB_H */

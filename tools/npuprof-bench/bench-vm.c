@@ -58,29 +58,13 @@ static void log_warn(void *ctx, int level, const char *msg)
 }
 
 /* The flood itself: @jobs jobs, 8 in flight; returns its duration in ns */
-static uint64_t run_jobs(int fd, struct trace_jobs *j, unsigned int jobs)
+static uint64_t run_jobs(struct trace_jobs *j, unsigned int jobs)
 {
-	unsigned long long *ids = calloc(jobs, sizeof(*ids));
-	unsigned int done = 0, sub = 0;
-	struct npu_wait w;
 	uint64_t t0 = npu_now_ns();
-	int ret;
+	int ret = trace_jobs_flood(j, jobs, 8);
 
-	if (!ids)
-		die("memory", -ENOMEM);
-	while (done < jobs) {
-		while (sub < jobs && sub - done < 8) {
-			ret = trace_job_submit(j, NPU_PE_ANY, &ids[sub]);
-			if (ret)
-				die("submit", ret);
-			sub++;
-		}
-		ret = npu_wait_job(fd, ids[done], 0, 10000000000ll, &w);
-		if (ret || w.status != NPU_JOB_OK)
-			die("wait", ret ? ret : -EIO);
-		done++;
-	}
-	free(ids);
+	if (ret)
+		die("jobs", ret);
 	return npu_now_ns() - t0;
 }
 
@@ -105,7 +89,7 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 	ret = -pthread_create(&th, NULL, trace_drainer_main, &m);
 	if (ret)
 		die("thread", ret);
-	ns = run_jobs(fd, j, jobs);
+	ns = run_jobs(j, jobs);
 	m.stop = 1;
 	pthread_join(th, NULL);
 
@@ -120,8 +104,7 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 }
 
 static struct result flood_session(const char *dir, struct trace_jobs *j,
-				   int fd, unsigned int pages,
-				   unsigned int jobs)
+				   unsigned int pages, unsigned int jobs)
 {
 	static const char *const devs[] = { NPU_DEV, NULL };
 	struct npuprof_stats st = { .sz = sizeof(st) };
@@ -146,7 +129,7 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	if (ret)
 		die("session", ret);
 	t0 = npu_now_ns();
-	run_jobs(fd, j, jobs);
+	run_jobs(j, jobs);
 	ret = npuprof_session_stop(s);
 	ns = npu_now_ns() - t0;
 	if (ret)
@@ -269,11 +252,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < npages; i++) {
 		for (r = 0; r < rounds; r++) {
 			if (r & 1) {
-				ours[r] = flood_session(dir, &j, fd, pages[i], jobs);
+				ours[r] = flood_session(dir, &j, pages[i], jobs);
 				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
 			} else {
 				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
-				ours[r] = flood_session(dir, &j, fd, pages[i], jobs);
+				ours[r] = flood_session(dir, &j, pages[i], jobs);
 			}
 		}
 		print_result("minimal", pages[i], mine, rounds, jobs);
