@@ -509,6 +509,15 @@ int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
 /* Forget an attached session in a child after fork(); spans off. */
 void npf_spans_atfork_child(void);
 
+/*
+ * npf_session_add_ext() - append an item built outside the library (a
+ * span of the eBPF collector, its label's STRING, a THREAD or a META)
+ * to a running session (session.c; used by extspan.c).
+ */
+struct npuprof_session;
+int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
+			const void *a, size_t alen, const void *b, size_t blen);
+
 /* The clock fit of device @dev of an open trace, or NULL (trace.c) */
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev);

@@ -523,6 +523,38 @@ static int npf_session_item(struct npuprof_session *s, uint32_t op)
 	return npf_add_wait(s, NPF_ITEM_SESSION, &it, sizeof(it));
 }
 
+/*
+ * Append an item built outside the library (extspan.c: spans of an eBPF
+ * collector), waiting (bounded) for room in the stage. A SPAN counts in
+ * the session's spans. Nothing is kept while the session is paused.
+ * Return: 0; -EINVAL unless the session runs or is paused; -ENOSPC when
+ * the writer made no room; the writer's error.
+ */
+int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
+			const void *a, size_t alen, const void *b, size_t blen)
+{
+	int i, ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->state != NPF_RUNNING) {
+		ret = s->state == NPF_PAUSED ? 0 : -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < 1000; i++) {
+		ret = npf_add(s, type, a, alen, b, blen);
+		if (ret != -ENOSPC)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		npf_wait_room(s, 10);
+		pthread_mutex_lock(&s->lock);
+	}
+	if (!ret && type == NPF_ITEM_SPAN)
+		s->st.spans++;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
 /* ---- reading the rings and the span buffers ---- */
 
 /* Largest run of records in one RECORDS item: it must fit a chunk. */
