@@ -383,6 +383,57 @@ int npuprof_record_begin(const char *label);
  */
 int npuprof_record_end(void);
 
+/*
+ * Spans built outside the process they describe (an eBPF collector such
+ * as `npuprof record --bpf`, Documentation/npu/bpf.rst): added to a
+ * running session as they are, next to its device records. A session
+ * that only collects them is created with NPUPROF_F_NO_HOST_SPANS.
+ */
+
+/**
+ * npuprof_session_add_span() - add a host span built elsewhere
+ * @sess: a started session
+ * @rec: the span, filled as npuprof_span_begin()/_end() fill it (kind,
+ *	flags, pid, tid, CLOCK_MONOTONIC start and end, a nonzero span id
+ *	unique in its process, parent and trace ids, job id, minor,
+ *	operator index); @rec->name_id is ignored
+ * @label: for NPUPROF_SPAN_LABEL, its text (at most 255 bytes kept), or
+ *	NULL
+ *
+ * Thread-safe; waits (bounded) when the writer is behind. Nothing is
+ * added while the session is paused (then 0 is returned).
+ *
+ * Return: 0; -EINVAL for a bad span or a session not started or already
+ * stopped; -ENOSPC when the writer made no room in time; -errno of
+ * writing the file.
+ */
+int npuprof_session_add_span(struct npuprof_session *sess,
+			     const struct npuprof_span_rec *rec,
+			     const char *label);
+
+/**
+ * npuprof_session_add_thread() - name a thread of the added spans
+ * @sess: a started session
+ * @pid: the thread's process
+ * @tid: the thread
+ * @name: its name (comm), at most 15 bytes kept
+ *
+ * Return: as npuprof_session_add_span().
+ */
+int npuprof_session_add_thread(struct npuprof_session *sess, int32_t pid,
+			       int32_t tid, const char *name);
+
+/**
+ * npuprof_session_add_meta() - add a "key = value" metadata item
+ * @sess: a started session
+ * @key: a nonempty key (e.g. "bpf.source")
+ * @value: its value
+ *
+ * Return: as npuprof_session_add_span().
+ */
+int npuprof_session_add_meta(struct npuprof_session *sess, const char *key,
+			     const char *value);
+
 /* ------------------------------------------------------------------ */
 /* Reading trace files                                                  */
 /* ------------------------------------------------------------------ */
