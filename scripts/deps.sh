@@ -46,6 +46,7 @@ PACKAGES=(
 	dwarves clang llvm libelf-dev zlib1g-dev
 	libclang-rt-14-dev
 	libsqlite3-dev sqlite3 python3-pandas
+	systemtap-sdt-dev bpftrace linux-perf trace-cmd
 	chromium nodejs
 	dkms man-db pkg-config
 	flex bison bc
