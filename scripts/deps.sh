@@ -43,7 +43,7 @@ PACKAGES=(
 	libbpf-dev liburing-dev libnl-3-dev libnl-genl-3-dev
 	protobuf-c-compiler libprotobuf-c-dev
 	libonnx-testdata libonnx-dev
-	dwarves clang llvm libelf-dev zlib1g-dev
+	dwarves clang llvm libelf-dev zlib1g-dev bpftool
 	libclang-rt-14-dev
 	libsqlite3-dev sqlite3 python3-pandas
 	systemtap-sdt-dev bpftrace linux-perf trace-cmd
