@@ -19,10 +19,16 @@
  * one address, unchanged, for the whole run (a PE's names in its table,
  * literals otherwise): the Chrome exporter caches their JSON by address.
  *
- * Locking: none; a timeline run and a reorder buffer belong to one
- * thread. Lifetime: everything is freed when npf_timeline_run() returns.
+ * Locking: a reorder buffer belongs to one thread. A timeline run may
+ * use a second thread of its own (the pipeline, below), joined before
+ * npf_timeline_run() returns; the callback is never called from two
+ * threads at once. Lifetime: everything is freed when npf_timeline_run()
+ * returns.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +131,9 @@ struct npf_reorder {
 	bool have_newest;
 	int64_t newest;
 	struct npuprof_event out;	/* the event being released */
+	/* set: released entries go to it whole, not rebuilt for fn */
+	int (*take)(void *ctx, struct npf_ro_ent *e, int64_t key);
+	void *take_ctx;
 };
 
 /*
@@ -351,11 +360,10 @@ static unsigned int npf_ro_rank(const struct npuprof_event *ev)
 	}
 }
 
-/* Rebuild the event of @e into ro->out */
-static const struct npuprof_event *npf_ro_event(struct npf_reorder *ro,
+/* Rebuild the event of @e into @ev */
+static const struct npuprof_event *npf_ro_event(struct npuprof_event *ev,
 						const struct npf_ro_ent *e)
 {
-	struct npuprof_event *ev = &ro->out;
 	const unsigned char *data = e->big ? e->big : e->data;
 
 	NPF_RO_FIELDS(ev, e);
@@ -401,7 +409,10 @@ static int npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn,
 		} else {
 			npf_ro_heap_pop(ro);
 		}
-		ret = fn(ctx, npf_ro_event(ro, nd.e), nd.key);
+		if (ro->take)
+			ret = ro->take(ro->take_ctx, nd.e, nd.key);
+		else
+			ret = fn(ctx, npf_ro_event(&ro->out, nd.e), nd.key);
 		npf_ro_put(ro, nd.e);
 		if (ret)
 			break;
@@ -1421,6 +1432,329 @@ static void npf_tl_release(struct npf_tl *tl)
 	free(tl->flows);
 }
 
+/* ------------------------------------------------------------------ */
+/* The pipeline: reading and ordering | items and their consumer        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * With two CPUs or more, npf_timeline_run() runs in two threads: the
+ * caller's reads the file, maps the device times and orders the events
+ * (the reorder buffer); a second one turns the released events into
+ * items and passes them to the run's callback. Released entries go whole
+ * (the event's fields and data, its big data handed over) through a
+ * bounded single-producer single-consumer ring of NPF_PL_SLOTS slots,
+ * published in batches of NPF_PL_BATCH; each side spins a little, then
+ * sleeps on a condition variable, when the ring is full or empty.
+ *
+ * Everything else the timeline does with an event as it is read (META,
+ * DEVICE and THREAD events, the drains before a CLOCK_FIT or the SUMMARY,
+ * the end) changes the state the second thread uses: the caller's thread
+ * first waits until the ring is empty and the second thread idle
+ * (npf_pl_sync()), then does it itself. So the callback sees the items in
+ * exactly the order, and with exactly the state, of the one-thread run,
+ * and is never called from two threads at once (the ring's release and
+ * acquire order the two threads' calls).
+ */
+#define NPF_PL_SLOTS	2048	/* a power of two: 464 KiB */
+#define NPF_PL_BATCH	64
+#define NPF_PL_HALF	(NPF_PL_SLOTS / 2)
+#define NPF_PL_SPIN	256
+
+struct npf_pl_slot {
+	int64_t key;
+	struct npf_ro_ent e;
+};
+
+struct npf_pl {
+	_Atomic uint64_t head;		/* slots published by the reader */
+	char pad0_[56];
+	_Atomic uint64_t tail;		/* slots consumed (done) */
+	char pad1_[56];
+	_Atomic int err;		/* the consumer's first error */
+	_Atomic bool done;		/* no more slots: the consumer ends */
+	_Atomic bool flush;		/* the producer waits for an empty ring */
+	_Atomic bool cons_sleeps;
+	_Atomic bool prod_sleeps;
+	/* the producer's */
+	uint64_t put;			/* slots filled */
+	uint64_t tail_seen;
+	struct npf_pl_slot *slot;
+	struct npf_tl *tl;
+	pthread_mutex_t mu;
+	pthread_cond_t cons_cv;
+	pthread_cond_t prod_cv;
+	pthread_t thr;
+};
+
+static inline void npf_pl_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Wake the side that sleeps on @cv, if it said so in @flag */
+static void npf_pl_wake(struct npf_pl *pl, _Atomic bool *flag,
+			pthread_cond_t *cv)
+{
+	/* after a seq_cst store of head or tail: see npf_pl_wait() */
+	if (atomic_load(flag)) {
+		pthread_mutex_lock(&pl->mu);
+		pthread_cond_signal(cv);
+		pthread_mutex_unlock(&pl->mu);
+	}
+}
+
+/*
+ * Wait until @cond(@pl, @arg): spin, then sleep with @flag set. The flag's
+ * store and the waker's store of head or tail are seq_cst, as are both
+ * loads after them: either the waker sees the flag and signals (after the
+ * sleeper holds the mutex into its wait), or the sleeper sees the store.
+ */
+static void npf_pl_wait(struct npf_pl *pl, bool (*cond)(struct npf_pl *, uint64_t),
+			uint64_t arg, _Atomic bool *flag, pthread_cond_t *cv)
+{
+	unsigned int i;
+
+	for (i = 0; i < NPF_PL_SPIN; i++) {
+		if (cond(pl, arg))
+			return;
+		npf_pl_pause();
+	}
+	pthread_mutex_lock(&pl->mu);
+	atomic_store(flag, true);
+	while (!cond(pl, arg))
+		pthread_cond_wait(cv, &pl->mu);
+	atomic_store(flag, false);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/*
+ * The consumer: slots beyond @arg; once asleep, half a ring of them (a
+ * wake-up per half ring, not per batch), a flush or the end
+ */
+static bool npf_pl_has_data(struct npf_pl *pl, uint64_t arg)
+{
+	uint64_t h = atomic_load(&pl->head);
+
+	if (!atomic_load_explicit(&pl->cons_sleeps, memory_order_relaxed))
+		return h != arg;
+	return h - arg >= NPF_PL_HALF || atomic_load(&pl->done) ||
+	       (h != arg && atomic_load(&pl->flush));
+}
+
+/* The producer: room for a slot (@arg: slots filled), once asleep half a
+ * ring of room; or an error */
+static bool npf_pl_has_room(struct npf_pl *pl, uint64_t arg)
+{
+	uint64_t used = arg - atomic_load(&pl->tail);
+
+	if (!atomic_load_explicit(&pl->prod_sleeps, memory_order_relaxed))
+		return used < NPF_PL_SLOTS || atomic_load(&pl->err);
+	return used <= NPF_PL_HALF || atomic_load(&pl->err);
+}
+
+/* The producer: every slot up to @arg consumed, or an error */
+static bool npf_pl_idle(struct npf_pl *pl, uint64_t arg)
+{
+	return atomic_load(&pl->tail) == arg || atomic_load(&pl->err);
+}
+
+static int npf_tl_ordered(void *ctx, const struct npuprof_event *ev,
+			  int64_t key);
+
+static void *npf_pl_main(void *arg)
+{
+	struct npf_pl *pl = arg;
+	struct npuprof_event ev;
+	uint64_t t = atomic_load_explicit(&pl->tail, memory_order_relaxed);
+
+	memset(&ev, 0, sizeof(ev));
+	for (;;) {
+		uint64_t h = atomic_load_explicit(&pl->head, memory_order_acquire);
+
+		if (h == t) {
+			/* all done: say so (the producer may wait for it) */
+			atomic_store(&pl->tail, t);
+			npf_pl_wake(pl, &pl->prod_sleeps, &pl->prod_cv);
+			npf_pl_wait(pl, npf_pl_has_data, t, &pl->cons_sleeps,
+				    &pl->cons_cv);
+			if (atomic_load(&pl->head) == t && atomic_load(&pl->done))
+				return NULL;
+			continue;
+		}
+		while (t != h) {
+			struct npf_pl_slot *s = &pl->slot[t & (NPF_PL_SLOTS - 1)];
+			int ret;
+
+			ret = npf_tl_ordered(pl->tl, npf_ro_event(&ev, &s->e),
+					     s->key);
+			if (npf_unlikely(s->e.big != NULL)) {
+				free(s->e.big);
+				s->e.big = NULL;
+			}
+			t++;
+			if (npf_unlikely(ret)) {
+				atomic_store(&pl->err, ret);
+				atomic_store(&pl->tail, t);
+				npf_pl_wake(pl, &pl->prod_sleeps, &pl->prod_cv);
+				return NULL;
+			}
+			if (!(t & (NPF_PL_BATCH - 1))) {
+				atomic_store(&pl->tail, t);
+				if (h - t <= NPF_PL_HALF)
+					npf_pl_wake(pl, &pl->prod_sleeps,
+						    &pl->prod_cv);
+			}
+		}
+	}
+}
+
+/* The producer: publish the slots filled, waking the consumer if it
+ * sleeps and has half a ring to do (or @force) */
+static void npf_pl_publish(struct npf_pl *pl, bool force)
+{
+	atomic_store(&pl->head, pl->put);
+	/* seq_cst: see npf_pl_wait(); an asleep consumer's tail is still */
+	if (atomic_load(&pl->cons_sleeps) &&
+	    (force || pl->put - atomic_load(&pl->tail) >= NPF_PL_HALF)) {
+		pthread_mutex_lock(&pl->mu);
+		pthread_cond_signal(&pl->cons_cv);
+		pthread_mutex_unlock(&pl->mu);
+	}
+}
+
+/* The reorder buffer's take: entry @e, released, into the next slot */
+static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
+{
+	struct npf_pl *pl = ctx;
+	struct npf_pl_slot *s;
+	int err;
+
+	if (npf_unlikely(pl->put - pl->tail_seen >= NPF_PL_SLOTS)) {
+		pl->tail_seen = atomic_load_explicit(&pl->tail,
+						     memory_order_acquire);
+		if (pl->put - pl->tail_seen >= NPF_PL_SLOTS) {
+			npf_pl_publish(pl, true);
+			npf_pl_wait(pl, npf_pl_has_room, pl->put,
+				    &pl->prod_sleeps, &pl->prod_cv);
+			err = atomic_load(&pl->err);
+			if (err)
+				return err;
+			pl->tail_seen = atomic_load(&pl->tail);
+		}
+	}
+	s = &pl->slot[pl->put & (NPF_PL_SLOTS - 1)];
+	s->key = key;
+	memcpy(&s->e, e, sizeof(*e));
+	e->big = NULL;			/* the consumer frees it */
+	pl->put++;
+	if (!(pl->put & (NPF_PL_BATCH - 1))) {
+		npf_pl_publish(pl, false);
+		return atomic_load_explicit(&pl->err, memory_order_relaxed);
+	}
+	return 0;
+}
+
+/*
+ * The producer: wait until the consumer has handled every slot and is
+ * idle; then the caller's thread owns the timeline. Return: its error.
+ */
+static int npf_pl_sync(struct npf_pl *pl)
+{
+	if (!pl)
+		return 0;
+	atomic_store(&pl->flush, true);
+	npf_pl_publish(pl, true);
+	npf_pl_wait(pl, npf_pl_idle, pl->put, &pl->prod_sleeps, &pl->prod_cv);
+	atomic_store(&pl->flush, false);
+	pl->tail_seen = pl->put;
+	return atomic_load(&pl->err);
+}
+
+/* CPUs this thread may run on */
+static int npf_pl_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+/*
+ * Start the pipeline for @tl and @ro: NULL (one thread) with a single
+ * CPU, NPUPROF_PIPELINE=0 in the environment, or no thread to be had.
+ */
+static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
+{
+	const char *env = getenv("NPUPROF_PIPELINE");
+	struct npf_pl *pl;
+
+	if ((env && !strcmp(env, "0")) || npf_pl_cpus() < 2)
+		return NULL;
+	if (posix_memalign((void **)&pl, 64, sizeof(*pl)))
+		return NULL;
+	memset(pl, 0, sizeof(*pl));
+	pl->slot = malloc(NPF_PL_SLOTS * sizeof(*pl->slot));
+	if (!pl->slot)
+		goto fail;
+	pl->tl = tl;
+	atomic_init(&pl->head, 0);
+	atomic_init(&pl->tail, 0);
+	atomic_init(&pl->err, 0);
+	atomic_init(&pl->done, false);
+	atomic_init(&pl->flush, false);
+	atomic_init(&pl->cons_sleeps, false);
+	atomic_init(&pl->prod_sleeps, false);
+	if (pthread_mutex_init(&pl->mu, NULL))
+		goto fail;
+	if (pthread_cond_init(&pl->cons_cv, NULL))
+		goto fail_mu;
+	if (pthread_cond_init(&pl->prod_cv, NULL))
+		goto fail_ccv;
+	if (pthread_create(&pl->thr, NULL, npf_pl_main, pl))
+		goto fail_pcv;
+	ro->take = npf_pl_take;
+	ro->take_ctx = pl;
+	return pl;
+fail_pcv:
+	pthread_cond_destroy(&pl->prod_cv);
+fail_ccv:
+	pthread_cond_destroy(&pl->cons_cv);
+fail_mu:
+	pthread_mutex_destroy(&pl->mu);
+fail:
+	free(pl->slot);
+	free(pl);
+	return NULL;
+}
+
+/*
+ * Stop the consumer (after npf_pl_sync(): the ring is empty) and free the
+ * pipeline; events released from then on go to the callback directly.
+ */
+static void npf_pl_stop(struct npf_pl *pl, struct npf_reorder *ro)
+{
+	uint64_t i;
+
+	if (!pl)
+		return;
+	atomic_store(&pl->done, true);
+	npf_pl_wake(pl, &pl->cons_sleeps, &pl->cons_cv);
+	pthread_join(pl->thr, NULL);
+	/* slots left by an error: their big data */
+	for (i = atomic_load(&pl->tail); i < pl->put; i++)
+		free(pl->slot[i & (NPF_PL_SLOTS - 1)].e.big);
+	pthread_cond_destroy(&pl->prod_cv);
+	pthread_cond_destroy(&pl->cons_cv);
+	pthread_mutex_destroy(&pl->mu);
+	free(pl->slot);
+	free(pl);
+	ro->take = NULL;
+	ro->take_ctx = NULL;
+}
+
 int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		     int64_t window_ns, npf_tl_fn fn, void *ctx,
 		     struct npf_tl_stats *stats)
@@ -1429,7 +1763,8 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	struct npf_reorder *ro;
 	struct npuprof_event ev;
 	struct npf_tl *tl;
-	int ret;
+	struct npf_pl *pl;
+	int ret, err;
 
 	if (!stats)
 		stats = &st0;
@@ -1451,19 +1786,26 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	tl->ctx = ctx;
 	tl->st = stats;
 	tl->have_host_spans = true;
+	pl = npf_pl_start(tl, ro);
 	/* the fits and the summary come last in a file: keep theirs */
 	while ((ret = npuprof_trace_next(trace, &ev)) > 0) {
 		stats->events++;
 		ret = 0;
 		switch (ev.type) {
 		case NPUPROF_EV_META:
-			npf_tl_meta(tl, &ev);
+			ret = npf_pl_sync(pl);
+			if (!ret)
+				npf_tl_meta(tl, &ev);
 			break;
 		case NPUPROF_EV_DEVICE:
-			npf_tl_device(tl, &ev);
+			ret = npf_pl_sync(pl);
+			if (!ret)
+				npf_tl_device(tl, &ev);
 			break;
 		case NPUPROF_EV_THREAD:
-			npf_tl_thread_name(tl, &ev);
+			ret = npf_pl_sync(pl);
+			if (!ret)
+				npf_tl_thread_name(tl, &ev);
 			break;
 		case NPUPROF_EV_SPAN:
 		case NPUPROF_EV_SESSION:
@@ -1481,6 +1823,8 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		case NPUPROF_EV_CLOCK_FIT:
 			ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
 			if (!ret)
+				ret = npf_pl_sync(pl);
+			if (!ret)
 				ret = npf_tl_fit(tl, &ev, tl->last_ts);
 			break;
 		case NPUPROF_EV_SUMMARY: {
@@ -1489,6 +1833,8 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 			};
 
 			ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
+			if (!ret)
+				ret = npf_pl_sync(pl);
 			if (!ret)
 				ret = npf_tl_emit(tl, &it);
 			break;
@@ -1501,6 +1847,11 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	}
 	if (!ret)
 		ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
+	/* the consumer's error came first: its event was read earlier */
+	err = npf_pl_sync(pl);
+	if (err)
+		ret = err;
+	npf_pl_stop(pl, ro);
 	stats->max_held = npf_reorder_max_held(ro);
 	if (!ret)
 		ret = npf_tl_finish(tl, tl->last_ts);
