@@ -33,6 +33,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <linux/types.h>
 
 #include "npu_probes.h"
@@ -882,4 +884,64 @@ void npubpf_close(struct npubpf *b)
 	if (npb_cur == b)
 		npb_cur = NULL;
 	free(b);
+}
+
+/* ---- targets ---- */
+
+/* What @scn (a symbol table) says: NPUBPF_HAS_FUNCS if it defines one */
+static int npb_symtab_has(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name && !strcmp(name, "npu_runner_run"))
+			return NPUBPF_HAS_FUNCS;
+	}
+	return 0;
+}
+
+int npubpf_target_has(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *name;
+	int fd, has = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    elf_getshdrstrndx(elf, &shstrndx)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -ENOEXEC;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_NOTE && name &&
+		    !strcmp(name, ".note.stapsdt"))
+			has |= NPUBPF_HAS_USDT;
+		else if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			has |= npb_symtab_has(elf, scn, &sh);
+	}
+	elf_end(elf);
+	close(fd);
+	return has;
 }

@@ -158,4 +158,17 @@ int npubpf_stats(const struct npubpf *bpf, struct npubpf_stats *st);
  */
 void npubpf_close(struct npubpf *bpf);
 
+/* npubpf_target_has() bits */
+#define NPUBPF_HAS_USDT		(1 << 0)	/* a .note.stapsdt section */
+#define NPUBPF_HAS_FUNCS	(1 << 1)	/* defines npu_runner_run */
+
+/**
+ * npubpf_target_has() - whether an ELF file holds libnpu
+ * @path: a program or shared object
+ *
+ * Return: NPUBPF_HAS_* bits (0: neither), -ENOEXEC for a file that is not
+ * ELF, -errno of open().
+ */
+int npubpf_target_has(const char *path);
+
 #endif /* NPUBPF_H */

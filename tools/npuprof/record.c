@@ -11,6 +11,15 @@
  *
  * One command per process: the child's pid lives in a static for the
  * signal handler, set while the forwarded signals are blocked.
+ *
+ * With --bpf (record_bpf()), nothing is set in the traced program's
+ * environment: npuprof itself opens a session on every device (every
+ * process's jobs, no host spans of its own), attaches the eBPF probes of
+ * tools/bpf to a running process (-p), to every process using libnpu
+ * (--all) or to a command it launches (held on a pipe until the probes
+ * are attached), and adds the spans they build to the session with
+ * npuprof_session_add_span(). It stops on SIGINT, SIGTERM, SIGHUP, at
+ * --duration, or when the traced process exits, detaching every probe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +36,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include "cli.h"
 #include "npu_cli.h"
+#include "npubpf.h"
 
 /* npuprof's own failure before CMD ran, as env(1) and timeout(1) use */
 #define EXIT_NPUPROF	125
@@ -41,6 +53,9 @@ static const char record_help[] =
 "\n"
 "SYNOPSIS\n"
 "    npuprof record [-o FILE] [-l N] [-p N] [-a] [-q] [--] COMMAND [ARG]...\n"
+"    npuprof record --bpf [-o FILE] [-l N] [--pages N] [-d SEC] [-q]\n"
+"                   [--uprobes] [--no-offcpu] [-T FILE]... [-v]\n"
+"                   (-p PID | --all | [--] COMMAND [ARG]...)\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs COMMAND with profiling on and, when it has exited, prints to\n"
@@ -76,6 +91,40 @@ static const char record_help[] =
 "    trailer. Warnings follow when the file is missing (COMMAND opened no\n"
 "    NPU device through libnpu), truncated or corrupt, or anything was lost.\n"
 "\n"
+"  With --bpf\n"
+"    Traces a program that was not started for profiling: a process already\n"
+"    running (-p PID), every process using libnpu (--all), or COMMAND, which\n"
+"    npuprof starts. No environment variable, rebuild or restart: npuprof\n"
+"    loads eBPF programs (tools/bpf, Documentation/npu/bpf.rst) and\n"
+"    attaches them to libnpu's USDT probes in the program (or, in a build\n"
+"    without USDT notes, uprobes on libnpu's exported functions), to the\n"
+"    driver's tracepoints npu_job_submit, npu_job_complete and\n"
+"    npu_trace_lost, and to sched_switch (the off-CPU time of the threads\n"
+"    that submit, while they wait for the NPU). The NPU records come from\n"
+"    a trace ring npuprof opens on every device for every process's jobs\n"
+"    (CAP_PERFMON or CAP_SYS_ADMIN, or trace_paranoid=0); the host spans\n"
+"    the probes build go into the same FILE, as the library would have\n"
+"    recorded them, so dump, summary, report, analyze and export read it\n"
+"    as any other trace. Needs CAP_BPF and CAP_PERFMON (or root) and, for\n"
+"    the off-CPU times, a kernel with BTF.\n"
+"\n"
+"    The traced libnpu is found in /proc/PID/maps and /proc/PID/exe (-p),\n"
+"    in COMMAND's file and the libnpu.so.0 the dynamic linker would find\n"
+"    first in LD_LIBRARY_PATH, npuprof's ../lib, /usr/local/lib and\n"
+"    /usr/lib (COMMAND, --all), and in each -T FILE. The ring records every\n"
+"    process's jobs: with -p or COMMAND, other processes using the NPU at\n"
+"    the same time add executions that no host span joins.\n"
+"\n"
+"    Capture stops on SIGINT (Ctrl-C), SIGTERM or SIGHUP, after --duration,\n"
+"    or when the traced process (-p, COMMAND) exits: every probe is detached\n"
+"    before npuprof reads the ring a last time and completes FILE. A\n"
+"    signal sent to npuprof with kill(1) is passed on to COMMAND, as\n"
+"    without --bpf; -p's process is left running. The report adds the\n"
+"    probes' counts, e.g.\n"
+"        npuprof: bpf: usdt probes, 9 links: 1200 spans, 0 events dropped;\n"
+"        off-CPU while waiting: 180 intervals, 12.345 ms\n"
+"    and a warning when the BPF ring buffer overflowed.\n"
+"\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
 "        Trace file to write. Default ./npuprof.data. A relative FILE is\n"
@@ -100,6 +149,25 @@ static const char record_help[] =
 "        unprofiled (libnpuprof says so on standard error).\n"
 "    -q, --quiet\n"
 "        No report unless something is wrong (the warnings stay).\n"
+"    --bpf\n"
+"        Record with eBPF probes (above). It must come before the other\n"
+"        options: with it, -p is --pid and the ring size is --pages only.\n"
+"    -p, --pid PID (--bpf)\n"
+"        Trace the running process PID; stop when it exits.\n"
+"    -a, --all (--bpf)\n"
+"        Trace every process using libnpu, until a signal or --duration.\n"
+"    -d, --duration SEC (--bpf)\n"
+"        Stop after SEC seconds (a decimal number). Default: no limit.\n"
+"    -T, --target FILE (--bpf)\n"
+"        Also attach to FILE, a program linked with libnpu.a or a\n"
+"        libnpu.so in an unusual place. May be repeated.\n"
+"    --uprobes (--bpf)\n"
+"        Use the uprobes on libnpu's exported functions even when the\n"
+"        program has USDT notes.\n"
+"    --no-offcpu (--bpf)\n"
+"        Do not attach to sched_switch.\n"
+"    -v, --verbose (--bpf)\n"
+"        Print what is attached where, and libbpf's messages.\n"
 "    -h, --help\n"
 "        Print this help and exit.\n"
 "\n"
@@ -114,9 +182,15 @@ static const char record_help[] =
 "        to FILE.old, fork failed);\n"
 "    126 COMMAND was found but could not be executed;\n"
 "    127 COMMAND was not found.\n"
+"    With --bpf, -p or --all: 0 when FILE was completed, 1 when capture\n"
+"    failed (probes or session: the message says why), 2 a usage error.\n"
+"    125 also when the probes could not be loaded or attached before\n"
+"    COMMAND would have run (COMMAND is then not run).\n"
 "\n"
 "ENVIRONMENT\n"
-"    Set for COMMAND:\n"
+"    With --bpf nothing is set, and NPUPROF_OUTPUT_PATH is removed from\n"
+"    COMMAND's environment (a session of its own would take its spans).\n"
+"    Without --bpf, set for COMMAND:\n"
 "    NPUPROF_OUTPUT_PATH  the absolute path of FILE, every % doubled (the\n"
 "                         library would expand %p to the pid)\n"
 "    NPUPROF_LEVEL        --level\n"
@@ -130,7 +204,13 @@ static const char record_help[] =
 "    npuprof record -o mnist.npuprof -l 0 -p 1024 -- ./serve --port 80\n"
 "        Host context of every job only, a 4 MiB ring.\n"
 "    sudo npuprof record -a -o all.npuprof -- sleep 10\n"
-"        Every process's NPU jobs for 10 seconds.\n";
+"        Every process's NPU jobs for 10 seconds.\n"
+"    npuprof record --bpf -p $(pidof serve) -d 30 -o serve.npuprof\n"
+"        30 seconds of a server that is already running, with its host\n"
+"        spans and its jobs on one timeline; npuprof report serve.npuprof\n"
+"        then shows its inferences and NPU executions.\n"
+"    npuprof record --bpf -- npu-classify -m mobilenet-v1.nmdl -n 10 -q\n"
+"        As the first example, without the environment variable.\n";
 
 struct record_opts {
 	const char *output;
@@ -438,6 +518,545 @@ static void report(const struct record_opts *o, const char *file,
 	warn_losses(path, &t);
 }
 
+/* ---- record --bpf ---- */
+
+struct bpf_rec {
+	struct record_opts o;
+	pid_t pid;			/* -p */
+	double duration;		/* -d, 0: none */
+	const char *targets[20];
+	unsigned int ntargets;
+	unsigned int flags;		/* NPUBPF_F_* */
+	bool verbose;
+	struct npuprof_session *sess;
+};
+
+static volatile sig_atomic_t bpf_stop_sig;
+
+static void bpf_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	bpf_stop_sig = sig;
+	/* as without --bpf: kill(1) on npuprof reaches COMMAND too */
+	if (child_pid > 0 && si->si_code != SI_KERNEL)
+		kill((pid_t)child_pid, sig);
+	errno = saved;
+}
+
+static void bpf_log(void *ctx, int level, const char *msg)
+{
+	const struct bpf_rec *r = ctx;
+
+	if (level <= NPUPROF_LOG_WARN)
+		fprintf(stderr, "%s: %s%s\n", NPC_PROG,
+			level == NPUPROF_LOG_ERROR ? "" : "warning: ", msg);
+	else if (r->verbose)
+		fprintf(stderr, "%s: %s\n", NPC_PROG, msg);
+}
+
+static int bpf_span(void *ctx, const struct npuprof_span_rec *rec,
+		    const char *label)
+{
+	struct bpf_rec *r = ctx;
+
+	return npuprof_session_add_span(r->sess, rec, label);
+}
+
+static int bpf_thread(void *ctx, int32_t pid, int32_t tid, const char *name)
+{
+	struct bpf_rec *r = ctx;
+
+	return npuprof_session_add_thread(r->sess, pid, tid, name);
+}
+
+static void bpf_add_target(struct bpf_rec *r, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->ntargets; i++)
+		if (!strcmp(r->targets[i], path))
+			return;
+	if (r->ntargets + 1 < sizeof(r->targets) / sizeof(r->targets[0]))
+		r->targets[r->ntargets++] = strdup(path);
+	if (r->verbose)
+		fprintf(stderr, "%s: target %s\n", NPC_PROG, path);
+}
+
+/* A target when @path holds libnpu (probes or functions) */
+static void bpf_try_target(struct bpf_rec *r, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(path, real))
+		return;
+	if (npubpf_target_has(real) > 0)
+		bpf_add_target(r, real);
+}
+
+/* libnpu.so.0 and libnpuprof.so.0 where the dynamic linker looks */
+static void bpf_lib_targets(struct bpf_rec *r)
+{
+	char self[PATH_MAX], dir[PATH_MAX + 16], path[PATH_MAX + 64];
+	const char *fixed[] = { "/usr/local/lib", "/usr/lib/x86_64-linux-gnu",
+				"/usr/lib", "/lib/x86_64-linux-gnu" };
+	char *llp, *save = NULL, *d;
+	ssize_t n;
+	size_t i;
+
+	llp = getenv("LD_LIBRARY_PATH") ? strdup(getenv("LD_LIBRARY_PATH")) : NULL;
+	for (d = llp ? strtok_r(llp, ":", &save) : NULL; d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/libnpu.so.0", d);
+		if (!access(path, R_OK))
+			goto found;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
+		snprintf(dir, sizeof(dir), "%s/../lib", self);
+		snprintf(path, sizeof(path), "%s/libnpu.so.0", dir);
+		if (!access(path, R_OK))
+			goto found;
+	}
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		snprintf(path, sizeof(path), "%s/libnpu.so.0", fixed[i]);
+		if (!access(path, R_OK))
+			goto found;
+	}
+	free(llp);
+	return;
+found:
+	bpf_try_target(r, path);
+	/* the labelled records' probe lives in libnpuprof, next to it */
+	snprintf(strrchr(path, '/'), sizeof(path) - (strrchr(path, '/') - path),
+		 "/libnpuprof.so.0");
+	bpf_try_target(r, path);
+	free(llp);
+}
+
+/* The files of process @pid that hold libnpu */
+static int bpf_pid_targets(struct bpf_rec *r, pid_t pid)
+{
+	char path[64], line[PATH_MAX + 128], *f;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	if (!maps) {
+		npc_err("process %d: %s", (int)pid, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), maps)) {
+		line[strcspn(line, "\n")] = '\0';
+		f = strchr(line, '/');
+		if (!f || !strstr(f, "/libnpu"))
+			continue;
+		bpf_try_target(r, f);
+	}
+	fclose(maps);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	bpf_try_target(r, path);
+	return 0;
+}
+
+/* COMMAND's file, as execvp() finds it */
+static void bpf_cmd_target(struct bpf_rec *r, const char *cmd)
+{
+	char path[PATH_MAX], *pathenv, *save = NULL, *d;
+
+	if (strchr(cmd, '/')) {
+		bpf_try_target(r, cmd);
+		return;
+	}
+	pathenv = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	for (d = pathenv ? strtok_r(pathenv, ":", &save) : NULL; d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", *d ? d : ".", cmd);
+		if (!access(path, X_OK)) {
+			bpf_try_target(r, path);
+			break;
+		}
+	}
+	free(pathenv);
+}
+
+/*
+ * Fork COMMAND, held before exec until *@go is written to (EOF: give
+ * up). Returns its pid, or -1.
+ */
+static pid_t bpf_spawn(char **argv, int *go, int *errfd)
+{
+	int gp[2], ep[2], err;
+	char c;
+	pid_t pid;
+
+	if (pipe2(gp, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		npc_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		npc_err("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		struct sigaction sa;
+		size_t i;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		for (i = 0; i < NFWD; i++)
+			sigaction(fwd_signals[i], &sa, NULL);
+		close(gp[1]);
+		close(ep[0]);
+		if (read(gp[0], &c, 1) != 1)
+			_exit(EXIT_NPUPROF);
+		unsetenv("NPUPROF_OUTPUT_PATH");
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(ep[1], &err, sizeof(err)) < 0)
+			_exit(EXIT_NOEXEC);
+		_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	}
+	close(gp[0]);
+	close(ep[1]);
+	*go = gp[1];
+	*errfd = ep[0];
+	return pid;
+}
+
+static uint64_t bpf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The probes' totals as metadata and, unless quiet, on stderr */
+static void bpf_summary(struct bpf_rec *r, const struct npubpf_stats *st)
+{
+	static const char *const src[] = { "none", "usdt", "uprobes" };
+	char v[64], b1[NPC_FMT_LEN];
+
+	npuprof_session_add_meta(r->sess, "bpf.source",
+				 src[st->source < 3 ? st->source : 0]);
+	snprintf(v, sizeof(v), "%" PRIu64, st->spans);
+	npuprof_session_add_meta(r->sess, "bpf.spans", v);
+	snprintf(v, sizeof(v), "%" PRIu64, st->dropped);
+	npuprof_session_add_meta(r->sess, "bpf.dropped", v);
+	snprintf(v, sizeof(v), "%" PRIu64, st->offcpu_ns);
+	npuprof_session_add_meta(r->sess, "bpf.offcpu_ns", v);
+	snprintf(v, sizeof(v), "%" PRIu64, st->offcpu_wait_ns);
+	npuprof_session_add_meta(r->sess, "bpf.offcpu_wait_ns", v);
+	snprintf(v, sizeof(v), "%" PRIu64, st->offcpu_waits);
+	npuprof_session_add_meta(r->sess, "bpf.offcpu_waits", v);
+	if (!r->o.quiet)
+		fprintf(stderr,
+			"%s: bpf: %s probes, %u links: %" PRIu64 " spans (%" PRIu64
+			" labelled), %" PRIu64 " jobs submitted, %" PRIu64
+			" events dropped; off-CPU while waiting: %" PRIu64
+			" intervals, %s\n", NPC_PROG,
+			src[st->source < 3 ? st->source : 0], st->links, st->spans,
+			st->labels, st->submits, st->dropped, st->offcpu_waits,
+			npc_fmt_dur(b1, (int64_t)st->offcpu_wait_ns));
+	if (st->dropped)
+		npc_warn("bpf: %" PRIu64 " probe events were dropped: the BPF ring buffer was full; spans are missing",
+			 st->dropped);
+	if (st->unmatched && r->verbose)
+		fprintf(stderr, "%s: bpf: %" PRIu64 " uprobe events matched no open call (calls under way at attach)\n",
+			NPC_PROG, st->unmatched);
+}
+
+static int record_bpf(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "bpf", no_argument, NULL, 'B' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "pages", required_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "uprobes", no_argument, NULL, 'U' },
+		{ "no-offcpu", no_argument, NULL, 'N' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = NPC_PROG " record --bpf";
+	struct bpf_rec r = { .o = { .output = NPC_DEFAULT_FILE,
+				    .level = NPUPROF_DEFAULT_LEVEL,
+				    .pages = NPUPROF_DEFAULT_RING_PAGES } };
+	struct npuprof_opts so;
+	struct npubpf_opts bo;
+	struct npubpf_stats st;
+	struct npubpf *bpf = NULL;
+	struct sigaction sa;
+	const char *what = NULL;
+	char *path = NULL, *end, pidstr[32];
+	uint64_t v, deadline = 0;
+	int c, ret, status = 0, go = -1, errfd = -1, err, rc = 1;
+	bool have_cmd, child_done = false;
+	unsigned int i;
+	ssize_t n;
+	pid_t cpid = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:o:l:p:ad:T:vqh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			break;
+		case 'o':
+			if (!*optarg)
+				return npu_cli_usage_error(prog, "--output: empty file name");
+			r.o.output = optarg;
+			break;
+		case 'l':
+			if (npu_cli_parse_u64(optarg, 0, 2, &v))
+				return npu_cli_usage_error(prog, "--level: invalid value '%s': must be 0, 1 or 2",
+							   optarg);
+			r.o.level = (unsigned int)v;
+			break;
+		case 'P':
+			if (npu_cli_parse_u64(optarg, 1, 4096, &v) || (v & (v - 1)))
+				return npu_cli_usage_error(prog, "--pages: invalid value '%s': must be a power of two from 1 to 4096",
+							   optarg);
+			r.o.pages = (unsigned int)v;
+			break;
+		case 'p':
+			if (npu_cli_parse_u64(optarg, 1, INT32_MAX, &v))
+				return npu_cli_usage_error(prog, "--pid: invalid value '%s'", optarg);
+			r.pid = (pid_t)v;
+			break;
+		case 'a':
+			r.o.all = true;
+			break;
+		case 'd':
+			errno = 0;
+			r.duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(r.duration > 0) ||
+			    r.duration > 1e9)
+				return npu_cli_usage_error(prog, "--duration: invalid value '%s': seconds, more than 0",
+							   optarg);
+			break;
+		case 'T':
+			if (r.ntargets + 2 >= sizeof(r.targets) / sizeof(r.targets[0]))
+				return npu_cli_usage_error(prog, "--target: too many");
+			if (npubpf_target_has(optarg) <= 0)
+				return npu_cli_usage_error(prog, "--target %s: not an ELF file holding libnpu's probes or functions",
+							   optarg);
+			bpf_add_target(&r, optarg);
+			break;
+		case 'U':
+			r.flags |= NPUBPF_F_UPROBES;
+			break;
+		case 'N':
+			r.flags |= NPUBPF_F_NO_OFFCPU;
+			break;
+		case 'v':
+			r.verbose = true;
+			break;
+		case 'q':
+			r.o.quiet = true;
+			break;
+		case 'h':
+			return npc_help(&npc_cmd_record);
+		default:
+			return npc_bad_option(prog, c, argv);
+		}
+	}
+	have_cmd = optind < argc;
+	if ((r.pid > 0) + r.o.all + have_cmd != 1)
+		return npu_cli_usage_error(prog, "give one of -p PID, --all or COMMAND");
+
+	/* what to attach to */
+	if (r.pid > 0) {
+		if (bpf_pid_targets(&r, r.pid))
+			return 1;
+	} else if (r.o.all) {
+		bpf_lib_targets(&r);
+		what = "--all";
+	} else {
+		bpf_cmd_target(&r, argv[optind]);
+		bpf_lib_targets(&r);
+		what = argv[optind];
+	}
+	if (r.pid > 0) {
+		snprintf(pidstr, sizeof(pidstr), "process %d", (int)r.pid);
+		what = pidstr;
+	}
+	if (!r.ntargets) {
+		npc_err("found no libnpu to attach to in %s (give its file with --target)",
+			what);
+		return have_cmd ? EXIT_NPUPROF : 1;
+	}
+	r.targets[r.ntargets] = NULL;
+
+	path = absolute(r.o.output);
+	if (!path || keep_old(path)) {
+		if (!path)
+			npc_err("%s: %s", r.o.output, strerror(errno));
+		free(path);
+		return have_cmd ? EXIT_NPUPROF : 1;
+	}
+
+	/* the session: every device, every process's jobs, no own spans */
+	npuprof_opts_init(&so);
+	so.output = path;
+	so.level = (int)r.o.level;
+	so.ring_pages = r.o.pages;
+	so.flags = NPUPROF_F_ALL_PROCESSES | NPUPROF_F_NO_HOST_SPANS;
+	ret = npuprof_session_create(&so, &r.sess);
+	if (ret) {
+		npc_err("cannot open the NPU trace: %s%s", strerror(-ret),
+			ret == -EACCES ? " (every process's jobs need CAP_PERFMON or CAP_SYS_ADMIN, or npu's trace_paranoid=0)" : "");
+		goto out;
+	}
+
+	/* signals: stop; kill(1) on npuprof reaches COMMAND */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = bpf_on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	for (i = 0; i < NFWD; i++)
+		sigaction(fwd_signals[i], &sa, NULL);
+
+	if (have_cmd) {
+		cpid = bpf_spawn(argv + optind, &go, &errfd);
+		if (cpid < 0)
+			goto out;
+		child_pid = cpid;
+	}
+
+	memset(&bo, 0, sizeof(bo));
+	bo.sz = sizeof(bo);
+	bo.pid = r.pid > 0 ? r.pid : cpid;
+	bo.targets = r.targets;
+	bo.flags = r.flags;
+	bo.span = bpf_span;
+	bo.thread = bpf_thread;
+	bo.ctx = &r;
+	bo.log = bpf_log;
+	bo.log_ctx = &r;
+	bo.verbose = r.verbose;
+	ret = npuprof_session_start(r.sess);
+	if (ret) {
+		npc_err("cannot start the NPU trace: %s", strerror(-ret));
+		goto out;
+	}
+	ret = npubpf_open(&bo, &bpf);
+	if (ret)
+		goto out;
+	if (r.duration > 0)
+		deadline = bpf_now_ns() + (uint64_t)(r.duration * 1e9);
+
+	if (have_cmd) {
+		/* the probes are in place: let COMMAND run */
+		if (write(go, "g", 1) != 1) {
+			npc_err("cannot start %s: %s", argv[optind], strerror(errno));
+			goto out;
+		}
+		close(go);
+		go = -1;
+		do {
+			n = read(errfd, &err, sizeof(err));
+		} while (n < 0 && errno == EINTR);
+		close(errfd);
+		errfd = -1;
+		if (n == (ssize_t)sizeof(err)) {
+			npc_err("%s: %s", argv[optind], err == ENOENT ?
+				"command not found" : strerror(err));
+			rc = err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+			have_cmd = false;	/* rc stays */
+			child_done = true;
+		}
+	}
+	if (!r.o.quiet)
+		fprintf(stderr, "%s: recording %s with eBPF probes; Ctrl-C stops\n",
+			NPC_PROG, r.o.all ? "every process using libnpu" : what);
+
+	while (!bpf_stop_sig && !child_done) {
+		int ms = 100;
+
+		if (deadline) {
+			uint64_t now = bpf_now_ns();
+
+			if (now >= deadline)
+				break;
+			if ((deadline - now) / 1000000 < (uint64_t)ms)
+				ms = (int)((deadline - now) / 1000000) + 1;
+		}
+		ret = npubpf_poll(bpf, ms);
+		if (ret < 0 && ret != -EINTR) {
+			npc_err("reading the probes' events: %s", strerror(-ret));
+			break;
+		}
+		if (cpid > 0 && waitpid(cpid, &status, WNOHANG) == cpid) {
+			child_done = true;
+			child_pid = 0;
+			rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+						   WEXITSTATUS(status);
+		}
+		if (r.pid > 0 && kill(r.pid, 0) && errno == ESRCH)
+			break;
+	}
+	/* detach everything, then take what the ring buffer still holds */
+	ret = npubpf_detach(bpf);
+	if (ret)
+		npc_err("adding the probes' spans: %s", strerror(-ret));
+	st.sz = sizeof(st);
+	npubpf_stats(bpf, &st);
+	bpf_summary(&r, &st);
+	ret = npuprof_session_stop(r.sess);
+	if (ret)
+		npc_err("%s: cannot complete the trace: %s", path, strerror(-ret));
+	else if (!have_cmd && !child_done)
+		rc = 0;
+	if (cpid > 0 && !child_done) {
+		/* a signal or --duration stopped us: wait for COMMAND */
+		while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
+			;
+		child_pid = 0;
+		rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+					   WEXITSTATUS(status);
+	}
+	npubpf_close(bpf);
+	bpf = NULL;
+	npuprof_session_free(r.sess);
+	r.sess = NULL;
+	if (!ret)
+		report(&r.o, path, have_cmd ? argv[optind] : what);
+	goto done;
+out:
+	if (go >= 0)
+		close(go);		/* COMMAND gives up: EOF before exec */
+	if (errfd >= 0)
+		close(errfd);
+	if (cpid > 0) {
+		while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
+			;
+		child_pid = 0;
+	}
+	npubpf_close(bpf);
+	npuprof_session_free(r.sess);
+	rc = have_cmd ? EXIT_NPUPROF : 1;
+done:
+	for (i = 0; i < r.ntargets; i++)
+		free((char *)r.targets[i]);
+	free(path);
+	return rc;
+}
+
 static int record_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -458,6 +1077,8 @@ static int record_main(int argc, char **argv)
 	bool ran;
 	int c, st;
 
+	if (argc > 1 && !strcmp(argv[1], "--bpf"))
+		return record_bpf(argc, argv);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:l:p:aqh", lopts, NULL)) != -1) {
