@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "npu_internal.h"
+#include "npu_usdt.h"
 
 #define NPU_RUNNER_MAX_CONTEXTS 64
 
@@ -146,7 +147,7 @@ static int npu_runner_acquire_in(struct npu_runner *r,
 	r->n_free--;
 	pthread_mutex_unlock(&r->lock);
 	*inf = &r->ctx[i];
-	npuprof_span_begin(&r->ctx[i].span, NPUPROF_SPAN_INFERENCE, parent);
+	npu_span_begin(&r->ctx[i].span, NPUPROF_SPAN_INFERENCE, parent);
 	return 0;
 }
 
@@ -173,32 +174,12 @@ void npu_inference_release(struct npu_inference *c)
 	c->submitted = false;
 	/* the next owner must not read this inference's outputs */
 	c->done = false;
-	npuprof_span_end(&c->span);
+	npu_span_end(&c->span);
 	pthread_mutex_lock(&r->lock);
 	c->busy = false;
 	r->n_free++;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
-}
-
-/* A CPU operator's span: operator_index is the input or output index. */
-static void npu_span_op_begin(struct npuprof_span *op, unsigned int kind,
-			      const struct npuprof_span *parent,
-			      unsigned int idx)
-{
-	npuprof_span_begin(op, kind, parent);
-	if (op->on) {
-		op->rec.flags |= NPUPROF_SPAN_F_OP;
-		op->rec.op_index = idx;
-	}
-}
-
-/* End a span, marking it failed when @ret is an error. */
-static void npu_span_done(struct npuprof_span *s, int ret)
-{
-	if (s->on && ret < 0)
-		s->rec.flags |= NPUPROF_SPAN_F_ERROR;
-	npuprof_span_end(s);
 }
 
 /* Lower quantized input @q into its slot, timed as a Lower span. */
@@ -242,7 +223,7 @@ int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
-	npuprof_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
+	npu_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
 	ret = npu_span_lower(c, d, idx, data, &in);
 	npu_span_done(&in, ret);
 	return ret;
@@ -259,7 +240,7 @@ int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
-	npuprof_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
+	npu_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
 	npu_span_op_begin(&op, NPUPROF_SPAN_QUANTIZE, &in, idx);
 	ret = npu_quantize(data, c->stage, count, d->scale, d->zero_point);
 	npu_span_done(&op, ret);
@@ -282,7 +263,7 @@ int npu_inference_submit(struct npu_inference *c)
 
 	if (c->submitted)
 		return -EBUSY;
-	npuprof_span_begin(&sp, NPUPROF_SPAN_SUBMIT, &c->span);
+	npu_span_begin(&sp, NPUPROF_SPAN_SUBMIT, &c->span);
 	for (s = 0; s < m->n_slots; s++)
 		handles[s] = c->bufs[s]->handle;
 	memset(&req, 0, sizeof(req));
@@ -355,13 +336,9 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		return -EINVAL;
 	memset(&req, 0, sizeof(req));
 	req.job_id = c->job_id;
-	npuprof_span_begin(&sp, NPUPROF_SPAN_WAIT, &c->span);
+	npu_span_begin_x(&sp, NPUPROF_SPAN_WAIT, &c->span, NPUPROF_SPAN_F_JOB,
+			 0, c->job_id, c->runner->dev->info.minor);
 	ret = npu_wait_ioctl(c->runner->dev->fd, &req, timeout_ns);
-	if (sp.on) {
-		sp.rec.flags |= NPUPROF_SPAN_F_JOB;
-		sp.rec.job_id = c->job_id;
-		sp.rec.minor = c->runner->dev->info.minor;
-	}
 	npu_span_done(&sp, ret < 0 ? ret : (req.status ? -EIO : 0));
 	if (ret == -ETIMEDOUT)
 		return ret;
@@ -392,7 +369,7 @@ int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
-	npuprof_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
+	npu_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
 	ret = npu_span_unlower(c, d, idx, data, &out);
 	npu_span_done(&out, ret);
 	return ret;
@@ -408,7 +385,7 @@ int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
-	npuprof_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
+	npu_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
 	ret = npu_span_unlower(c, d, idx, c->stage, &out);
 	if (!ret) {
 		npu_span_op_begin(&op, NPUPROF_SPAN_DEQUANTIZE, &out, idx);
@@ -443,7 +420,7 @@ int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
 
 	if (r->model->n_inputs != 1 || r->model->n_outputs != 1)
 		return -EINVAL;
-	npuprof_span_begin(&run, NPUPROF_SPAN_RUN, NULL);
+	npu_span_begin(&run, NPUPROF_SPAN_RUN, NULL);
 	ret = npu_runner_acquire_in(r, &c, &run);
 	if (ret) {
 		npu_span_done(&run, ret);

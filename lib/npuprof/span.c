@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "npuprof_int.h"
+#include "npuprof_usdt.h"
 
 #define NPF_MAX_LABELS		32
 #define NPF_LABEL_MAX		255
@@ -85,6 +86,9 @@ struct npf_thread {
 /* Read inline by npuprof_span_begin(): spans are being captured. */
 NPUPROF_EXPORT int npuprof_spans_on;
 
+/* Raised by tracers while npuprof:record_* is attached (npuprof_usdt.h). */
+unsigned short npuprof_probes_semaphore __attribute__((section(".probes")));
+
 static uint32_t npf_gen = 1;
 static pthread_mutex_t npf_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct npf_thread *npf_threads;		/* under npf_reg_lock */
@@ -104,7 +108,19 @@ static void npf_thread_exit(void *arg);
 
 static void npf_init_once(void)
 {
+	uint64_t r = 0;
+
 	pthread_key_create(&npf_key, npf_thread_exit);
+	/*
+	 * Spans get ids for USDT probes with no session too: give their
+	 * traces a random prefix until a session draws its own.
+	 */
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = npf_now_ns() ^ ((uint64_t)getpid() << 32);
+	pthread_mutex_lock(&npf_reg_lock);
+	if (!npf_trace_hi)
+		npf_trace_hi = r;
+	pthread_mutex_unlock(&npf_reg_lock);
 	if (syscall(SYS_membarrier,
 		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		npf_membarrier = true;
@@ -267,7 +283,9 @@ static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
 	uint32_t gen;
 
 	s->rec.end_ns = npf_now_ns();
-	if (npf_unlikely(!t))
+	/* a span begun for a USDT probe alone: nothing to record */
+	if (npf_unlikely(!t) ||
+	    !__atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))
 		return;
 	gen = (uint32_t)s->on;
 	if (npf_unlikely(t->gen != gen) && !npf_register(t, gen))
@@ -362,7 +380,13 @@ int npuprof_record_begin(const char *label)
 	l->text[len] = 0;
 	l->len = (uint32_t)len;
 	/* the parent is the enclosing record, found before the push */
-	npuprof_span_begin(&l->span, NPUPROF_SPAN_LABEL, NULL);
+	l->span.on = 0;
+	if (npf_unlikely(__atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED) |
+			 NPU_USDT_SEMAPHORE(npuprof_probes_semaphore))) {
+		npuprof_span_begin_slow(&l->span, NPUPROF_SPAN_LABEL, NULL);
+		if (l->span.on)
+			NPU_USDT_RECORD(record_begin, &l->span.rec, l->text);
+	}
 	t->nlabels++;
 	return 0;
 }
@@ -376,8 +400,10 @@ int npuprof_record_end(void)
 	if (!t || !t->nlabels)
 		return -ENOENT;
 	l = &t->labels[--t->nlabels];
-	if (l->span.on)
+	if (l->span.on) {
 		npf_commit(&l->span, l->text, l->len);
+		NPU_USDT_RECORD(record_end, &l->span.rec, l->text);
+	}
 	l->span.on = 0;
 	return 0;
 }
