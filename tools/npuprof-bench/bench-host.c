@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * bench-host.c - host benchmarks of libnpuprof's hot paths: a host span
- * with profiling off and on (one and several threads), the ring parser
+ * with profiling off and on (one and several threads), libnpu's span hook
+ * with its USDT probes compiled in, nobody attached and with the probes'
+ * semaphore raised as a tracer raises it (no session), the ring parser
  * alone and into the trace file (the reader thread's work per record),
  * and trace-file write and read rates. Prints figures; never fails on a
  * number. Wall-clock and thread CPU time are both shown where they differ.
  *
  * Usage: npuprof-bench-host [--quick] [--dir DIR]
+ *        npuprof-bench-host --loop off|hook|sem N
+ * The second form runs one span loop of N spans and exits, for counting
+ * its instructions under callgrind (bench.sh): "off" is npuprof.h's hook
+ * with no session, "hook" libnpu's hook with its probes (npu_usdt.h) and
+ * nobody attached, "sem" the same with the semaphore raised.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +25,7 @@
 #include <unistd.h>
 
 #include "npuprof_int.h"
+#include "npu_usdt.h"
 
 static const char *dir = "/tmp";
 static int quick;
@@ -49,6 +57,43 @@ static double spans_loop(long n)
 		npuprof_span_end(&s);
 	}
 	return (now_s(CLOCK_MONOTONIC) - t0) * 1e9 / (double)n;
+}
+
+/*
+ * libnpu's hook (npu_usdt.h), as at its span sites: a submit span with its
+ * job fields set between begin and end.
+ */
+__attribute__((noinline)) static double hook_loop(long n)
+{
+	double t0 = now_s(CLOCK_MONOTONIC);
+	long i;
+
+	for (i = 0; i < n; i++) {
+		struct npuprof_span s;
+
+		npu_span_begin(&s, NPUPROF_SPAN_SUBMIT, NULL);
+		if (s.on) {
+			s.rec.flags |= NPUPROF_SPAN_F_JOB;
+			s.rec.job_id = (uint64_t)i;
+		}
+		npu_span_done(&s, 0);
+	}
+	return (now_s(CLOCK_MONOTONIC) - t0) * 1e9 / (double)n;
+}
+
+/* --loop: one loop for callgrind's instruction count (bench.sh) */
+__attribute__((noinline)) static void counted_loop(const char *what, long n)
+{
+	if (!strcmp(what, "off")) {
+		(void)spans_loop(n);
+	} else if (!strcmp(what, "hook")) {
+		(void)hook_loop(n);
+	} else {
+		/* as the kernel does for a uprobe with a ref_ctr_offset */
+		__atomic_add_fetch(&npu_probes_semaphore, 1, __ATOMIC_RELAXED);
+		(void)hook_loop(n);
+		__atomic_sub_fetch(&npu_probes_semaphore, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* Spans in bursts that fit the thread's buffer, timed alone. */
@@ -98,6 +143,14 @@ static void bench_spans(void)
 	printf("clock_gettime(CLOCK_MONOTONIC): %.1f ns per call\n", clk);
 	printf("host span, profiling off:       %.2f ns per span (%ld spans)\n",
 	       spans_loop(n_off), n_off);
+	printf("libnpu span hook, USDT probes compiled in, nobody attached: %.2f ns per span (%ld spans)\n",
+	       hook_loop(n_off), n_off);
+	__atomic_add_fetch(&npu_probes_semaphore, 1, __ATOMIC_RELAXED);
+	(void)hook_loop(1000);		/* first span: the thread's state */
+	t0 = hook_loop(n_on);
+	__atomic_sub_fetch(&npu_probes_semaphore, 1, __ATOMIC_RELAXED);
+	printf("libnpu span hook, probe semaphore raised, no session: %.2f ns per span (%ld spans: ids, two clock reads, two probe nops; a BPF program attached adds its uprobe traps)\n",
+	       t0, n_on);
 
 	path_in(path, sizeof(path), "spans.npuprof");
 	npuprof_opts_init(&o);
@@ -312,8 +365,11 @@ int main(int argc, char **argv)
 			quick = 1;
 		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
 			dir = argv[++i];
+		} else if (!strcmp(argv[i], "--loop") && i + 2 < argc) {
+			counted_loop(argv[i + 1], atol(argv[i + 2]));
+			return 0;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--dir DIR]\n",
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR] | --loop off|hook|sem N\n",
 				argv[0]);
 			return 2;
 		}

@@ -11,6 +11,24 @@ set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-$ROOT/build}
 "$BUILD/bin/npuprof-bench-host" "$@"
+# Instructions per span (callgrind: exact, unlike times on a shared
+# machine): npuprof.h's hook with no session, libnpu's hook with its USDT
+# probes compiled in and nobody attached, and with the probes' semaphore
+# raised (a tracer attached) but no session.
+if command -v valgrind >/dev/null; then
+	for w in off hook sem; do
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+			--toggle-collect=counted_loop \
+			"$BUILD/bin/npuprof-bench-host" --loop "$w" 100000 2>&1 |
+			sed -n 's/.*Collected : *//p')
+		awk -v w="$w" -v ir="${ir:-0}" 'BEGIN {
+			split("off:npuprof.h hook, no session|hook:libnpu hook + USDT probes, nobody attached|sem:libnpu hook, probe semaphore raised, no session", d, "|")
+			for (i in d) { split(d[i], kv, ":"); t[kv[1]] = kv[2] }
+			printf "span instructions (callgrind): %.1f per span, %s\n", ir / 100000, t[w] }'
+	done
+else
+	echo "span instructions: valgrind not installed, not counted"
+fi
 "$BUILD/bin/npuprof-bench-report" "$@"
 "$BUILD/bin/npuprof-bench-export" "$@"
 timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm
