@@ -34,6 +34,7 @@
 #include "npu_netlink.h"
 #include "npu_sysfs.h"
 #include "npu_trace.h"
+#include "npu_uring.h"
 
 static DEFINE_IDA(npu_ida);
 
@@ -245,6 +246,13 @@ static int npu_fop_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+/* close(): cancel the io_uring commands this process submitted on the file */
+static int npu_fop_flush(struct file *filp, fl_owner_t id)
+{
+	npu_job_uring_cancel(filp->private_data, id);
+	return 0;
+}
+
 static __poll_t npu_fop_poll(struct file *filp, poll_table *wait)
 {
 	struct npu_file *nf = filp->private_data;
@@ -268,8 +276,10 @@ static const struct file_operations npu_fops = {
 	.owner = THIS_MODULE,
 	.open = npu_fop_open,
 	.release = npu_fop_release,
+	.flush = npu_fop_flush,
 	.unlocked_ioctl = npu_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.uring_cmd = npu_uring_cmd,
 	.poll = npu_fop_poll,
 	.mmap = npu_fop_mmap,
 	.llseek = noop_llseek,

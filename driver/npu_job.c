@@ -24,6 +24,13 @@
  *
  * A completion for a job id the driver never handed out (a device bug) is
  * ignored with a rate-limited warning and counted in npu_dev.spurious.
+ *
+ * A job submitted through io_uring (npu_uring.c) goes through the same
+ * checks, queue and trace hooks; it is in its file's @jobs (marked
+ * NPU_JOB_XA_URING) while queued, never on the done list, and its completion
+ * is handed to the command's task work. A close() in the submitting process
+ * cancels such commands: the job stays on the device, detached, and is
+ * freed at completion like a job of a closed file.
  */
 
 #include <linux/io.h>
@@ -44,6 +51,10 @@
 #include "npu_job.h"
 #include "npu_netlink.h"
 #include "npu_trace.h"
+#include "npu_uring.h"
+
+/* npu_file.jobs: the job belongs to an io_uring command */
+#define NPU_JOB_XA_URING	XA_MARK_1
 
 static unsigned int job_timeout_ms = 5000;
 module_param(job_timeout_ms, uint, 0644);
@@ -112,7 +123,11 @@ static void npu_job_resync(struct npu_dev *ndev)
  * completion
  */
 
-static void npu_job_free(struct npu_job *job)
+/**
+ * npu_job_free() - free a job that nobody can reach any more
+ * @job: the job, completed (or never queued) and off every list
+ */
+void npu_job_free(struct npu_job *job)
 {
 	u32 i;
 
@@ -178,6 +193,12 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 		npu_bo_put(job->bos[i]);
 	job->nbufs = 0;
 
+	if (job->ucmd) {
+		xa_erase(&nf->jobs, job->id);
+		nf->njobs--;
+		npu_uring_job_done(job);
+		return;
+	}
 	if (!nf) {
 		/* The file was closed: nobody will collect the result. */
 		npu_job_free(job);
@@ -505,6 +526,11 @@ void npu_job_file_fini(struct npu_file *nf)
 	struct npu_job *job;
 	unsigned long id;
 
+	/*
+	 * An io_uring command holds a reference to the file until its CQE is
+	 * posted, so none should be left; whatever is, completes here.
+	 */
+	npu_job_uring_cancel(nf, NULL);
 	mutex_lock(&ndev->jobs_lock);
 	xa_for_each(&nf->jobs, id, job) {
 		xa_erase(&nf->jobs, id);
@@ -566,7 +592,9 @@ static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 	/* Read locklessly by npu_job_pick_pe(). */
 	WRITE_ONCE(q->outstanding, q->outstanding + 1);
 	WRITE_ONCE(ndev->outstanding, ndev->outstanding + 1);
-	job->nf->outstanding++;
+	/* NPU_WAIT_ANY waits for these; an io_uring job posts a CQE instead. */
+	if (!job->ucmd)
+		job->nf->outstanding++;
 	npu_trace_job_submitted(ndev, job);
 	q->prod++;
 	/* writel() orders the entry before the producer, and both before
@@ -629,6 +657,10 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 		mutex_unlock(&ndev->jobs_lock);
 		return ret;
 	}
+	if (job->ucmd) {
+		xa_set_mark(&nf->jobs, job->id, NPU_JOB_XA_URING);
+		npu_uring_job_queued(job);
+	}
 	nf->njobs++;
 	job->pe = pe;
 	WRITE_ONCE(ndev->pe_rr, (pe + 1) % ndev->hw.pe_count);
@@ -641,42 +673,46 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 }
 
 /**
- * npu_job_submit_ioctl() - NPU_IOCTL_SUBMIT
+ * npu_job_submit() - check and queue a job: NPU_IOCTL_SUBMIT and io_uring's
+ *	NPU_URING_CMD_SUBMIT
  * @nf: the file, inside npu_dev_enter()
- * @uarg: struct npu_submit in user memory
+ * @args: the request, in kernel memory (flags and reserved fields already
+ *	checked); @args->bufs still points to user memory
+ * @task: the submitting thread (current, or an io_uring command's task)
+ * @ucmd: the io_uring command that completes with the job, or NULL
+ * @nonblock: fail with -EAGAIN instead of sleeping for queue room
+ * @id: out: the job id
+ *
+ * The one submission path: both interfaces get the same checks, job ids,
+ * trace records and tracepoints.
  *
  * Return: 0 or a negative errno (see struct npu_submit).
  */
-int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
+int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
+		   struct task_struct *task, struct io_uring_cmd *ucmd,
+		   bool nonblock, u64 *id)
 {
 	struct npu_dev *ndev = nf->ndev;
 	u32 handles[NPU_MAX_JOB_BUFS];
-	struct npu_submit args;
 	struct npu_hw_cmd cmd;
 	struct npu_job *job;
 	u32 i, j;
-	u64 id;
 	int ret;
 
-	ret = npu_copy_args(&args, uarg);
-	if (ret)
-		return ret;
-	if (args.flags)
-		return -EINVAL;
 	/* the ABI's limit, which the command's buffer table can hold */
 	static_assert(NPU_MAX_JOB_BUFS <= NPU_HW_MAX_BUFS);
-	if (!args.nbufs || args.nbufs > NPU_MAX_JOB_BUFS ||
-	    args.prog_slot >= args.nbufs)
+	if (!args->nbufs || args->nbufs > NPU_MAX_JOB_BUFS ||
+	    args->prog_slot >= args->nbufs)
 		return -EINVAL;
-	if (!args.prog_size || !IS_ALIGNED(args.prog_offset, 64))
+	if (!args->prog_size || !IS_ALIGNED(args->prog_offset, 64))
 		return -EINVAL;
-	if (args.pe != NPU_PE_ANY && args.pe >= ndev->hw.pe_count)
+	if (args->pe != NPU_PE_ANY && args->pe >= ndev->hw.pe_count)
 		return -EINVAL;
-	if (copy_from_user(handles, u64_to_user_ptr(args.bufs),
-			   args.nbufs * sizeof(handles[0])))
+	if (copy_from_user(handles, u64_to_user_ptr(args->bufs),
+			   args->nbufs * sizeof(handles[0])))
 		return -EFAULT;
-	for (i = 0; i < args.nbufs; i++)
-		for (j = i + 1; j < args.nbufs; j++)
+	for (i = 0; i < args->nbufs; i++)
+		for (j = i + 1; j < args->nbufs; j++)
 			if (handles[i] == handles[j])
 				return -EINVAL;
 
@@ -685,7 +721,7 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 	if (!job)
 		return -ENOMEM;
 	memset(&cmd, 0, sizeof(cmd));
-	for (i = 0; i < args.nbufs; i++) {
+	for (i = 0; i < args->nbufs; i++) {
 		job->bos[i] = npu_bo_lookup(nf, handles[i]);
 		if (!job->bos[i]) {
 			ret = -ENOENT;
@@ -695,35 +731,104 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 		cmd.bufs[i].addr = job->bos[i]->dev_addr;
 		cmd.bufs[i].size = job->bos[i]->size;
 	}
-	if ((u64)args.prog_offset + args.prog_size >
-	    job->bos[args.prog_slot]->size) {
+	if ((u64)args->prog_offset + args->prog_size >
+	    job->bos[args->prog_slot]->size) {
 		ret = -EINVAL;
 		goto err;
 	}
-	cmd.nbufs = args.nbufs;
-	cmd.prog_buf = args.prog_slot;
-	cmd.prog_offset = args.prog_offset;
-	cmd.prog_size = args.prog_size;
+	cmd.nbufs = args->nbufs;
+	cmd.prog_buf = args->prog_slot;
+	cmd.prog_offset = args->prog_offset;
+	cmd.prog_size = args->prog_size;
 	job->nf = nf;
-	job->tgid = task_tgid_nr(current);
-	job->pid = task_pid_nr(current);
-	job->tgid_ref = get_pid(task_tgid(current));
-	job->tid_ref = get_pid(task_pid(current));
+	job->ucmd = ucmd;
+	/* files of the thread that closes: npu_job_uring_cancel() */
+	job->owner = current->files;
+	job->tgid = task_tgid_nr(task);
+	job->pid = task_pid_nr(task);
+	job->tgid_ref = get_pid(task_tgid(task));
+	job->tid_ref = get_pid(task_pid(task));
 
-	ret = npu_job_queue(nf, job, &cmd, args.pe,
-			    nf->filp->f_flags & O_NONBLOCK, &id);
+	ret = npu_job_queue(nf, job, &cmd, args->pe, nonblock, id);
 	if (ret)
 		goto err;
-
 	/* From here the job may already be complete and collected. */
-	args.job_id = id;
-	if (copy_to_user(uarg, &args, sizeof(args)))
-		return -EFAULT;
 	return 0;
 
 err:
 	npu_job_free(job);
 	return ret;
+}
+
+/**
+ * npu_job_submit_ioctl() - NPU_IOCTL_SUBMIT
+ * @nf: the file, inside npu_dev_enter()
+ * @uarg: struct npu_submit in user memory
+ *
+ * Return: 0 or a negative errno (see struct npu_submit).
+ */
+int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
+{
+	struct npu_submit args;
+	u64 id;
+	int ret;
+
+	ret = npu_copy_args(&args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	ret = npu_job_submit(nf, &args, current, NULL,
+			     nf->filp->f_flags & O_NONBLOCK, &id);
+	if (ret)
+		return ret;
+	args.job_id = id;
+	if (copy_to_user(uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * npu_job_uring_cancel() - cancel the io_uring commands of a file
+ * @nf: the file
+ * @owner: cancel the commands submitted by threads with these files (the
+ *	closer's, as close() drops its POSIX locks), or NULL for all
+ *
+ * Each command completes with -ECANCELED; its job stays on the device,
+ * detached from the file, and is freed at completion with its buffers.
+ */
+void npu_job_uring_cancel(struct npu_file *nf, fl_owner_t owner)
+{
+	struct npu_dev *ndev = nf->ndev;
+	struct npu_job *job;
+	unsigned long id;
+
+	mutex_lock(&ndev->jobs_lock);
+	xa_for_each_marked(&nf->jobs, id, job, NPU_JOB_XA_URING) {
+		if (owner && job->owner != owner)
+			continue;
+		npu_uring_job_cancel(job);
+		npu_job_uring_detach(job);
+	}
+	mutex_unlock(&ndev->jobs_lock);
+}
+
+/**
+ * npu_job_uring_detach() - detach a queued job from its cancelled command
+ * @job: the job, outstanding, with its command; jobs_lock held
+ *
+ * The job stays on the device with its buffers and is freed at completion,
+ * as a job of a closed file is.
+ */
+void npu_job_uring_detach(struct npu_job *job)
+{
+	struct npu_file *nf = job->nf;
+
+	lockdep_assert_held(&nf->ndev->jobs_lock);
+	xa_erase(&nf->jobs, job->id);
+	nf->njobs--;
+	job->ucmd = NULL;
+	job->nf = NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -748,10 +853,13 @@ static struct npu_job *npu_job_take(struct npu_file *nf,
 			*err = -ENOENT;
 	} else {
 		job = xa_load(&nf->jobs, args->job_id);
-		if (!job)
+		/* io_uring jobs complete in the ring, never here */
+		if (!job || job->ucmd) {
 			*err = -ENOENT;
-		else if (!job->done)
 			job = NULL;
+		} else if (!job->done) {
+			job = NULL;
+		}
 	}
 	if (job) {
 		list_del(&job->done_node);

@@ -6,6 +6,7 @@
 #ifndef _NPU_JOB_H
 #define _NPU_JOB_H
 
+#include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/poll.h>
@@ -13,15 +14,23 @@
 
 #include <linux/npu.h>
 
+struct io_uring_cmd;
 struct npu_bo;
 struct npu_dev;
 struct pid;
 struct npu_file;
+struct task_struct;
 
 /**
  * struct npu_job - one submitted job
  * @id: job id (npu_hw_cmd.job_id and npu_submit.job_id), unique per device
- * @nf: owning file; NULL once the file is closed (the result is dropped)
+ * @nf: owning file; NULL once the file is closed or the io_uring command
+ *	cancelled (the result is dropped)
+ * @ucmd: the io_uring command that posts this job's completion
+ *	(npu_uring.c), or NULL: an NPU_IOCTL_SUBMIT job, whose result
+ *	NPU_IOCTL_WAIT collects
+ * @owner: files of the submitter of an io_uring job: a close() there
+ *	cancels the command (npu_job_uring_cancel())
  * @pe: PE whose queue holds the job
  * @nbufs: entries in @bos
  * @bos: buffers, referenced until completion
@@ -45,11 +54,14 @@ struct npu_file;
  * @pe_node: entry in the PE's list of outstanding jobs (oldest first)
  * @done_node: entry in npu_file.done
  *
- * All fields after @submit_ns are protected by npu_dev.jobs_lock.
+ * All fields after @submit_ns are protected by npu_dev.jobs_lock, and so
+ * are @nf and @ucmd once the job is queued.
  */
 struct npu_job {
 	u64 id;
 	struct npu_file *nf;
+	struct io_uring_cmd *ucmd;
+	fl_owner_t owner;
 	u32 pe;
 	u32 nbufs;
 	struct npu_bo *bos[NPU_MAX_JOB_BUFS];
@@ -93,7 +105,13 @@ void npu_job_dev_unplug(struct npu_dev *ndev);
 void npu_job_file_init(struct npu_file *nf);
 void npu_job_file_fini(struct npu_file *nf);
 
+void npu_job_free(struct npu_job *job);
+int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
+		   struct task_struct *task, struct io_uring_cmd *ucmd,
+		   bool nonblock, u64 *id);
 int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg);
+void npu_job_uring_cancel(struct npu_file *nf, fl_owner_t owner);
+void npu_job_uring_detach(struct npu_job *job);
 int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg);
 __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait);

@@ -216,6 +216,84 @@ struct npu_wait {
 };
 
 /*
+ * ---- io_uring: IORING_OP_URING_CMD on /dev/npuN ----
+ *
+ * Documentation/npu/uapi.rst, "io_uring". A ring set up with
+ * IORING_SETUP_SQE128 queues a job with an SQE whose cmd_op is
+ * NPU_URING_CMD_SUBMIT and whose cmd area holds struct npu_uring_submit.
+ * The CQE is posted when the job completes: cqe->res is the job's NPU_JOB_*
+ * status (>= 0), or a negative errno when the command failed or was
+ * cancelled; on an IORING_SETUP_CQE32 ring, big_cqe[0] is the job id (0 when
+ * no job was queued). NPU_IOCTL_WAIT never returns such a job.
+ */
+
+/**
+ * struct npu_uring_result - result of a job submitted through io_uring
+ * @job_id: out: the job id, written when the job is queued (before the
+ *	command can complete), so a submitter that saw io_uring_enter()
+ *	return can read it unless the command had to wait for queue room
+ * @status: out: NPU_JOB_*, written at completion
+ * @pe: out: PE that ran the job
+ * @op_index: out: failing operator when @status is not NPU_JOB_OK
+ * @reserved: out: 0
+ * @start_tick: out: device clock at job start
+ * @end_tick: out: device clock at job end
+ * @submit_ns: out: CLOCK_MONOTONIC at submission
+ * @complete_ns: out: CLOCK_MONOTONIC when the driver saw the completion
+ *
+ * The same fields as struct npu_wait's, written by the driver into the
+ * submitter's memory. The completion fields are written before the CQE
+ * is posted, by the submitting thread's task work; a cancelled command
+ * writes only @job_id.
+ */
+struct npu_uring_result {
+	__u64 job_id;
+	__u32 status;
+	__u32 pe;
+	__u32 op_index;
+	__u32 reserved;
+	__u64 start_tick;
+	__u64 end_tick;
+	__u64 submit_ns;
+	__u64 complete_ns;
+};
+
+/**
+ * struct npu_uring_submit - payload of NPU_URING_CMD_SUBMIT (the SQE's cmd)
+ * @flags: in: must be 0
+ * @pe: in: PE to run on, or NPU_PE_ANY
+ * @nbufs: in: entries in @bufs, 1..NPU_MAX_JOB_BUFS
+ * @prog_slot: in: index in @bufs of the buffer holding the program
+ * @prog_offset: in: byte offset of the program in it, 64-byte aligned
+ * @prog_size: in: bytes of program
+ * @bufs: in: pointer to an array of @nbufs __u32 buffer handles of this fd
+ * @result: in: pointer to a struct npu_uring_result, or 0 for none
+ * @reserved: in: must be 0
+ *
+ * The fields and their errors are struct npu_submit's; they are read once,
+ * when the command is issued. The payload is 64 bytes: the ring needs
+ * IORING_SETUP_SQE128 (a 64-byte SQE holds 16), or the command fails with
+ * -EINVAL. A queue without room makes the command wait in io_uring's worker, as a blocking
+ * NPU_IOCTL_SUBMIT sleeps.
+ */
+struct npu_uring_submit {
+	__u32 flags;
+	__u32 pe;
+	__u32 nbufs;
+	__u32 prog_slot;
+	__u32 prog_offset;
+	__u32 prog_size;
+	__u64 bufs;
+	__u64 result;
+	__u64 reserved[3];
+};
+
+/* cmd_op of an IORING_OP_URING_CMD SQE on /dev/npuN */
+#define NPU_URING_CMD_SUBMIT	_IOWR(NPU_IOCTL_BASE, 0x28, struct npu_uring_submit)
+
+/* ---- end of io_uring ---- */
+
+/*
  * ---- Trace: trace fd, ring layout, records, clock samples. ----
  *
  * Documentation/npu/ring.rst describes the ring protocol. In short: a trace
