@@ -162,7 +162,8 @@ int BPF_USDT(usdt_span)
 		le->e.ts = bpf_ktime_get_ns();
 		usdt_args(ctx, le->e.a);
 		le->label[0] = 0;
-		if (!bpf_usdt_arg(ctx, 11, &p) && p)
+		/* record_*: arg3 is the label (npuprof_usdt.h) */
+		if (!bpf_usdt_arg(ctx, 3, &p) && p)
 			bpf_probe_read_user_str(le->label, sizeof(le->label),
 						(const void *)p);
 		bpf_ringbuf_submit(le, 0);
@@ -172,7 +173,7 @@ int BPF_USDT(usdt_span)
 	if (!e)
 		return 0;
 	usdt_args(ctx, e->a);
-	/* the end of a wait: no longer waiting */
+	/* the end of a wait (arg0, the kind: NPUPROF_SPAN_WAIT) */
 	if (e->a[0] == 11)
 		bpf_map_delete_elem(&waiting, &tid);
 	bpf_ringbuf_submit(e, 0);

@@ -12,7 +12,8 @@
 
 /* npb_event.type */
 enum npb_event_type {
-	NPB_EV_USDT_SPAN = 1,	/* a NAME_end probe: a[0..10] its arguments */
+	NPB_EV_USDT_SPAN = 1,	/* a NAME_end probe: a[0..10] its arguments
+				 * (lib/npuprof/npuprof_usdt.h) */
 	NPB_EV_USDT_LABEL = 2,	/* npuprof:record_end, with the label */
 	NPB_EV_UPROBE_ENTRY = 3,	/* @fn entered: a[0..3] its arguments */
 	NPB_EV_UPROBE_RET = 4,	/* @fn returned: a[0] the return value,

@@ -305,22 +305,26 @@ static int npb_usdt_span(struct npubpf *b, const struct npb_event *e,
 	struct npuprof_span_rec r;
 
 	memset(&r, 0, sizeof(r));
+	/* the arguments' order of lib/npuprof/npuprof_usdt.h */
 	r.kind = (uint16_t)e->a[0];
-	r.flags = (uint16_t)e->a[1];
-	r.span_id = e->a[2];
-	r.parent_id = e->a[3];
-	r.trace_id[0] = e->a[4];
-	r.trace_id[1] = e->a[5];
-	r.job_id = e->a[6];
-	r.op_index = (uint32_t)e->a[7];
-	r.minor = (uint32_t)e->a[8];
-	r.start_ns = e->a[9];
-	r.end_ns = e->a[10];
+	r.span_id = e->a[1];
+	r.job_id = e->a[2];
+	r.op_index = label ? 0 : (uint32_t)e->a[3];	/* label: a pointer */
+	r.start_ns = e->a[4];
+	r.end_ns = e->a[5];
+	r.flags = (uint16_t)e->a[6];
+	r.parent_id = e->a[7];
+	r.trace_id[0] = e->a[8];
+	r.trace_id[1] = e->a[9];
+	r.minor = (uint32_t)e->a[10];
 	r.pid = e->pid;
 	r.tid = e->tid;
 	if (!r.kind || r.kind > NPUPROF_SPAN_KIND_MAX || !r.span_id ||
 	    r.end_ns < r.start_ns) {
-		b->st.unmatched++;
+		if (!b->st.bad_usdt++)
+			npb_log(b, NPUPROF_LOG_WARN,
+				"a USDT probe passed a span that is not one (kind %u span %" PRIu64 " start %" PRIu64 " end %" PRIu64 "): a libnpu whose probes differ from lib/npuprof/npuprof_usdt.h? Try --uprobes",
+				r.kind, r.span_id, r.start_ns, r.end_ns);
 		return 0;
 	}
 	if (!npb_thread(b, e->pid, e->tid))
@@ -761,7 +765,7 @@ int npubpf_open(const struct npubpf_opts *opts, struct npubpf **bpf)
 				b->st.source = NPUBPF_SRC_UPROBES;
 		}
 		if (!n)
-			npb_log(b, NPUPROF_LOG_WARN,
+			npb_log(b, NPUPROF_LOG_INFO,
 				"%s holds neither libnpu's USDT probes nor its functions (is it libnpu.so or a program linked with libnpu.a, not stripped?)",
 				opts->targets[i]);
 		total += n;

@@ -77,6 +77,7 @@ struct npubpf_opts {
  * @labels: of them, labelled records
  * @dropped: events the BPF ring buffer had no room for
  * @unmatched: uprobe events that fit no open call (attached mid-call)
+ * @bad_usdt: USDT events whose arguments were not a span (dropped)
  * @submits: npu_job_submit tracepoint hits of traced processes
  * @completes: npu_job_complete hits
  * @trace_lost: records npu_trace_lost reported dropped
@@ -93,6 +94,7 @@ struct npubpf_stats {
 	uint64_t labels;
 	uint64_t dropped;
 	uint64_t unmatched;
+	uint64_t bad_usdt;
 	uint64_t submits;
 	uint64_t completes;
 	uint64_t trace_lost;
