@@ -91,6 +91,7 @@ struct npf_ro_node {
 };
 
 #define NPF_RO_SCAN	32	/* insertion sort reach into the sorted ring */
+#define NPF_RO_SPARE	2048	/* entries a take may hold (NPF_PL_SLOTS) */
 #define NPF_RO_HUGE	(2u << 20)	/* a transparent huge page */
 
 /*
@@ -122,16 +123,21 @@ struct npf_reorder {
 	struct npf_ro_node *heap;
 	size_t heap_n;
 	size_t max_n;
-	struct npf_ro_ent *pool;	/* max_held + 1 entries */
+	struct npf_ro_ent *pool;	/* max_held + 1 + NPF_RO_SPARE */
 	size_t pool_len;		/* bytes mapped */
 	size_t pool_used;		/* entries handed out once */
+	size_t pool_cap;		/* max_held + 1, + NPF_RO_SPARE with take */
 	struct npf_ro_ent **free;	/* free entries */
 	size_t nfree;
 	uint64_t order;
 	bool have_newest;
 	int64_t newest;
 	struct npuprof_event out;	/* the event being released */
-	/* set: released entries go to it whole, not rebuilt for fn */
+	/*
+	 * Set: released entries go to it, not rebuilt for fn; it owns an
+	 * entry it took (returns 0) until it gives it back with
+	 * npf_ro_put(), at most NPF_RO_SPARE of them at a time.
+	 */
 	int (*take)(void *ctx, struct npf_ro_ent *e, int64_t key);
 	void *take_ctx;
 };
@@ -180,9 +186,11 @@ int npf_reorder_new(size_t max_held, int64_t window_ns,
 	ro->ring = npf_ro_map(rc * sizeof(*ro->ring), &ro->ring_len);
 	ro->ring_mask = rc - 1;
 	ro->heap = malloc((max_held + 1) * sizeof(*ro->heap));
-	ro->pool = npf_ro_map((max_held + 1) * sizeof(*ro->pool),
+	/* mapped lazily: the spare entries cost only when a take uses them */
+	ro->pool = npf_ro_map((max_held + 1 + NPF_RO_SPARE) * sizeof(*ro->pool),
 			      &ro->pool_len);
-	ro->free = malloc((max_held + 1) * sizeof(*ro->free));
+	ro->pool_cap = max_held + 1;
+	ro->free = malloc((max_held + 1 + NPF_RO_SPARE) * sizeof(*ro->free));
 	if (!ro->ring || !ro->heap || !ro->pool || !ro->free) {
 		npf_reorder_free(ro);
 		return -ENOMEM;
@@ -215,12 +223,12 @@ size_t npf_reorder_max_held(const struct npf_reorder *ro)
 	return ro->max_n;
 }
 
-/* A free entry (its big NULL); NULL when max_held + 1 are held */
+/* A free entry (its big NULL); NULL when pool_cap are held or taken */
 static inline struct npf_ro_ent *npf_ro_get(struct npf_reorder *ro)
 {
 	if (npf_likely(ro->nfree))
 		return ro->free[--ro->nfree];
-	if (ro->pool_used <= ro->max_held)
+	if (ro->pool_used < ro->pool_cap)
 		return &ro->pool[ro->pool_used++];	/* zeroed: big NULL */
 	return NULL;
 }
@@ -402,17 +410,23 @@ static int npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn,
 			 * after they came in (max_held events: far out of the
 			 * caches). Fetch the one NPF_RO_AHEAD places on now.
 			 */
-			if (ro->ring_n > NPF_RO_AHEAD)
+			if (ro->ring_n > NPF_RO_AHEAD && !ro->take)
 				npf_ro_prefetch(ro->ring[(ro->ring_head +
 							  NPF_RO_AHEAD) &
 							 ro->ring_mask].e);
 		} else {
 			npf_ro_heap_pop(ro);
 		}
-		if (ro->take)
+		if (ro->take) {
+			/* the entry is the take's, unless it fails */
 			ret = ro->take(ro->take_ctx, nd.e, nd.key);
-		else
-			ret = fn(ctx, npf_ro_event(&ro->out, nd.e), nd.key);
+			if (ret) {
+				npf_ro_put(ro, nd.e);
+				break;
+			}
+			continue;
+		}
+		ret = fn(ctx, npf_ro_event(&ro->out, nd.e), nd.key);
 		npf_ro_put(ro, nd.e);
 		if (ret)
 			break;
@@ -1440,11 +1454,14 @@ static void npf_tl_release(struct npf_tl *tl)
  * With two CPUs or more, npf_timeline_run() runs in two threads: the
  * caller's reads the file, maps the device times and orders the events
  * (the reorder buffer); a second one turns the released events into
- * items and passes them to the run's callback. Released entries go whole
- * (the event's fields and data, its big data handed over) through a
- * bounded single-producer single-consumer ring of NPF_PL_SLOTS slots,
- * published in batches of NPF_PL_BATCH; each side spins a little, then
- * sleeps on a condition variable, when the ring is full or empty.
+ * items and passes them to the run's callback. Released entries of the
+ * reorder buffer go, by address, through a bounded single-producer
+ * single-consumer ring of NPF_PL_SLOTS slots, published in batches of
+ * NPF_PL_BATCH; the reader gives an entry back to the buffer's free list
+ * when it fills that slot again (the consumer is done with it then: the
+ * buffer has NPF_RO_SPARE = NPF_PL_SLOTS entries more for them). Each
+ * side spins a little, then sleeps on a condition variable, when the
+ * ring is full or empty; asleep, until half of it is ready.
  *
  * Everything else the timeline does with an event as it is read (META,
  * DEVICE and THREAD events, the drains before a CLOCK_FIT or the SUMMARY,
@@ -1455,14 +1472,14 @@ static void npf_tl_release(struct npf_tl *tl)
  * and is never called from two threads at once (the ring's release and
  * acquire order the two threads' calls).
  */
-#define NPF_PL_SLOTS	2048	/* a power of two: 464 KiB */
+#define NPF_PL_SLOTS	NPF_RO_SPARE	/* a power of two */
 #define NPF_PL_BATCH	64
 #define NPF_PL_HALF	(NPF_PL_SLOTS / 2)
 #define NPF_PL_SPIN	256
 
 struct npf_pl_slot {
 	int64_t key;
-	struct npf_ro_ent e;
+	struct npf_ro_ent *e;
 };
 
 struct npf_pl {
@@ -1480,6 +1497,7 @@ struct npf_pl {
 	uint64_t tail_seen;
 	struct npf_pl_slot *slot;
 	struct npf_tl *tl;
+	struct npf_reorder *ro;
 	pthread_mutex_t mu;
 	pthread_cond_t cons_cv;
 	pthread_cond_t prod_cv;
@@ -1587,12 +1605,12 @@ static void *npf_pl_main(void *arg)
 			struct npf_pl_slot *s = &pl->slot[t & (NPF_PL_SLOTS - 1)];
 			int ret;
 
-			ret = npf_tl_ordered(pl->tl, npf_ro_event(&ev, &s->e),
+			/* entries come from all over the buffer's pool */
+			if (h - t > NPF_RO_AHEAD)
+				npf_ro_prefetch(pl->slot[(t + NPF_RO_AHEAD) &
+							 (NPF_PL_SLOTS - 1)].e);
+			ret = npf_tl_ordered(pl->tl, npf_ro_event(&ev, s->e),
 					     s->key);
-			if (npf_unlikely(s->e.big != NULL)) {
-				free(s->e.big);
-				s->e.big = NULL;
-			}
 			t++;
 			if (npf_unlikely(ret)) {
 				atomic_store(&pl->err, ret);
@@ -1645,9 +1663,11 @@ static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
 		}
 	}
 	s = &pl->slot[pl->put & (NPF_PL_SLOTS - 1)];
+	/* the consumer is done with the slot's last entry: back to the pool */
+	if (pl->put >= NPF_PL_SLOTS)
+		npf_ro_put(pl->ro, s->e);
 	s->key = key;
-	memcpy(&s->e, e, sizeof(*e));
-	e->big = NULL;			/* the consumer frees it */
+	s->e = e;
 	pl->put++;
 	if (!(pl->put & (NPF_PL_BATCH - 1))) {
 		npf_pl_publish(pl, false);
@@ -1715,6 +1735,8 @@ static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 		goto fail_ccv;
 	if (pthread_create(&pl->thr, NULL, npf_pl_main, pl))
 		goto fail_pcv;
+	pl->ro = ro;
+	ro->pool_cap += NPF_RO_SPARE;
 	ro->take = npf_pl_take;
 	ro->take_ctx = pl;
 	return pl;
@@ -1743,9 +1765,10 @@ static void npf_pl_stop(struct npf_pl *pl, struct npf_reorder *ro)
 	atomic_store(&pl->done, true);
 	npf_pl_wake(pl, &pl->cons_sleeps, &pl->cons_cv);
 	pthread_join(pl->thr, NULL);
-	/* slots left by an error: their big data */
-	for (i = atomic_load(&pl->tail); i < pl->put; i++)
-		free(pl->slot[i & (NPF_PL_SLOTS - 1)].e.big);
+	/* the entries of the slots, done or left by an error */
+	for (i = pl->put > NPF_PL_SLOTS ? pl->put - NPF_PL_SLOTS : 0;
+	     i < pl->put; i++)
+		npf_ro_put(ro, pl->slot[i & (NPF_PL_SLOTS - 1)].e);
 	pthread_cond_destroy(&pl->prod_cv);
 	pthread_cond_destroy(&pl->cons_cv);
 	pthread_mutex_destroy(&pl->mu);
