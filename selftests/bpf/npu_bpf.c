@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npuprof record --bpf in the VM: host spans from the eBPF probes of
+ * tools/bpf, for programs started without any NPUPROF_* variable.
+ *
+ *  - cmd_usdt, cmd_uprobes: `npuprof record --bpf -- npu-classify` through
+ *    libnpu's USDT probes and through the uprobe fallback; the trace is
+ *    complete, every execution is joined to its submit span by job id and
+ *    lies inside its inference span (npuprof_check.h), the tables of
+ *    `npuprof report` hold one row per inference and every execution
+ *    joined, and the span, execution and operator counts equal those of a
+ *    library-built capture (`npuprof record` without --bpf) of the same
+ *    workload;
+ *  - pid_sigint: `-p PID` on an npu-classify that was already running;
+ *    every inference span the trace holds owns a submit span whose job has
+ *    its EXEC record inside the span; SIGINT ends npuprof with status 0,
+ *    the program keeps running, and every BPF program is gone afterwards.
+ *
+ * Runs in an npu-vm guest of its own with one vCPU (npu_bpf.npu-vm):
+ * attaching probes patches kernel text, which QEMU TCG with two vCPUs
+ * sometimes mishandles (Documentation/npu/bpf.rst).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "npuprof_check.h"
+
+#define MNIST_N		8
+
+static int model_path(const char *name, char *buf, size_t len)
+{
+	const char *b = getenv("NPU_BUILD");
+
+	if (!b)
+		return -ENOENT;
+	snprintf(buf, len, "%s/models/%s.nmdl", b, name);
+	return access(buf, R_OK) ? -errno : 0;
+}
+
+/* Start @argv with stdout and stderr to @out and @err (NULL: inherit) */
+static pid_t spawn(char *const argv[], const char *out, const char *err)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (out) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(200);
+		close(fd);
+	}
+	if (err) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(200);
+		close(fd);
+	}
+	execvp(argv[0], argv);
+	_exit(201);
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+static int run(char *const argv[], const char *out, const char *err)
+{
+	return reap(spawn(argv, out, err));
+}
+
+static int slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* BPF programs loaded in the system (BPF_PROG_GET_NEXT_ID) */
+static int bpf_progs(void)
+{
+	union bpf_attr attr;
+	int n = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	while (!syscall(__NR_bpf, BPF_PROG_GET_NEXT_ID, &attr, sizeof(attr))) {
+		n++;
+		attr.start_id = attr.next_id;
+	}
+	return n;
+}
+
+/*
+ * `npuprof report TABLE --format csv FILE`: data rows, and of them the
+ * ones whose first column (the trace id) is not empty
+ */
+static void report_rows(struct __test_metadata *_metadata, const char *table,
+			const char *file, size_t *rows, size_t *joined)
+{
+	char *argv[] = { "npuprof", "report", (char *)table, "--format", "csv",
+			 (char *)file, NULL };
+	char line[2048];
+	FILE *f;
+
+	ASSERT_EQ(0, run(argv, "/tmp/npu_bpf_report.csv", NULL));
+	f = fopen("/tmp/npu_bpf_report.csv", "r");
+	ASSERT_NE(NULL, f);
+	*rows = *joined = 0;
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));	/* the header */
+	while (fgets(line, sizeof(line), f)) {
+		(*rows)++;
+		*joined += line[0] != ',';
+	}
+	fclose(f);
+}
+
+/* Record MNIST_N inferences into @file: with --bpf (and @extra) or not */
+static void record(struct __test_metadata *_metadata, bool bpf,
+		   const char *extra, const char *file, char *msg, size_t len)
+{
+	char path[512], cnt[12];
+	char *argv[16];
+	int i = 0;
+
+	if (model_path("mnist", path, sizeof(path)))
+		SKIP(return, "no mnist model in $NPU_BUILD/models");
+	snprintf(cnt, sizeof(cnt), "%u", MNIST_N);
+	argv[i++] = "npuprof";
+	argv[i++] = "record";
+	if (bpf)
+		argv[i++] = "--bpf";
+	if (extra)
+		argv[i++] = (char *)extra;
+	argv[i++] = "-o";
+	argv[i++] = (char *)file;
+	argv[i++] = "--";
+	argv[i++] = "npu-classify";
+	argv[i++] = "-m";
+	argv[i++] = path;
+	argv[i++] = "-n";
+	argv[i++] = cnt;
+	argv[i++] = "-q";
+	argv[i] = NULL;
+	ASSERT_EQ(0, run(argv, "/dev/null", "/tmp/npu_bpf_record.err"));
+	ASSERT_EQ(0, slurp("/tmp/npu_bpf_record.err", msg, len));
+	TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "npuprof: wrote "));
+	EXPECT_NE(NULL, strstr(msg, "lost: 0 records, 0 spans"));
+	EXPECT_NE(NULL, strstr(msg, "; 0 causality violations"));
+	EXPECT_EQ(NULL, strstr(msg, "warning"));
+}
+
+/*
+ * A --bpf capture of npu-classify through @source ("usdt" or "uprobes"),
+ * checked alone and against a library-built capture of the same workload
+ */
+static void cmd_capture(struct __test_metadata *_metadata, const char *extra,
+			const char *source)
+{
+	const char *fb = "/tmp/npu_bpf_cmd.npuprof";
+	const char *fl = "/tmp/npu_bpf_lib.npuprof";
+	char msg[4096], want[64], err[512];
+	struct ck_trace b, l;
+	size_t rows, joined;
+	unsigned int k;
+
+	record(_metadata, true, extra, fb, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "npuprof: bpf: %s probes", source);
+	EXPECT_NE(NULL, strstr(msg, want));
+	EXPECT_NE(NULL, strstr(msg, " 0 events dropped"));
+	ASSERT_EQ(0, ck_load(fb, &b, err, sizeof(err))) TH_LOG("%s", err);
+	ck_check_complete(_metadata, &b);
+	ck_check_spans(_metadata, &b);
+	ck_check_inference_spans(_metadata, &b, MNIST_N);
+	/* joined by job id, inside the inference span, level 2 */
+	ck_check_execs(_metadata, &b, 2, MNIST_N, 0);
+	ASSERT_LT(0, b.nspans);
+	/* the spans are the traced program's, not npuprof's */
+	for (k = 0; k < b.nspans; k++)
+		ASSERT_NE(b.meta_pid, b.spans[k].pid);
+
+	/* the reports see them: one row per inference, executions joined */
+	report_rows(_metadata, "--inferences", fb, &rows, &joined);
+	EXPECT_EQ(MNIST_N, rows);
+	report_rows(_metadata, "--executions", fb, &rows, &joined);
+	EXPECT_EQ(MNIST_N, rows);
+	EXPECT_EQ(MNIST_N, joined);
+	report_rows(_metadata, "--external", fb, &rows, &joined);
+	EXPECT_EQ(4 * MNIST_N, rows);	/* Quantize, Lower, Unlower, Dequantize */
+
+	/* the same workload through the library: the same counts */
+	record(_metadata, false, NULL, fl, msg, sizeof(msg));
+	ASSERT_EQ(0, ck_load(fl, &l, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(l.nspans, b.nspans);
+	EXPECT_EQ(l.nexecs, b.nexecs);
+	EXPECT_EQ(l.nops, b.nops);
+	for (k = NPUPROF_SPAN_LABEL; k <= NPUPROF_SPAN_KIND_MAX; k++)
+		EXPECT_EQ(ck_count_kind(&l, k), ck_count_kind(&b, k))
+			TH_LOG("span kind %s", npuprof_span_kind_name(k));
+	ck_free(&l);
+	ck_free(&b);
+}
+
+FIXTURE(bpf) {
+	int unused;
+};
+
+FIXTURE_SETUP(bpf)
+{
+	self->unused = 0;
+	unsetenv("NPUPROF_OUTPUT_PATH");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		TH_LOG("the kernel has no BTF: no off-CPU times");
+}
+
+FIXTURE_TEARDOWN(bpf)
+{
+}
+
+TEST_F_TIMEOUT(bpf, cmd_usdt, 300)
+{
+	cmd_capture(_metadata, NULL, "usdt");
+}
+
+TEST_F_TIMEOUT(bpf, cmd_uprobes, 300)
+{
+	cmd_capture(_metadata, "--uprobes", "uprobes");
+}
+
+/*
+ * -p on a program that was running before: spans joined to executions,
+ * SIGINT detaches (no BPF program left) and the program keeps running
+ */
+TEST_F_TIMEOUT(bpf, pid_sigint, 300)
+{
+	const char *file = "/tmp/npu_bpf_pid.npuprof";
+	char path[512], pidstr[16], msg[4096], err[512];
+	char *app[] = { "npu-classify", "-m", path, "-n", "1000000", "-q", NULL };
+	char *rec[] = { "npuprof", "record", "--bpf", "-o", (char *)file, "-p",
+			pidstr, NULL };
+	size_t i, j, ninf = 0;
+	int progs0, progs, tries;
+	struct ck_trace t;
+	struct stat st;
+	pid_t app_pid, rec_pid;
+
+	if (model_path("mnist", path, sizeof(path)))
+		SKIP(return, "no mnist model in $NPU_BUILD/models");
+	progs0 = bpf_progs();
+	app_pid = spawn(app, "/dev/null", NULL);
+	ASSERT_LT(0, app_pid);
+	sleep_ms(1500);		/* it opened the device and runs */
+	ASSERT_EQ(0, kill(app_pid, 0));
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)app_pid);
+	unlink(file);
+	rec_pid = spawn(rec, "/dev/null", "/tmp/npu_bpf_pid.err");
+	ASSERT_LT(0, rec_pid);
+	/* attached once it says so */
+	for (tries = 0; tries < 300; tries++) {
+		sleep_ms(100);
+		if (!slurp("/tmp/npu_bpf_pid.err", msg, sizeof(msg)) &&
+		    strstr(msg, "recording process"))
+			break;
+	}
+	ASSERT_NE(NULL, strstr(msg, "recording process")) TH_LOG("%s", msg);
+	ASSERT_LT(progs0, bpf_progs());
+	sleep_ms(3000);
+	ASSERT_EQ(0, kill(rec_pid, SIGINT));
+	EXPECT_EQ(0, reap(rec_pid));
+	ASSERT_EQ(0, slurp("/tmp/npu_bpf_pid.err", msg, sizeof(msg)));
+	TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "npuprof: wrote "));
+	EXPECT_NE(NULL, strstr(msg, "npuprof: bpf: usdt probes"));
+	/* detached: every program freed (deferred a little), app running */
+	for (tries = 0; tries < 50; tries++) {
+		progs = bpf_progs();
+		if (progs <= progs0)
+			break;
+		sleep_ms(100);
+	}
+	EXPECT_EQ(progs0, progs);
+	EXPECT_EQ(0, kill(app_pid, 0));
+	EXPECT_EQ(0, waitpid(app_pid, NULL, WNOHANG));
+	kill(app_pid, SIGKILL);
+	reap(app_pid);
+	ASSERT_EQ(0, stat(file, &st));
+
+	ASSERT_EQ(0, ck_load(file, &t, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_FALSE(t.truncated);
+	ASSERT_TRUE(t.have_summary);
+	EXPECT_EQ(0, t.summary.violations);
+	EXPECT_EQ(t.nspans, t.summary.spans);
+	for (i = 0; i < t.nspans; i++) {
+		const struct npuprof_span_rec *inf = &t.spans[i], *sub = NULL;
+		const struct ck_exec *e = NULL;
+		int64_t er;
+
+		ASSERT_EQ(app_pid, inf->pid);
+		if (inf->kind != NPUPROF_SPAN_INFERENCE)
+			continue;
+		ninf++;
+		for (j = 0; j < t.nspans; j++)
+			if (t.spans[j].kind == NPUPROF_SPAN_SUBMIT &&
+			    t.spans[j].parent_id == inf->span_id &&
+			    t.spans[j].pid == inf->pid) {
+				EXPECT_EQ(NULL, sub);
+				sub = &t.spans[j];
+			}
+		/* an inference whose submit ended before the attach */
+		if (!sub)
+			continue;
+		ASSERT_TRUE(sub->flags & NPUPROF_SPAN_F_JOB);
+		for (j = 0; j < t.nexecs; j++)
+			if (t.execs[j].x.job_id == sub->job_id &&
+			    t.execs[j].minor == sub->minor)
+				e = &t.execs[j];
+		ASSERT_NE(NULL, e) TH_LOG("job %llu", (unsigned long long)sub->job_id);
+		ASSERT_EQ(app_pid, e->x.pid);
+		ASSERT_EQ(NPU_JOB_OK, e->x.status);
+		ASSERT_TRUE(e->start.valid && e->end.valid);
+		er = (int64_t)(e->start.err_ns > e->end.err_ns ? e->start.err_ns :
+								   e->end.err_ns);
+		EXPECT_GE(e->start.ns + er, (int64_t)inf->start_ns);
+		EXPECT_LE(e->end.ns - er, (int64_t)inf->end_ns);
+	}
+	TH_LOG("%zu inferences, %zu executions in 3 s", ninf, t.nexecs);
+	EXPECT_LE(3, ninf);
+	ck_free(&t);
+}
+
+TEST_HARNESS_MAIN
