@@ -11,7 +11,10 @@
  * body, 8-byte aligned) never wrap, a pad item of type 0 fills the tail.
  * The producer stores @head with release after writing an item, the
  * consumer loads it with acquire, reads, and stores @tail with release
- * after each item, so that a long drain frees space as it goes.
+ * after each item, so that a long drain frees space as it goes. The
+ * consumer may instead take a run of items in place (npf_iring_peek())
+ * and release it when done with it (npf_iring_release()): the session's
+ * writer thread writes the stage to the file that way, with no copy.
  *
  * Locking: none. One producer and one consumer at a time; callers
  * serialize several producers (or consumers) themselves. The ring owns
@@ -124,4 +127,41 @@ int npf_iring_drain(struct npf_iring *r, npf_item_fn fn, void *ctx,
 		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
 	return ret;
+}
+
+const void *npf_iring_peek(struct npf_iring *r, uint32_t max, uint32_t *len,
+			   uint32_t *n)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->tail;
+	const uint8_t *start = NULL;
+	uint32_t run = 0, items = 0;
+
+	while (tail + run != head) {
+		const struct npf_item *it = (const void *)(r->data +
+			((uint32_t)(tail + run) & (r->size - 1)));
+
+		if (!it->type) {
+			/* the pad before the wrap ends a run, or is skipped */
+			if (run)
+				break;
+			tail += it->size;
+			__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+			continue;
+		}
+		if (run && run + it->size > max)
+			break;
+		if (!run)
+			start = (const uint8_t *)it;
+		run += it->size;
+		items++;
+	}
+	*len = run;
+	*n = items;
+	return run ? start : NULL;
+}
+
+void npf_iring_release(struct npf_iring *r, uint32_t len)
+{
+	__atomic_store_n(&r->tail, r->tail + len, __ATOMIC_RELEASE);
 }

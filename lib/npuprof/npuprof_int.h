@@ -237,6 +237,16 @@ int npf_writer_open(const char *path, uint32_t chunk_max,
 int npf_writer_add(struct npf_writer *w, uint16_t type, const void *a,
 		   size_t alen, const void *b, size_t blen);
 
+/*
+ * npf_writer_add_items() - write @n items already laid out as in a chunk
+ * payload (struct npf_item headers, sizes multiples of 8; @len bytes, at
+ * most the chunk size) as one chunk of their own, straight from @items
+ * with writev(): the current chunk is written first, so items stay in
+ * order. Return: 0, -EMSGSIZE, or as npf_writer_add().
+ */
+int npf_writer_add_items(struct npf_writer *w, const void *items,
+			 uint32_t len, uint32_t n);
+
 /* npf_writer_flush() - write the current chunk if it holds any item */
 int npf_writer_flush(struct npf_writer *w);
 
@@ -472,6 +482,17 @@ uint64_t npf_iring_used(const struct npf_iring *r);
  */
 int npf_iring_drain(struct npf_iring *r, npf_item_fn fn, void *ctx,
 		    uint64_t *items);
+/*
+ * Consumer: the longest run of whole items at the tail that is contiguous
+ * in memory (a pad, the wrap, ends it; a pad at the tail is released) and
+ * holds at most @max bytes, or one item when the first is larger. Returns
+ * its first item with *@len bytes and *@n items, NULL when the ring is
+ * empty. The run stays unreleased (the producer cannot reuse it) until
+ * npf_iring_release(r, *@len).
+ */
+const void *npf_iring_peek(struct npf_iring *r, uint32_t max, uint32_t *len,
+			   uint32_t *n);
+void npf_iring_release(struct npf_iring *r, uint32_t len);
 
 /* ------------------------------------------------------------------ */
 /* Host span buffers (span.c)                                           */

@@ -41,6 +41,8 @@
 
 #define NPF_POLL_MS		100
 #define NPF_FLUSH_NS		(250 * 1000 * 1000ull)
+/* the writer thread waits for this much in the stage, or for a flush */
+#define NPF_WRITE_MIN		(64u * 1024)
 #define NPF_MAX_DEVS		16
 #define NPF_MAX_RING_PAGES	4096
 #define NPF_WATERMARK_MAX	(64u * 1024)
@@ -98,7 +100,7 @@ struct npuprof_session {
 	int wefd;			/* wakes the writer thread */
 	int pefd;			/* the writer made room */
 	int wquit;			/* writer thread: drain and exit */
-	bool stalled;			/* the stage was full */
+	bool stalled;			/* the stage was full; atomic */
 	uint64_t bytes;			/* of the file, atomic (stats) */
 	uint64_t chunks;		/* of the file, atomic (stats) */
 };
@@ -362,7 +364,7 @@ static int npf_add(struct npuprof_session *s, uint16_t type, const void *a,
 		return npf_wadd(s, type, a, alen, b, blen);
 	ret = npf_iring_put(&s->stage, type, a, alen, b, blen);
 	if (ret)
-		s->stalled = true;
+		__atomic_store_n(&s->stalled, true, __ATOMIC_RELEASE);
 	return ret;
 }
 
@@ -392,10 +394,33 @@ static int npf_add_wait(struct npuprof_session *s, uint16_t type,
 	return ret;
 }
 
-static int npf_on_staged(void *ctx, uint16_t type, const void *body,
-			 size_t len)
+/*
+ * Write the stage to the file in place: each contiguous run of its items
+ * becomes one chunk, written with writev() straight from the stage, then
+ * released to the reader thread. Short of @all, a run smaller than
+ * NPF_WRITE_MIN waits for more, so that chunks stay large.
+ */
+static void npf_write_stage(struct npuprof_session *s, bool all)
 {
-	return npf_wadd(ctx, type, body, len, NULL, 0);
+	const void *p;
+	uint32_t len, n;
+	int ret;
+
+	while (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE) &&
+	       (p = npf_iring_peek(&s->stage, NPF_CHUNK_DEFAULT, &len, &n))) {
+		if (!all && len < NPF_WRITE_MIN &&
+		    npf_iring_used(&s->stage) < NPF_WRITE_MIN)
+			break;
+		ret = npf_writer_add_items(s->w, p, len, n);
+		if (ret) {
+			npf_werr(s, ret);
+			break;
+		}
+		npf_iring_release(&s->stage, len);
+		npf_wstats(s);
+		if (__atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE))
+			npf_kick(s->pefd);
+	}
 }
 
 static void *npf_writer_thread(void *arg)
@@ -404,6 +429,7 @@ static void *npf_writer_thread(void *arg)
 	struct pollfd pfd = { .fd = s->wefd, .events = POLLIN };
 	sigset_t all;
 	uint64_t v;
+	bool flush;
 	int quit;
 
 	sigfillset(&all);
@@ -413,13 +439,16 @@ static void *npf_writer_thread(void *arg)
 		    read(s->wefd, &v, sizeof(v)) < 0)
 			(void)0;
 		quit = __atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE);
-		if (npf_iring_used(&s->stage)) {
-			npf_iring_drain(&s->stage, npf_on_staged, s, NULL);
-			npf_wstats(s);
-			npf_kick(s->pefd);
-		}
-		if (quit || npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS)
+		flush = quit || npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS;
+		npf_write_stage(s, flush);
+		if (flush)
 			npf_flush(s);
+		/*
+		 * A reader that found the stage full kicked us: answer even
+		 * when there was too little to write, or it would sleep.
+		 */
+		if (__atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE))
+			npf_kick(s->pefd);
 		if (quit && (!npf_iring_used(&s->stage) ||
 			     __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE)))
 			break;
@@ -608,7 +637,7 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 			return ret;
 	}
 	if (sizeof(struct npf_item_records) + h->size > r->room) {
-		r->s->stalled = true;
+		__atomic_store_n(&r->s->stalled, true, __ATOMIC_RELEASE);
 		return NPF_RUN_FULL;	/* not consumed: read again later */
 	}
 	if (!r->count)
@@ -685,13 +714,16 @@ static void npf_collect(struct npuprof_session *s)
 {
 	unsigned int i;
 
-	s->stalled = false;
+	__atomic_store_n(&s->stalled, false, __ATOMIC_RELAXED);
 	for (i = 0; i < s->ndev; i++)
 		npf_read_ring(s, &s->devs[i]);
 	if (s->spans)
 		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
 				&s->st.spans_lost);
-	if (s->wthr_started)
+	/* the writer waits for a chunk's worth, unless the stage is full */
+	if (s->wthr_started &&
+	    (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED) ||
+	     npf_iring_used(&s->stage) >= NPF_WRITE_MIN))
 		npf_kick(s->wefd);
 }
 
@@ -706,7 +738,7 @@ static void npf_collect_all(struct npuprof_session *s)
 
 	for (i = 0; i < 1000; i++) {
 		npf_collect(s);
-		if (!s->stalled ||
+		if (!__atomic_load_n(&s->stalled, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
 			return;
 		pthread_mutex_unlock(&s->lock);
@@ -927,12 +959,10 @@ static void *npf_reader_thread(void *arg)
 		bool stalled;
 		uint64_t v;
 
-		pthread_mutex_lock(&s->lock);
-		stalled = s->stalled;
-		pthread_mutex_unlock(&s->lock);
+		stalled = __atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE);
 		pfd[0].fd = s->efd;
 		pfd[0].events = POLLIN;
-		pfd[1].fd = s->pefd;
+		pfd[1].fd = stalled ? s->pefd : -1;
 		pfd[1].events = POLLIN;
 		/* a full stage: wait for the writer, not for the rings */
 		for (i = 0; i < s->ndev; i++) {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +112,32 @@ static int write_all(int fd, const void *buf, size_t len)
 			return -EIO;
 		p += n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* writev() all of @iov, looping on short writes and EINTR; 0 or -errno */
+static int writev_all(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt) {
+		ssize_t n = writev(fd, iov, cnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		while (cnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt) {
+			iov->iov_base = (uint8_t *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
 	}
 	return 0;
 }
@@ -220,6 +247,31 @@ fail:
 	return ret;
 }
 
+/* The header of chunk number w->seq over @size payload bytes */
+static void chunk_hdr(const struct npf_writer *w, struct npf_chunk_hdr *ch,
+		      const void *payload, uint32_t size, uint32_t items)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->magic = NPF_CHUNK_MAGIC;
+	ch->hdr_size = NPF_CHUNK_HDR_SIZE;
+	ch->seq = w->seq;
+	ch->size = size;
+	ch->crc = npf_crc32(0, payload, size);
+	ch->items = items;
+}
+
+/* Account for a chunk written, or make its error sticky */
+static int chunk_written(struct npf_writer *w, int ret, uint32_t size)
+{
+	if (ret) {
+		w->err = ret;
+		return ret;
+	}
+	w->bytes += NPF_CHUNK_HDR_SIZE + (uint64_t)size;
+	w->seq++;
+	return 0;
+}
+
 /* Write the current chunk if it holds an item; errno is the caller's */
 static int writer_flush(struct npf_writer *w)
 {
@@ -229,24 +281,15 @@ static int writer_flush(struct npf_writer *w)
 
 	if (w->err || !w->nitems)
 		return w->err;
-	memset(&ch, 0, sizeof(ch));
-	ch.magic = NPF_CHUNK_MAGIC;
-	ch.hdr_size = NPF_CHUNK_HDR_SIZE;
-	ch.seq = w->seq;
-	ch.size = w->used;
-	ch.crc = npf_crc32(0, payload, w->used);
-	ch.items = w->nitems;
+	chunk_hdr(w, &ch, payload, w->used, w->nitems);
 	memcpy(w->buf, &ch, sizeof(ch));
 	ret = write_all(w->fd, w->buf, NPF_CHUNK_HDR_SIZE + (size_t)w->used);
-	if (ret) {
-		w->err = ret;
-		return ret;
+	ret = chunk_written(w, ret, w->used);
+	if (!ret) {
+		w->used = 0;
+		w->nitems = 0;
 	}
-	w->bytes += NPF_CHUNK_HDR_SIZE + (uint64_t)w->used;
-	w->seq++;
-	w->used = 0;
-	w->nitems = 0;
-	return 0;
+	return ret;
 }
 
 /*
@@ -299,6 +342,32 @@ int npf_writer_add(struct npf_writer *w, uint16_t type, const void *a,
 		writer_put(w, type, isize, a, alen, b, blen);
 		w->items++;
 	}
+	errno = saved;
+	return ret;
+}
+
+int npf_writer_add_items(struct npf_writer *w, const void *items,
+			 uint32_t len, uint32_t n)
+{
+	int saved = errno;
+	struct npf_chunk_hdr ch;
+	struct iovec iov[2];
+	int ret;
+
+	if (len > w->chunk_max || len % 8)
+		return -EMSGSIZE;
+	ret = writer_flush(w);
+	if (ret || !n)
+		goto out;
+	chunk_hdr(w, &ch, items, len, n);
+	iov[0].iov_base = &ch;
+	iov[0].iov_len = sizeof(ch);
+	iov[1].iov_base = (void *)items;
+	iov[1].iov_len = len;
+	ret = chunk_written(w, writev_all(w->fd, iov, 2), len);
+	if (!ret)
+		w->items += n;
+out:
 	errno = saved;
 	return ret;
 }

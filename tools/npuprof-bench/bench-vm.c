@@ -17,7 +17,10 @@
  * For every ring size it prints, per reader, the median over the rounds
  * of the records the driver dropped because the ring was full, the
  * device's own drops, and the records per second that reached the reader
- * (the session: its trace file). The session keeps up where its median
+ * (the session: its trace file), and the process's CPU time (user and
+ * system, all threads: the flood's and the reader's) while the jobs ran,
+ * whose difference between the readers is the session's extra work in
+ * the guest. The session keeps up where its median
  * loss is no higher than the minimal reader's. Not a test: it prints
  * figures, and exits 1 only when something fails.
  *
@@ -31,6 +34,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 /* npu_test.h wants the harness's includes; it has no harness dependency. */
 #include "npu_test.h"
@@ -43,7 +47,18 @@ struct result {
 	uint64_t lost;		/* ring full */
 	uint64_t dev_lost;	/* device trace area full */
 	double rate;		/* records/s that reached the reader */
+	double cpu_ms;		/* the process's CPU time during the flood */
 };
+
+/* CPU time (user + system) of the whole process so far, in ms */
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
 
 static void die(const char *what, int err)
 {
@@ -89,7 +104,9 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 	ret = -pthread_create(&th, NULL, trace_drainer_main, &m);
 	if (ret)
 		die("thread", ret);
+	res.cpu_ms = cpu_ms();
 	ns = run_jobs(j, jobs);
+	res.cpu_ms = cpu_ms() - res.cpu_ms;
 	m.stop = 1;
 	pthread_join(th, NULL);
 
@@ -129,7 +146,9 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	if (ret)
 		die("session", ret);
 	t0 = npu_now_ns();
+	res.cpu_ms = cpu_ms();
 	run_jobs(j, jobs);
+	res.cpu_ms = cpu_ms() - res.cpu_ms;
 	ret = npuprof_session_stop(s);
 	ns = npu_now_ns() - t0;
 	if (ret)
@@ -161,7 +180,7 @@ static int cmp_dbl(const void *a, const void *b)
 static struct result median(struct result *r, unsigned int n)
 {
 	uint64_t v[MAX_ROUNDS], d[MAX_ROUNDS];
-	double rate[MAX_ROUNDS];
+	double rate[MAX_ROUNDS], cpu[MAX_ROUNDS];
 	struct result m;
 	unsigned int i;
 
@@ -169,10 +188,13 @@ static struct result median(struct result *r, unsigned int n)
 		v[i] = r[i].lost;
 		d[i] = r[i].dev_lost;
 		rate[i] = r[i].rate;
+		cpu[i] = r[i].cpu_ms;
 	}
 	qsort(v, n, sizeof(v[0]), cmp_u64);
 	qsort(d, n, sizeof(d[0]), cmp_u64);
 	qsort(rate, n, sizeof(rate[0]), cmp_dbl);
+	qsort(cpu, n, sizeof(cpu[0]), cmp_dbl);
+	m.cpu_ms = cpu[n / 2];
 	m.lost = v[n / 2];
 	m.dev_lost = d[n / 2];
 	m.rate = rate[n / 2];
@@ -186,9 +208,9 @@ static void print_result(const char *who, unsigned int pages,
 	struct result m = median((struct result *)r, n);
 	unsigned int i;
 
-	printf("  ring %5u pages, %-8s median %6llu lost in ring, %llu in device, %8.0f records/s (rounds:",
+	printf("  ring %5u pages, %-8s median %6llu lost in ring, %llu in device, %8.0f records/s, %5.0f ms CPU (rounds:",
 	       pages, who, (unsigned long long)m.lost,
-	       (unsigned long long)m.dev_lost, m.rate);
+	       (unsigned long long)m.dev_lost, m.rate, m.cpu_ms);
 	for (i = 0; i < n; i++)
 		printf(" %llu", (unsigned long long)r[i].lost);
 	printf(" lost of %u)\n", jobs * 1001);
