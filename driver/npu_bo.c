@@ -295,8 +295,16 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 
+	/*
+	 * Once the handle is visible, another thread may free it, dropping
+	 * the table's reference: hold one of our own until the reply is
+	 * written, so that @bo is neither freed under us nor reused for a
+	 * new buffer at the same handle before npu_bo_remove() compares it.
+	 */
 	mutex_lock(&nf->bo_lock);
 	ret = npu_bo_insert(nf, bo, &handle);
+	if (!ret)
+		kref_get(&bo->ref);
 	mutex_unlock(&nf->bo_lock);
 	if (ret) {
 		npu_bo_put(bo);
@@ -307,20 +315,20 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	args.size = size;
 	args.dev_addr = bo->dev_addr;
 	args.mmap_offset = bo->dev_addr;
+	ret = 0;
 	if (copy_to_user(uarg, &args, sizeof(args))) {
-		/*
-		 * The handle was visible: another thread may have freed it
-		 * (dropping the table's reference) and even reused it. Only
-		 * the reference still in the table is ours to drop.
-		 */
+		struct npu_bo *gone;
+
+		/* only the reference still in the table is ours to drop */
 		mutex_lock(&nf->bo_lock);
-		bo = npu_bo_remove(nf, handle, bo);
+		gone = npu_bo_remove(nf, handle, bo);
 		mutex_unlock(&nf->bo_lock);
-		if (bo)
-			npu_bo_put(bo);
-		return -EFAULT;
+		if (gone)
+			npu_bo_put(gone);
+		ret = -EFAULT;
 	}
-	return 0;
+	npu_bo_put(bo);
+	return ret;
 }
 
 /**
