@@ -4,7 +4,8 @@
 # Documentation/npu/user-guide.rst.
 #
 #   make [all]        userspace components and npu.ko for every tested kernel
-#   make modules      npu.ko per kernel, in build/kmod/VERSION/npu.ko
+#   make modules      npu.ko per kernel, in build/kmod/VERSION/npu.ko, with
+#                     module BTF (build/kbtf/VERSION: see kbtf/% below)
 #   make check        all, then host and VM test suites; last line
 #                     "N passed, N failed"
 #   make check-host   host suites only (build/tests/*)
@@ -102,7 +103,37 @@ kmod/%: FORCE
 			-exec ln -sfn "$(ROOT)/{}" "$$out/{}" \; ; \
 	done; \
 	find "$$out" -xtype l -delete; \
-	$(MAKE) -C "$$kdir" M="$$out" modules
+	btf=; \
+	if [ -z "$$root" ] && [ ! -e "$$kdir/vmlinux" ]; then \
+		$(MAKE) -f $(ROOT)/Makefile --no-print-directory kbtf/$*; \
+		kdir=$(BUILD)/kbtf/$*/kbuild; \
+		[ -x "$$kdir/tools/bpf/resolve_btfids/resolve_btfids" ] || btf=RESOLVE_BTFIDS=true; \
+	fi; \
+	$(MAKE) -C "$$kdir" M="$$out" $$btf modules
+
+# Module BTF (tp_btf and fentry programs on npu.ko) needs the kernel's
+# vmlinux in the kbuild tree; Debian's 6.1 headers have none. kbtf/VERSION
+# is a tree of symlinks to /lib/modules/VERSION/build plus the vmlinux that
+# the kernel's scripts/extract-vmlinux takes out of /boot/vmlinuz-VERSION
+# (shared with tools/bpf, whose vmlinux.h comes from it). pahole is from
+# dwarves; Debian's kbuild lacks resolve_btfids, which the BTF of a module
+# does not need: RESOLVE_BTFIDS=true then (without it the build deletes
+# the .ko). See Documentation/npu/bpf.rst.
+kbtf/%: FORCE
+	@set -e; \
+	kdir=/lib/modules/$*/build; tree=$(BUILD)/kbtf/$*; \
+	x=$(BUILD)/linux-src/scripts/extract-vmlinux; \
+	[ -x "$$x" ] || BUILD=$(BUILD) $(ROOT)/scripts/deps.sh --no-install; \
+	mkdir -p "$$tree/kbuild"; \
+	if [ ! -s "$$tree/vmlinux" ] || [ /boot/vmlinuz-$* -nt "$$tree/vmlinux" ]; then \
+		echo "  EXTRACT $$tree/vmlinux"; \
+		"$$x" /boot/vmlinuz-$* > "$$tree/vmlinux.tmp"; \
+		mv "$$tree/vmlinux.tmp" "$$tree/vmlinux"; \
+	fi; \
+	for f in "$$kdir"/* "$$kdir"/.config "$$kdir"/.kernelvariables; do \
+		ln -sfn "$$f" "$$tree/kbuild/$${f##*/}"; \
+	done; \
+	ln -sfn ../vmlinux "$$tree/kbuild/vmlinux"
 
 # packaging/Makefile: man pages, install, uninstall. It builds what it
 # installs itself; `make man` waits for the components of `make all`.
