@@ -471,6 +471,7 @@ struct npf_reader {
 	uint64_t checked;
 	uint64_t end_seq;
 	uint64_t items;
+	uint64_t file_size;	/* a regular file's size, as last seen */
 	uint8_t *buf;
 	size_t cap;
 	const uint8_t *payload;
@@ -847,7 +848,14 @@ static int load_chunk(struct npf_reader *r)
 	extra = ch.hdr_size - sizeof(ch);
 	need = extra + ch.size;
 	poff = off + ch.hdr_size;
-	if (!fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
+	/*
+	 * A trace file only grows: a size seen before that holds the chunk
+	 * still does (and a short read below catches the rest), so fstat()
+	 * only when it does not (once, unless the file grew), not per chunk.
+	 */
+	if (r->file_size < off + sizeof(ch) + need &&
+	    !fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
+		r->file_size = (uint64_t)st.st_size;
 		left = (uint64_t)st.st_size > off + sizeof(ch) ?
 		       (uint64_t)st.st_size - off - sizeof(ch) : 0;
 		if (left < need) {
