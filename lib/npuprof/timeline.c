@@ -91,7 +91,7 @@ struct npf_ro_node {
 };
 
 #define NPF_RO_SCAN	32	/* insertion sort reach into the sorted ring */
-#define NPF_RO_SPARE	2048	/* entries a take may hold (NPF_PL_SLOTS) */
+#define NPF_RO_SPARE	16384	/* entries a take may hold (NPF_PL_SLOTS) */
 #define NPF_RO_HUGE	(2u << 20)	/* a transparent huge page */
 
 /*
@@ -1515,11 +1515,15 @@ static inline void npf_pl_pause(void)
 static void npf_pl_wake(struct npf_pl *pl, _Atomic bool *flag,
 			pthread_cond_t *cv)
 {
-	/* after a seq_cst store of head or tail: see npf_pl_wait() */
+	/*
+	 * After a seq_cst store of head or tail: see npf_pl_wait(). Taking
+	 * the mutex waits until the sleeper is in pthread_cond_wait(); the
+	 * signal after the unlock does not wake it into a held mutex.
+	 */
 	if (atomic_load(flag)) {
 		pthread_mutex_lock(&pl->mu);
-		pthread_cond_signal(cv);
 		pthread_mutex_unlock(&pl->mu);
+		pthread_cond_signal(cv);
 	}
 }
 
@@ -1611,6 +1615,11 @@ static void *npf_pl_main(void *arg)
 							 (NPF_PL_SLOTS - 1)].e);
 			ret = npf_tl_ordered(pl->tl, npf_ro_event(&ev, s->e),
 					     s->key);
+			/* the reader recycles the entry without reading it */
+			if (npf_unlikely(s->e->big != NULL)) {
+				free(s->e->big);
+				s->e->big = NULL;
+			}
 			t++;
 			if (npf_unlikely(ret)) {
 				atomic_store(&pl->err, ret);
@@ -1637,8 +1646,8 @@ static void npf_pl_publish(struct npf_pl *pl, bool force)
 	if (atomic_load(&pl->cons_sleeps) &&
 	    (force || pl->put - atomic_load(&pl->tail) >= NPF_PL_HALF)) {
 		pthread_mutex_lock(&pl->mu);
-		pthread_cond_signal(&pl->cons_cv);
 		pthread_mutex_unlock(&pl->mu);
+		pthread_cond_signal(&pl->cons_cv);
 	}
 }
 
@@ -1663,9 +1672,13 @@ static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
 		}
 	}
 	s = &pl->slot[pl->put & (NPF_PL_SLOTS - 1)];
-	/* the consumer is done with the slot's last entry: back to the pool */
+	/*
+	 * The consumer is done with the slot's last entry (and freed its big
+	 * data): back to the free list, without touching it (it is in the
+	 * other CPU's cache).
+	 */
 	if (pl->put >= NPF_PL_SLOTS)
-		npf_ro_put(pl->ro, s->e);
+		pl->ro->free[pl->ro->nfree++] = s->e;
 	s->key = key;
 	s->e = e;
 	pl->put++;
