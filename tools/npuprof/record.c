@@ -1009,6 +1009,9 @@ static int record_bpf(int argc, char **argv)
 			rc = err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 			have_cmd = false;	/* rc stays */
 			child_done = true;
+			while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
+				;
+			child_pid = 0;
 		}
 	}
 	if (!r.o.quiet)
