@@ -1,36 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench.sh - what the eBPF host probes cost an application: MobileNet
+# bench.sh - what the eBPF host probes cost an application: inference
 # latency with npu-classify under `npuprof record --bpf` (USDT probes, and
 # the uprobe fallback) against no profiling and against the library's own
 # capture (`npuprof record`, NPUPROF_OUTPUT_PATH), in the VM. A benchmark,
 # not a test: it prints figures.
 #
-#   tools/bpf/bench.sh [-n COUNT] [-r REPEAT] [-- NPU-VM-OPTIONS]
+#   tools/bpf/bench.sh [-m MODEL] [-n COUNT] [-r REPEAT] [-- NPU-VM-OPTIONS]
 #
-# Each of REPEAT rounds (default 5) runs npu-classify once per
-# configuration (interleaved, so that a slow period of the host hits all
-# of them) with COUNT inferences (default 4) and takes their mean latency
-# from npu-classify's own figures. The table shows the median over the
-# rounds and its ratio to profiling off, and the spans of the last run's
-# trace. The guest has one vCPU (as the npu_bpf suite: probes patch kernel
-# text, see Documentation/npu/bpf.rst). Under QEMU TCG the figures are
-# noisy: compare ratios, not absolute times.
+# Each of REPEAT rounds (default 7) runs npu-classify once per
+# configuration with COUNT inferences (default 50) of MODEL (default mnist,
+# whose short inferences show a per-span cost best) and takes their mean
+# latency from npu-classify's own figures; the order of the configurations
+# rotates from round to round, so that neither a slow period of the host
+# nor a position in the round favours one. The table shows the median over
+# the rounds and its ratio to profiling off, and the size of the last
+# run's trace. The guest has one vCPU (as the npu_bpf suite: probes patch
+# kernel text, see Documentation/npu/bpf.rst). Under QEMU TCG the figures
+# are noisy: compare ratios, not absolute times.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-COUNT=4
-REPEAT=5
+MODEL=mnist
+COUNT=50
+REPEAT=7
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-m) MODEL=$2; shift 2 ;;
 	-n) COUNT=$2; shift 2 ;;
 	-r) REPEAT=$2; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -39,23 +43,35 @@ case "$COUNT$REPEAT" in
 esac
 
 for f in "$BUILD/bin/npuprof" "$BUILD/bin/npu-classify" \
-	 "$BUILD/models/mobilenet-v1.nmdl"; do
+	 "$BUILD/models/$MODEL.nmdl"; do
 	[ -e "$f" ] || { echo "bench.sh: $f missing; run make first" >&2; exit 1; }
 done
 
 # The guest script (busybox sh and awk): "CONFIG MEAN_MS" per run.
 GUEST=$(cat <<EOS
 set -e
-M=\$NPU_BUILD/models/mobilenet-v1.nmdl
+M=\$NPU_BUILD/models/$MODEL.nmdl
 lat() { awk '/^inferences/ { for (i = 1; i <= NF; i++) if (\$i == "avg") print \$(i + 1) }'; }
-spans() { npuprof dump "\$1" | grep -c '\] span ' || true; }
+one() {
+	case \$1 in
+	off) npu-classify -m \$M -n $COUNT -q ;;
+	lib) npuprof record -q -o /tmp/lib.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
+	usdt) npuprof record --bpf -q -o /tmp/usdt.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
+	uprobes) npuprof record --bpf --uprobes -q -o /tmp/uprobes.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
+	esac
+}
 npu-classify -m \$M -n 1 -q >/dev/null	# warm up
 r=0
 while [ \$r -lt $REPEAT ]; do
-	echo "off \$(npu-classify -m \$M -n $COUNT -q | lat)"
-	echo "lib \$(npuprof record -q -o /tmp/lib.npuprof -- npu-classify -m \$M -n $COUNT -q | lat)"
-	echo "usdt \$(npuprof record --bpf -q -o /tmp/usdt.npuprof -- npu-classify -m \$M -n $COUNT -q | lat)"
-	echo "uprobes \$(npuprof record --bpf --uprobes -q -o /tmp/uprobes.npuprof -- npu-classify -m \$M -n $COUNT -q | lat)"
+	case \$((r % 4)) in
+	0) order="off lib usdt uprobes" ;;
+	1) order="lib usdt uprobes off" ;;
+	2) order="usdt uprobes off lib" ;;
+	3) order="uprobes off lib usdt" ;;
+	esac
+	for c in \$order; do
+		echo "\$c \$(one \$c | lat)"
+	done
 	r=\$((r + 1))
 done
 for c in lib usdt uprobes; do
@@ -65,7 +81,7 @@ EOS
 )
 
 out=$("$ROOT/tools/vm/npu-vm" --build "$BUILD" --smp 1 "$@" -- "$GUEST")
-echo "eBPF probe overhead: MobileNet v1, $COUNT inferences per run, median of $REPEAT runs (npu-classify mean latency), one vCPU"
+echo "eBPF probe overhead: $MODEL, $COUNT inferences per run, median of $REPEAT runs (npu-classify mean latency), one vCPU"
 echo "$out" | awk '
 function median(cfg,    n, i, j, t, a) {
 	n = cnt[cfg]
