@@ -289,16 +289,36 @@ const void *npu_model_const_image(const struct npu_model *model, size_t *size,
 /* ------------------------------------------------------------------ */
 
 /**
+ * enum npu_submit_path - how a runner hands jobs to the driver
+ * @NPU_SUBMIT_AUTO: io_uring when the driver and the kernel offer it
+ *	(probed once per device), else the ioctls
+ * @NPU_SUBMIT_IOCTL: NPU_IOCTL_SUBMIT and NPU_IOCTL_WAIT
+ * @NPU_SUBMIT_URING: NPU_URING_CMD_SUBMIT commands on an io_uring ring
+ *	of the runner's, whose CQEs carry the completions
+ *	(Documentation/npu/libnpu.rst, "Submission paths")
+ *
+ * Both paths give the same results, job ids, trace records and host spans.
+ */
+enum npu_submit_path {
+	NPU_SUBMIT_AUTO,
+	NPU_SUBMIT_IOCTL,
+	NPU_SUBMIT_URING,
+};
+
+/**
  * struct npu_runner_opts - how a runner schedules inferences
  * @contexts: inferences that may be in flight at once, 1..64 (0: 2).
  *	Each context owns its own input, output and scratch buffers.
  * @n_pes: entries in @pes; 0 submits every job with NPU_PE_ANY
  * @pes: PEs to use round-robin, each < npu_info.pe_count
+ * @submit: enum npu_submit_path; NPU_SUBMIT_URING fails the runner's
+ *	creation with -EOPNOTSUPP where io_uring submission is not offered
  */
 struct npu_runner_opts {
 	unsigned int contexts;
 	unsigned int n_pes;
 	uint32_t pes[16];
+	unsigned int submit;
 };
 
 /**
@@ -337,6 +357,14 @@ struct npu_job_result {
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 		      const struct npu_runner_opts *opts,
 		      struct npu_runner **runner);
+
+/**
+ * npu_runner_submit_path() - the path a runner submits jobs through
+ * @runner: the runner
+ *
+ * Return: NPU_SUBMIT_IOCTL or NPU_SUBMIT_URING (never NPU_SUBMIT_AUTO).
+ */
+enum npu_submit_path npu_runner_submit_path(const struct npu_runner *runner);
 
 /**
  * npu_runner_free() - free a runner; no inference may be acquired
@@ -400,7 +428,8 @@ int npu_inference_submit(struct npu_inference *inf);
  *
  * Return: 0 when the job completed with NPU_JOB_OK; -EIO when it completed
  * with another status (see @res); -ETIMEDOUT (the job stays submitted:
- * wait again); -EINVAL if nothing was submitted; -errno of NPU_IOCTL_WAIT.
+ * wait again); -EINVAL if nothing was submitted; -errno of NPU_IOCTL_WAIT,
+ * or of the io_uring command (its CQE).
  */
 int npu_inference_wait(struct npu_inference *inf, int64_t timeout_ns,
 		       struct npu_job_result *res);

@@ -18,7 +18,25 @@
 struct npu_device {
 	int fd;
 	struct npu_info info;
+	int uring;	/* io_uring submission: 0 not probed, 1 yes, -1 no */
 };
+
+/* uring.c: jobs through io_uring (NPU_URING_CMD_SUBMIT), one at a time */
+struct npu_uring;
+
+/* 1 when the driver takes NPU_URING_CMD_SUBMIT on @fd, else 0 */
+int npu_uring_probe(int fd);
+/* a ring for one job at a time on @fd */
+int npu_uring_create(int fd, struct npu_uring **u);
+void npu_uring_free(struct npu_uring *u);
+/* queue a job: 0 and its id once the driver has it, or -errno */
+int npu_uring_submit(struct npu_uring *u, const struct npu_submit *req,
+		     __u64 *job_id);
+/* its completion, as NPU_IOCTL_WAIT answers; -ETIMEDOUT, or the CQE's
+ * -errno
+ */
+int npu_uring_wait(struct npu_uring *u, int64_t timeout_ns,
+		   struct npu_wait *w);
 
 struct npu_buffer {
 	struct npu_device *dev;
@@ -56,6 +74,7 @@ struct npu_inference {
 	bool done;		/* the last job completed with NPU_JOB_OK */
 	bool busy;		/* acquired; under runner->lock */
 	uint64_t job_id;
+	struct npu_uring *uring;	/* the context's ring, or NULL (ioctls) */
 	struct npuprof_span span;	/* acquire .. release */
 };
 
@@ -70,6 +89,7 @@ struct npu_runner {
 	uint32_t pes[16];
 	unsigned int rr;
 	unsigned int n_free;
+	bool uring;		/* contexts submit through io_uring */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };

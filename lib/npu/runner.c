@@ -21,6 +21,7 @@ static void ctx_fini(struct npu_inference *c)
 
 	for (s = 1; s < NPU_MODEL_MAX_SLOTS; s++)
 		npu_buffer_free(c->bufs[s]);
+	npu_uring_free(c->uring);
 	free(c->stage);
 }
 
@@ -32,6 +33,11 @@ static int ctx_init(struct npu_runner *r, struct npu_inference *c)
 	int ret;
 
 	c->runner = r;
+	if (r->uring) {
+		ret = npu_uring_create(r->dev->fd, &c->uring);
+		if (ret)
+			return ret;
+	}
 	c->bufs[0] = r->const_buf;
 	c->maps[0] = r->const_map;
 	for (s = 1; s < m->n_slots; s++) {
@@ -52,6 +58,28 @@ static int ctx_init(struct npu_runner *r, struct npu_inference *c)
 	return c->stage ? 0 : -ENOMEM;
 }
 
+/* Set up io_uring submission when @path asks for it and it is offered. */
+static int npu_runner_uring(struct npu_runner *r, unsigned int path)
+{
+	struct npu_device *dev = r->dev;
+
+	if (path == NPU_SUBMIT_IOCTL)
+		return 0;
+	/* probed once per device; a race only probes twice */
+	if (!dev->uring)
+		dev->uring = npu_uring_probe(dev->fd) ? 1 : -1;
+	if (dev->uring < 0)
+		return path == NPU_SUBMIT_URING ? -EOPNOTSUPP : 0;
+	r->uring = true;
+	return 0;
+}
+
+NPU_EXPORT
+enum npu_submit_path npu_runner_submit_path(const struct npu_runner *r)
+{
+	return r->uring ? NPU_SUBMIT_URING : NPU_SUBMIT_IOCTL;
+}
+
 NPU_EXPORT
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 		      const struct npu_runner_opts *opts,
@@ -68,7 +96,8 @@ int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 	if (!opts)
 		opts = &def;
 	if (opts->contexts > NPU_RUNNER_MAX_CONTEXTS ||
-	    opts->n_pes > sizeof(opts->pes) / sizeof(opts->pes[0]))
+	    opts->n_pes > sizeof(opts->pes) / sizeof(opts->pes[0]) ||
+	    opts->submit > NPU_SUBMIT_URING)
 		return -EINVAL;
 	for (i = 0; i < opts->n_pes; i++)
 		if (opts->pes[i] >= dev->info.pe_count)
@@ -83,6 +112,9 @@ int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 	memcpy(r->pes, opts->pes, sizeof(r->pes));
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
+	ret = npu_runner_uring(r, opts->submit);
+	if (ret)
+		goto err;
 
 	ret = npu_buffer_create(dev, model->slot_size[0], NPU_BO_PROGRAM,
 				&r->const_buf);
@@ -278,7 +310,10 @@ int npu_inference_submit(struct npu_inference *c)
 	req.prog_offset = m->prog_offset;
 	req.prog_size = m->prog_size;
 	req.bufs = (uintptr_t)handles;
-	ret = npu_xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
+	if (c->uring)
+		ret = npu_uring_submit(c->uring, &req, &req.job_id);
+	else
+		ret = npu_xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
 	if (sp.on && ret >= 0) {
 		sp.rec.flags |= NPUPROF_SPAN_F_JOB;
 		sp.rec.job_id = req.job_id;
@@ -338,7 +373,10 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 	req.job_id = c->job_id;
 	npu_span_begin_x(&sp, NPUPROF_SPAN_WAIT, &c->span, NPUPROF_SPAN_F_JOB,
 			 0, c->job_id, c->runner->dev->info.minor);
-	ret = npu_wait_ioctl(c->runner->dev->fd, &req, timeout_ns);
+	if (c->uring)
+		ret = npu_uring_wait(c->uring, timeout_ns, &req);
+	else
+		ret = npu_wait_ioctl(c->runner->dev->fd, &req, timeout_ns);
 	npu_span_done(&sp, ret < 0 ? ret : (req.status ? -EIO : 0));
 	if (ret == -ETIMEDOUT)
 		return ret;

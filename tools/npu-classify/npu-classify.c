@@ -77,7 +77,8 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    npu-classify [-d DEV] -m MODEL [-n COUNT] [-j THREADS] [-p LIST]\n"
-"                 [-i FILE | -r SEED] [-k K] [-V [--ref FILE]] [-q]\n"
+"                 [-s uring|ioctl] [-i FILE | -r SEED] [-k K]\n"
+"                 [-V [--ref FILE]] [-q]\n"
 "    npu-classify -m MODEL [-r SEED] [-k K] --write-ref FILE\n"
 "    npu-classify -h\n"
 "\n"
@@ -106,6 +107,12 @@ static const char usage_text[] =
 "    -p, --pes LIST\n"
 "        Comma-separated PEs to submit to round-robin, e.g. 0,1; each below\n"
 "        the device's PE count, at most 16 entries. Default: any PE.\n"
+"    -s, --submit PATH\n"
+"        How jobs reach the driver: \"uring\" (NPU_URING_CMD_SUBMIT commands\n"
+"        on an io_uring ring, whose CQEs carry the completions) or \"ioctl\"\n"
+"        (NPU_IOCTL_SUBMIT and NPU_IOCTL_WAIT). Default: uring when the\n"
+"        driver and the kernel offer it, else ioctl; \"uring\" where they\n"
+"        do not is an error. The path taken is printed.\n"
 "    -i, --input FILE\n"
 "        Input: a binary PGM (P5) or PPM (P6) with maxval 255 of the model's\n"
 "        width, height and channels, pixels spanning the input's range; or\n"
@@ -142,7 +149,8 @@ static const char usage_text[] =
 "EXAMPLES\n"
 "    npu-classify -m mnist.nmdl -i digit.pgm\n"
 "    npu-classify -m mobilenet-v1.nmdl -n 100 -j 2 -p 0,1 -q\n"
-"    npu-classify -m mnist.nmdl -n 8 --verify --ref mnist.ref\n";
+"    npu-classify -m mnist.nmdl -n 8 --verify --ref mnist.ref\n"
+"    npu-classify -m mnist.nmdl -n 1000 -j 32 --submit ioctl -q\n";
 
 static int parse_pes(const char *s, struct npu_runner_opts *r)
 {
@@ -327,6 +335,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "pes", required_argument, NULL, 'p' },
+		{ "submit", required_argument, NULL, 's' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "random", required_argument, NULL, 'r' },
 		{ "inputs", required_argument, NULL, 'k' },
@@ -352,7 +361,7 @@ int main(int argc, char **argv)
 	int c, ret, status = 1;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:m:n:j:p:i:r:k:Vqh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:m:n:j:p:s:i:r:k:Vqh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o.dev = optarg;
@@ -376,6 +385,15 @@ int main(int argc, char **argv)
 			if (parse_pes(optarg, &o.ropts))
 				return npu_cli_usage_error("npu-classify", "--pes: invalid list '%s': want PE numbers 0..%d separated by commas, at most 16",
 						   optarg, NPU_HW_MAX_PES - 1);
+			break;
+		case 's':
+			if (!strcmp(optarg, "uring"))
+				o.ropts.submit = NPU_SUBMIT_URING;
+			else if (!strcmp(optarg, "ioctl"))
+				o.ropts.submit = NPU_SUBMIT_IOCTL;
+			else
+				return npu_cli_usage_error("npu-classify", "--submit: invalid path '%s': want uring or ioctl",
+							   optarg);
 			break;
 		case 'i':
 			o.input = optarg;
@@ -515,10 +533,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	printf("model %s: input %ux%ux%u scale %g zp %d, %zu outputs; device %s, %u PEs\n",
+	printf("model %s: input %ux%ux%u scale %g zp %d, %zu outputs; device %s, %u PEs, submit %s\n",
 	       npu_model_name(model), din->dims[1], din->dims[2], din->dims[3],
 	       (double)din->scale, din->zero_point, dout->count, o.dev,
-	       npu_device_info(dev)->pe_count);
+	       npu_device_info(dev)->pe_count,
+	       npu_runner_submit_path(sh.runner) == NPU_SUBMIT_URING ?
+	       "uring" : "ioctl");
 	t0 = now_ns();
 	for (n_thr = 0; n_thr < o.threads; n_thr++) {
 		ret = pthread_create(&tid[n_thr], NULL, worker, &sh);
