@@ -1498,6 +1498,8 @@ struct npf_pl {
 	struct npf_pl_slot *slot;
 	struct npf_tl *tl;
 	struct npf_reorder *ro;
+	/* the consumer's: it maps the device records' ends */
+	uint32_t piece[NPF_TL_MAX_DEVS];
 	pthread_mutex_t mu;
 	pthread_cond_t cons_cv;
 	pthread_cond_t prod_cv;
@@ -1613,8 +1615,12 @@ static void *npf_pl_main(void *arg)
 			if (h - t > NPF_RO_AHEAD)
 				npf_ro_prefetch(pl->slot[(t + NPF_RO_AHEAD) &
 							 (NPF_PL_SLOTS - 1)].e);
-			ret = npf_tl_ordered(pl->tl, npf_ro_event(&ev, s->e),
-					     s->key);
+			npf_ro_event(&ev, s->e);
+			if (ev.type == NPUPROF_EV_RECORD &&
+			    ev.dev < NPF_TL_MAX_DEVS)
+				npf_trace_map_end(pl->tl->trace, &ev,
+						  &pl->piece[ev.dev]);
+			ret = npf_tl_ordered(pl->tl, &ev, s->key);
 			/* the reader recycles the entry without reading it */
 			if (npf_unlikely(s->e->big != NULL)) {
 				free(s->e->big);
@@ -1750,6 +1756,7 @@ static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 		goto fail_pcv;
 	pl->ro = ro;
 	ro->pool_cap += NPF_RO_SPARE;
+	npf_trace_defer_end(tl->trace, true);
 	ro->take = npf_pl_take;
 	ro->take_ctx = pl;
 	return pl;
@@ -1785,6 +1792,7 @@ static void npf_pl_stop(struct npf_pl *pl, struct npf_reorder *ro)
 	pthread_cond_destroy(&pl->prod_cv);
 	pthread_cond_destroy(&pl->cons_cv);
 	pthread_mutex_destroy(&pl->mu);
+	npf_trace_defer_end(pl->tl->trace, false);
 	free(pl->slot);
 	free(pl);
 	ro->take = NULL;
