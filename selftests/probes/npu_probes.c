@@ -299,6 +299,40 @@ static long hist_total(const char *s, const char *name, unsigned long long k)
 	return sum;
 }
 
+/*
+ * Run the workload (@env before its command line) while bpftrace runs the
+ * probes of @body, and return bpftrace's output, maps included (free() it);
+ * NULL, the test failed, when bpftrace did not start or the workload did
+ * not run N_INF inferences. @tag names the files in /tmp.
+ */
+static char *traced_workload(struct __test_metadata *_metadata,
+			     const char *body, const char *env, const char *tag)
+{
+	char prog[4096], out[128], wout[128], *s;
+	pid_t bt;
+	int n;
+
+	snprintf(prog, sizeof(prog), "BEGIN { printf(\"READY\\n\"); }\n%s", body);
+	snprintf(out, sizeof(out), "/tmp/bt-%s.out", tag);
+	snprintf(wout, sizeof(wout), "/tmp/classify-%s.out", tag);
+	bt = bpftrace_start(prog, out);
+	if (bt <= 0) {
+		s = slurp(out);
+		EXPECT_GT(bt, 0) TH_LOG("bpftrace did not start:\n%s", s ? s : "");
+		free(s);
+		return NULL;
+	}
+	n = workload(N_INF, env, wout);
+	s = bpftrace_stop(bt, out);
+	EXPECT_EQ(N_INF, n);
+	EXPECT_NE(NULL, s);
+	if (n != N_INF) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int tool_missing(const char *path)
 {
 	char p[256];
@@ -321,6 +355,13 @@ FIXTURE_SETUP(probes)
 	do {								\
 		if (self->why)						\
 			SKIP(return, "%s", self->why);			\
+	} while (0)
+
+#define NEED_BPFTRACE()							\
+	do {								\
+		NEED_CHROOT();						\
+		if (tool_missing("/usr/bin/bpftrace"))			\
+			SKIP(return, "bpftrace is not installed on the host"); \
 	} while (0)
 
 FIXTURE_TEARDOWN(probes)
@@ -423,27 +464,16 @@ TEST_F_TIMEOUT(probes, bpftrace_submits, 600)
 {
 	char prog[2048], *s;
 	unsigned long long id;
-	pid_t bt;
-	int n, k;
+	const int n = N_INF;
+	int k;
 
-	NEED_CHROOT();
-	if (tool_missing("/usr/bin/bpftrace"))
-		SKIP(return, "bpftrace is not installed on the host");
+	NEED_BPFTRACE();
 	snprintf(prog, sizeof(prog),
-		 "BEGIN { printf(\"READY\\n\"); }\n"
 		 "usdt:%s:npu:submit_end { @usdt[arg2] = count(); @n_usdt = count(); }\n"
 		 "tracepoint:npu:npu_job_submit /comm == \"npu-classify\"/ "
 		 "{ @tp[args->job_id] = count(); @n_tp = count(); }\n",
 		 classify);
-	bt = bpftrace_start(prog, "/tmp/bt-submits.out");
-	ASSERT_GT(bt, 0) {
-		s = slurp("/tmp/bt-submits.out");
-		TH_LOG("bpftrace did not start:\n%s", s ? s : "");
-		free(s);
-	}
-	n = workload(N_INF, NULL, "/tmp/classify-submits.out");
-	s = bpftrace_stop(bt, "/tmp/bt-submits.out");
-	ASSERT_EQ(N_INF, n);
+	s = traced_workload(_metadata, prog, NULL, "submits");
 	ASSERT_NE(NULL, s);
 	EXPECT_EQ(n, map_scalar(s, "@n_usdt")) TH_LOG("bpftrace:\n%s", s);
 	EXPECT_EQ(n, map_scalar(s, "@n_tp"));
@@ -476,27 +506,15 @@ TEST_F_TIMEOUT(probes, bpftrace_cpuop_hist, 600)
 {
 	char prog[2048], *s;
 	unsigned long long kind;
-	pid_t bt;
-	int n;
+	const int n = N_INF;
 
-	NEED_CHROOT();
-	if (tool_missing("/usr/bin/bpftrace"))
-		SKIP(return, "bpftrace is not installed on the host");
+	NEED_BPFTRACE();
 	snprintf(prog, sizeof(prog),
-		 "BEGIN { printf(\"READY\\n\"); }\n"
 		 "usdt:%s:npu:cpuop_end { @ops[arg0] = count(); "
 		 "@us[arg0] = hist((arg5 - arg4) / 1000); "
 		 "if (arg5 < arg4) { @backwards = count(); } }\n",
 		 classify);
-	bt = bpftrace_start(prog, "/tmp/bt-cpuop.out");
-	ASSERT_GT(bt, 0) {
-		s = slurp("/tmp/bt-cpuop.out");
-		TH_LOG("bpftrace did not start:\n%s", s ? s : "");
-		free(s);
-	}
-	n = workload(N_INF, NULL, "/tmp/classify-cpuop.out");
-	s = bpftrace_stop(bt, "/tmp/bt-cpuop.out");
-	ASSERT_EQ(N_INF, n);
+	s = traced_workload(_metadata, prog, NULL, "cpuop");
 	ASSERT_NE(NULL, s);
 	/* Quantize 6, Lower 7, Unlower 8, Dequantize 9 (npuprof.h) */
 	EXPECT_EQ(4, map_entries(s, "@ops")) TH_LOG("bpftrace:\n%s", s);
@@ -545,29 +563,18 @@ static int csv_split(char *line, char **f, int max)
 TEST_F_TIMEOUT(probes, bpftrace_spans_equal_library, 600)
 {
 	static struct span6 probe[512], lib[512];
-	int np = 0, nl = 0, i, j, col[16], ncol, n;
+	int np = 0, nl = 0, i, j, col[16], ncol;
 	char prog[2048], *s, *line, *save = NULL;
-	pid_t bt;
+	const int n = N_INF;
 
-	NEED_CHROOT();
-	if (tool_missing("/usr/bin/bpftrace"))
-		SKIP(return, "bpftrace is not installed on the host");
+	NEED_BPFTRACE();
 	snprintf(prog, sizeof(prog),
-		 "BEGIN { printf(\"READY\\n\"); }\n"
 		 "usdt:%s:npu:*_end { printf(\"E %%lu %%lu %%lu %%lu %%lu %%lu\\n\", "
 		 "arg0, arg1, arg2, arg3, arg4, arg5); }\n",
 		 classify);
-	bt = bpftrace_start(prog, "/tmp/bt-spans.out");
-	ASSERT_GT(bt, 0) {
-		s = slurp("/tmp/bt-spans.out");
-		TH_LOG("bpftrace did not start:\n%s", s ? s : "");
-		free(s);
-	}
 	unlink("/tmp/probes.npuprof");
-	n = workload(N_INF, "NPUPROF_OUTPUT_PATH=/tmp/probes.npuprof",
-		     "/tmp/classify-spans.out");
-	s = bpftrace_stop(bt, "/tmp/bt-spans.out");
-	ASSERT_EQ(N_INF, n);
+	s = traced_workload(_metadata, prog,
+			    "NPUPROF_OUTPUT_PATH=/tmp/probes.npuprof", "spans");
 	ASSERT_NE(NULL, s);
 	for (line = strtok_r(s, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
