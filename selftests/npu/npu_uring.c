@@ -16,8 +16,11 @@
 
 #include <liburing.h>
 
+#include <sys/syscall.h>
+
 #include "kselftest_harness.h"
 #include "npu_test.h"
+#include "trace_lib.h"
 
 #define N		4096
 #define NJOBS		32
@@ -371,6 +374,82 @@ TEST_F(uring, bad_commands)
 	EXPECT_EQ(res.job_id, id);
 	EXPECT_EQ(self->good, res.pe);
 	EXPECT_TRUE(out_ok(self, 4));
+}
+
+/* EXEC records of a trace ring: a trace_consume() callback. */
+struct execs {
+	struct npu_trace_rec_exec ex[4];
+	unsigned int n;
+};
+
+static void collect_exec(const struct npu_trace_rec_hdr *h, void *arg)
+{
+	struct execs *x = arg;
+
+	if (h->type == NPU_TRACE_REC_EXEC && x->n < 4)
+		memcpy(&x->ex[x->n++], h, sizeof(x->ex[0]));
+}
+
+/*
+ * The same job through NPU_IOCTL_SUBMIT and through io_uring: two EXEC
+ * records alike in everything but the job's id and times, and each as
+ * its path's result reports it (the trace is fed from the one submit path).
+ */
+TEST_F(uring, trace_exec_same_on_both_paths)
+{
+	struct npu_uring_result res = { 0 };
+	struct npu_trace_rec_exec *a, *b;
+	struct trace_stats st = { 0 };
+	struct npu_uring_submit req;
+	struct execs x = { .n = 0 };
+	unsigned long long id;
+	struct trace_ring t;
+	unsigned int h[3];
+	struct npu_wait w;
+	__u64 cid;
+
+	NEED_GOOD();
+	if (!(self->info.trace_levels & 2))
+		SKIP(return, "no trace level 1");
+	ASSERT_EQ(0, trace_open(self->fd, 0, 16, 0, &t));
+	ASSERT_EQ(0, trace_enable(&t, 1));
+	job_req(self, 7, self->good, h, &res, &req);
+	ASSERT_EQ(0, npu_submit_job(self->fd, self->good, h, 3, 0,
+				    7 * PROG_STRIDE, NPU_CLIP_PROG_SIZE, &id));
+	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
+	ASSERT_EQ(NPU_JOB_OK, submit_one(&self->ring, self->fd, &req, &cid));
+	ASSERT_EQ(res.job_id, cid);
+	ASSERT_EQ(0, trace_disable(&t));
+	ASSERT_LE(0, trace_consume(&t, &st, collect_exec, &x));
+	trace_close(&t);
+	EXPECT_EQ(0, st.seq_errors);
+	ASSERT_EQ(2, x.n);
+	a = &x.ex[0];
+	b = &x.ex[1];
+	EXPECT_EQ(id, a->job_id);
+	EXPECT_EQ(cid, b->job_id);
+	EXPECT_EQ(w.submit_ns, a->submit_ns);
+	EXPECT_EQ(w.complete_ns, a->complete_ns);
+	EXPECT_EQ(res.submit_ns, b->submit_ns);
+	EXPECT_EQ(res.complete_ns, b->complete_ns);
+	EXPECT_EQ(res.start_tick, b->start_tick);
+	EXPECT_EQ(res.end_tick, b->end_tick);
+	/* the submitter, not an io_uring thread */
+	EXPECT_EQ(getpid(), b->pid);
+	EXPECT_EQ(syscall(SYS_gettid), b->tid);
+	EXPECT_EQ(a->pid, b->pid);
+	EXPECT_EQ(a->tid, b->tid);
+	EXPECT_EQ(a->hdr.size, b->hdr.size);
+	EXPECT_EQ(a->flags, b->flags);
+	EXPECT_EQ(NPU_TRACE_EXEC_F_DEVICE, b->flags);
+	EXPECT_EQ(a->status, b->status);
+	EXPECT_EQ(a->pe, b->pe);
+	EXPECT_EQ(a->dev_status, b->dev_status);
+	EXPECT_EQ(a->n_ops, b->n_ops);
+	EXPECT_EQ(a->macs, b->macs);
+	EXPECT_EQ(a->dma_bytes, b->dma_bytes);
+	EXPECT_EQ((__u32)a->job_id, a->exec_index);
+	EXPECT_EQ((__u32)b->job_id, b->exec_index);
 }
 
 /*
