@@ -20,7 +20,8 @@
  *
  * Every event is stamped with bpf_ktime_get_ns() (CLOCK_MONOTONIC) and
  * goes through one BPF ring buffer; an event that finds it full is
- * counted in counters[NPB_CNT_RB_FULL].
+ * counted in counters[NPB_CNT_RB_FULL]. The loader is woken only when the
+ * buffer is half full (wakeup()); it polls it on a timer otherwise.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -90,6 +91,19 @@ static __always_inline void count(__u32 idx, __u64 n)
 
 	if (c)
 		*c += n;
+}
+
+/*
+ * Wake the loader only when the ring buffer is half full: it reads it on
+ * a timer anyway (npuprof: every 100 ms). A wake-up per event would switch to the loader at
+ * every probe hit, which on a small machine costs the traced program more
+ * than the probes themselves.
+ */
+static __always_inline __u64 wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2 ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline bool wanted(__s32 tgid)
@@ -166,7 +180,7 @@ int BPF_USDT(usdt_span)
 		if (!bpf_usdt_arg(ctx, 3, &p) && p)
 			bpf_probe_read_user_str(le->label, sizeof(le->label),
 						(const void *)p);
-		bpf_ringbuf_submit(le, 0);
+		bpf_ringbuf_submit(le, wakeup());
 		return 0;
 	}
 	e = ev_new(NPB_EV_USDT_SPAN, 0);
@@ -176,7 +190,7 @@ int BPF_USDT(usdt_span)
 	/* the end of a wait (arg0, the kind: NPUPROF_SPAN_WAIT) */
 	if (e->a[0] == 11)
 		bpf_map_delete_elem(&waiting, &tid);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -204,7 +218,7 @@ int BPF_KPROBE(up_entry, __u64 a0, __u64 a1, __u64 a2, __u64 a3)
 	e->a[1] = a1;
 	e->a[2] = a2;
 	e->a[3] = a3;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -233,7 +247,7 @@ int BPF_KRETPROBE(up_ret, long ret)
 		return 0;
 	e->a[0] = ret;
 	e->a[1] = inf;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -257,7 +271,7 @@ int BPF_PROG(npu_job_submit, int dev, __u64 job_id, __u32 pe, int tgid,
 	e->a[3] = tgid;
 	e->a[4] = pid;
 	e->a[5] = submit_ns;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -279,7 +293,7 @@ int BPF_PROG(npu_job_complete, int dev, __u64 job_id, __u32 pe, __u32 status,
 	e->a[4] = tgid;
 	e->a[5] = submit_ns;
 	e->a[6] = complete_ns;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -294,7 +308,7 @@ int BPF_PROG(npu_trace_lost, int dev, __u64 ring, __u32 reason, __u64 cnt)
 	e->a[1] = ring;
 	e->a[2] = reason;
 	e->a[3] = cnt;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	return 0;
 }
 
@@ -329,7 +343,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 			e->ts = now;
 			e->a[0] = oc->since;
 			e->a[1] = now;
-			bpf_ringbuf_submit(e, 0);
+			bpf_ringbuf_submit(e, wakeup());
 		} else {
 			count(NPB_CNT_RB_FULL, 1);
 		}

@@ -800,7 +800,13 @@ int npubpf_poll(struct npubpf *b, int timeout_ms)
 {
 	int ret;
 
+	/*
+	 * The programs wake us only when the buffer is half full (see
+	 * npu_probes.bpf.c): a poll that times out reads what is there.
+	 */
 	ret = ring_buffer__poll(b->rb, timeout_ms);
+	if (ret >= 0)
+		ret = ring_buffer__consume(b->rb);
 	if (b->err)
 		return b->err;
 	return ret;

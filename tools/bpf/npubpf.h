@@ -130,6 +130,10 @@ int npubpf_fd(const struct npubpf *bpf);
  * @bpf: the handle
  * @timeout_ms: as poll()'s; 0 handles what is there
  *
+ * The programs wake the poller only when the ring buffer is half full:
+ * call this with a timeout of at most a few hundred ms, and the events
+ * are read at least that often.
+ *
  * Return: events handled; -EINTR; the first error of a callback.
  */
 int npubpf_poll(struct npubpf *bpf, int timeout_ms);
