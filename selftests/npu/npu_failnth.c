@@ -12,8 +12,13 @@
  * fell back, e.g. kmemleak's own metadata), and the same call without
  * injection must succeed right after (no stuck state). A value left over
  * means the call has fewer than N fault points: it must have succeeded,
- * and the sweep ends. Each sweep prints its counts as TAP diagnostics:
- * the fault points reached and how many of them failed the call.
+ * and the sweep ends. Probe is made by writing the function's address to
+ * drivers_probe, whose result does not carry the probe's error:
+ * call_probe() proves each failure from the kernel log and the state
+ * left (no driver, no /dev/npu0), and a probe without injection must bind
+ * the function and give a /dev/npu0 that answers a PING. Each sweep
+ * prints its counts as TAP diagnostics: the fault points reached and how
+ * many of them failed the call (for probe, also where it failed).
  * Warnings, KASAN, lockdep or kmemleak reports fail the npu-vm run (see
  * tools/vm/guest-init); the kernel log is also checked after each sweep.
  *
@@ -23,7 +28,6 @@
  * is skipped. The debugfs knobs are restored at the end of each test.
  */
 
-#include <sys/klog.h>
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
@@ -45,6 +49,14 @@ static const char * const fi_knobs[][2] = {
 };
 #define N_KNOBS (sizeof(fi_knobs) / sizeof(fi_knobs[0]))
 
+enum probe_kind {
+	PROBE_BOUND,		/* bound, /dev/npu0 works */
+	PROBE_WRITE,		/* the write failed before the driver core ran */
+	PROBE_CORE,		/* the driver core failed around npu_probe() */
+	PROBE_DRIVER,		/* npu_probe() failed */
+	PROBE_KINDS
+};
+
 struct ctx {
 	int nth;		/* fd of /proc/thread-self/fail-nth */
 	int dev;		/* /dev/npu0 */
@@ -58,6 +70,8 @@ struct ctx {
 	char bdf[32];
 	unsigned int n;		/* for sweep_op.injects */
 	long left;
+	enum probe_kind kind;	/* of the last call_probe() */
+	unsigned int kinds[PROBE_KINDS];	/* failures of each kind */
 	char saved[N_KNOBS][32];
 };
 
@@ -68,6 +82,9 @@ struct sweep_op {
 	int (*call)(struct ctx *c);
 	void (*undo)(struct ctx *c);
 	int injects;	/* call() sets fail-nth to ctx.n, reads ctx.left */
+	void (*report)(struct ctx *c);	/* more TAP diagnostics */
+	int alt_err;		/* a failure the kernel reports so, not -ENOMEM */
+	const char *alt_why;	/* and why */
 };
 
 static int nth_set(struct ctx *c, unsigned int n)
@@ -277,7 +294,24 @@ static void undo_ring_mmap(struct ctx *c)
 	undo_trace(c);
 }
 
-/* probe: the function starts unbound; the call binds it */
+/*
+ * probe: the function starts unbound; the call binds it.
+ *
+ * The driver core does not hand the probe's error back to the writer of
+ * drivers_probe: a failed npu_probe() leaves the write successful (it
+ * logs "npu: probe of BDF failed with error -N"), and a failure of the
+ * driver core's own binding around it (driver_sysfs_add(), for one, or
+ * the groups added after the probe, which undoes a good probe through
+ * npu_remove()) makes the write fail with -EINVAL whatever the cause (it
+ * logs "... (BDF) failed" too). Only the kernfs buffer of the write
+ * itself fails it with -ENOMEM. So the result of the write is not
+ * enough: call_probe() reads what the kernel logged during the write,
+ * from /dev/kmsg, and checks the state the failure left: no driver, no
+ * /dev/npu0. It returns 0 when the function is bound and /dev/npu0
+ * answers a PING, -ENOMEM when a failure is proven (stating which kind
+ * in c->kind), and another error when something does not add up.
+ */
+
 static int npu_bound(struct ctx *c)
 {
 	char path[96];
@@ -294,42 +328,83 @@ static int prep_unbind(struct ctx *c)
 	return npu_bound(c) ? npu_unbind(c->bdf) : 0;
 }
 
-/*
- * The error of the last failed probe of the function, from the driver
- * core's "probe of BDF failed with error -N" (writing drivers_probe
- * succeeds whether the probe did or not); -ENODEV if there is none.
- */
-static int probe_error(struct ctx *c)
-{
-	char pat[96], *buf, *p, *last = NULL;
-	int size, n, err = -ENODEV;
+/* call_probe() runs outside the harness's TH_LOG() context */
+#define PLOG(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
 
-	snprintf(pat, sizeof(pat), "probe of %s failed with error ", c->bdf);
-	size = klogctl(10, NULL, 0);
-	if (size <= 0)
-		return err;
-	buf = calloc(1, size + 1);
-	if (!buf)
-		return err;
-	n = klogctl(3, buf, size);
-	if (n > 0) {
-		buf[n] = '\0';
-		for (p = strstr(buf, pat); p; p = strstr(p + 1, pat))
-			last = p;
-		if (last)
-			err = atoi(last + strlen(pat));
+/* /dev/kmsg, positioned after the last record: what is logged next */
+static int kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
 	}
-	free(buf);
-	return err;
+	return fd;
+}
+
+/*
+ * The message of the first record read from @fd that contains @a and
+ * then @b, copied to @msg; 0 if there is one, -ENOENT if none.
+ */
+static int kmsg_find(int fd, const char *a, const char *b, char *msg,
+		     size_t len)
+{
+	char rec[8192], *text, *p;	/* a record is at most ~1 KiB */
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			return -ENOENT;
+		rec[n] = '\0';
+		text = strchr(rec, ';');	/* "prio,seq,ts,flags;text" */
+		text = text ? text + 1 : rec;
+		p = strchr(text, '\n');
+		if (p)
+			*p = '\0';
+		p = strstr(text, a);
+		if (p && strstr(p + strlen(a), b)) {
+			n = strnlen(text, len - 1);
+			memcpy(msg, text, n);
+			msg[n] = '\0';
+			return 0;
+		}
+	}
+}
+
+/* /dev/npu0 opens and answers a PING */
+static int npu_works(void)
+{
+	struct npu_ping p;
+	int fd, ret;
+
+	fd = npu_open();
+	if (fd < 0)
+		return fd;
+	memset(&p, 0, sizeof(p));
+	p.count = 1;
+	ret = npu_ioctl(fd, NPU_IOCTL_PING, &p);
+	close(fd);
+	return ret;
 }
 
 static int call_probe(struct ctx *c)
 {
-	int fd = open("/sys/bus/pci/drivers_probe", O_WRONLY | O_CLOEXEC);
-	int ret;
+	char pat[96], msg[256];
+	int fd, kmsg, ret;
 
+	fd = open("/sys/bus/pci/drivers_probe", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	kmsg = kmsg_open_end();
+	if (kmsg < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	/* only the write is injected, not open and close */
 	ret = c->n ? nth_set(c, c->n) : 0;
 	if (!ret)
@@ -337,15 +412,60 @@ static int call_probe(struct ctx *c)
 	c->left = nth_get(c);
 	nth_set(c, 0);
 	close(fd);
-	if (ret < 0)
-		return ret;
-	if (!npu_bound(c)) {
-		/* a failed probe leaves neither a driver nor a device node */
-		if (!access(NPU_DEV, F_OK))
-			return -EEXIST;
-		return probe_error(c);
+
+	c->kind = PROBE_BOUND;
+	if (npu_bound(c)) {
+		close(kmsg);
+		if (ret < 0) {
+			PLOG("probe: bound, but the write failed: %s",
+			       strerror(-ret));
+			return -EPROTO;
+		}
+		/* udev-less guest: devtmpfs makes the node in misc_register() */
+		if (access(NPU_DEV, F_OK))
+			return -ENOENT;
+		return npu_works();
 	}
-	return access(NPU_DEV, F_OK) ? -ENOENT : 0;
+	/* a failed probe leaves neither a driver nor a device node */
+	if (!access(NPU_DEV, F_OK)) {
+		close(kmsg);
+		PLOG("probe: %s exists, but the function has no driver",
+		       NPU_DEV);
+		return -EEXIST;
+	}
+	snprintf(pat, sizeof(pat), "probe of %s failed with error ", c->bdf);
+	if (ret >= 0) {
+		/* npu_probe() failed: its error is in the log */
+		if (kmsg_find(kmsg, pat, "", msg, sizeof(msg))) {
+			PLOG("probe: unbound after a good write, and no \"%s\" logged",
+			       pat);
+			ret = -ENODATA;
+		} else {
+			c->kind = PROBE_DRIVER;
+			ret = atoi(strstr(msg, pat) + strlen(pat));
+			if (ret >= 0)
+				ret = -EPROTO;
+		}
+	} else if (ret == -EINVAL) {
+		/*
+		 * the driver core failed (an allocation of its own, as
+		 * injected, so -ENOMEM); the writer only sees EINVAL
+		 */
+		if (kmsg_find(kmsg, c->bdf, "failed", msg, sizeof(msg))) {
+			PLOG("probe: EINVAL and no failure of %s logged",
+			       c->bdf);
+			ret = -ENODATA;
+		} else {
+			c->kind = PROBE_CORE;
+			ret = -ENOMEM;
+		}
+	} else if (ret == -ENOMEM) {
+		c->kind = PROBE_WRITE;
+	}
+	close(kmsg);
+	if (c->n && !c->left && c->kind != PROBE_BOUND)
+		c->kinds[c->kind]++;
+	return ret;
 }
 
 static void undo_probe(struct ctx *c)
@@ -353,11 +473,19 @@ static void undo_probe(struct ctx *c)
 	c->dev = npu_bound(c) ? npu_open() : -1;
 }
 
+static void report_probe(struct ctx *c)
+{
+	printf("# fail-nth probe: %u failed the write before the driver core (-ENOMEM), %u the driver core's binding (-EINVAL), %u npu_probe() (-ENOMEM)\n",
+	       c->kinds[PROBE_WRITE], c->kinds[PROBE_CORE],
+	       c->kinds[PROBE_DRIVER]);
+}
+
 /* ---- the sweep ---------------------------------------------------------- */
 
 struct sweep_res {
 	unsigned int points;	/* fault points reached */
 	unsigned int failed;	/* of which the call failed */
+	unsigned int alt;	/* of which with op->alt_err */
 	int last_err;		/* errno of the last failed call */
 };
 
@@ -415,9 +543,12 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 		if (ret < 0) {
 			r.failed++;
 			r.last_err = -ret;
-			EXPECT_EQ(-ENOMEM, ret)
-				TH_LOG("%s: fault point %u: %s, not ENOMEM",
-				       op->name, n, strerror(-ret));
+			if (op->alt_err && ret == op->alt_err)
+				r.alt++;
+			else
+				EXPECT_EQ(-ENOMEM, ret)
+					TH_LOG("%s: fault point %u: %s, not ENOMEM",
+					       op->name, n, strerror(-ret));
 		}
 		if (op->undo)
 			op->undo(c);
@@ -436,8 +567,20 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 		TH_LOG("%s: the kernel logged problems", op->name);
 	printf("# fail-nth %s: %u fault points, %u failed the call (-ENOMEM), %u absorbed\n",
 	       op->name, r.points, r.failed, r.points - r.failed);
+	if (op->alt_err)
+		printf("# fail-nth %s: %u of the failures with %s, not -ENOMEM: %s\n",
+		       op->name, r.alt, strerror(-op->alt_err), op->alt_why);
+	if (op->report)
+		op->report(c);
 	fflush(stdout);
 }
+
+/*
+ * remap_pfn_range() turns any failure of track_pfn_remap() into -EINVAL
+ * (mm/memory.c, 6.1), and on x86 with PAT that is memtype_reserve(), which
+ * allocates the range's memtype entry.
+ */
+#define BO_MMAP_EINVAL	"remap_pfn_range() returns it for any failure of x86 PAT's track_pfn_remap(), whose memtype entry is allocated"
 
 /* ---- fixture ------------------------------------------------------------ */
 
@@ -522,7 +665,8 @@ SWEEP(get_info,		   NULL,		call_get_info,	   NULL)
 SWEEP(ping,		   NULL,		call_ping,	   NULL)
 SWEEP(bo_create,	   NULL,		call_bo_create,	   undo_bo_create)
 SWEEP(bo_free,		   prep_bo,		call_bo_free,	   undo_bo_create)
-SWEEP(bo_mmap,		   prep_bo,		call_bo_mmap,	   undo_bo_mmap)
+SWEEP(bo_mmap,		   prep_bo,		call_bo_mmap,	   undo_bo_mmap,
+      .alt_err = -EINVAL, .alt_why = BO_MMAP_EINVAL)
 SWEEP(submit,		   NULL,		call_submit,	   undo_submit)
 SWEEP(wait,		   prep_job,		call_wait,	   undo_wait)
 SWEEP(clock_sample,	   NULL,		call_clock_sample, NULL)
@@ -532,6 +676,6 @@ SWEEP(trace_disable,	   prep_trace_enabled,	call_trace_disable, undo_trace)
 SWEEP(trace_status,	   prep_trace,		call_trace_status, undo_trace)
 SWEEP(trace_ring_mmap,	   prep_trace,		call_ring_mmap,	   undo_ring_mmap)
 SWEEP(probe,		   prep_unbind,		call_probe,	   undo_probe,
-      .injects = 1)
+      .injects = 1, .report = report_probe)
 
 TEST_HARNESS_MAIN
