@@ -949,7 +949,8 @@ static int record_bpf(int argc, char **argv)
 	ret = npuprof_session_create(&so, &r.sess);
 	if (ret) {
 		npc_err("cannot open the NPU trace: %s%s", strerror(-ret),
-			ret == -EACCES ? " (every process's jobs need CAP_PERFMON or CAP_SYS_ADMIN, or npu's trace_paranoid=0)" : "");
+			ret == -EACCES ? " (every process's jobs need CAP_PERFMON or CAP_SYS_ADMIN, or npu's trace_paranoid=0)" :
+			ret == -ENOENT ? " (no /dev/npu* device: is npu.ko loaded and bound?)" : "");
 		goto out;
 	}
 
