@@ -316,17 +316,15 @@ irqreturn_t npu_job_cpl_irq(int irq, void *arg)
  */
 
 /*
- * Fail every outstanding job; @expired (if any) gets NPU_JOB_TIMEOUT.
+ * Fail every outstanding job; one marked expired gets NPU_JOB_TIMEOUT.
  * jobs_lock held.
  */
-static void npu_job_fail_all(struct npu_dev *ndev, struct npu_job *expired)
+static void npu_job_fail_all(struct npu_dev *ndev)
 {
 	struct npu_job *job, *tmp;
 	u32 pe;
 
 	lockdep_assert_held(&ndev->jobs_lock);
-	if (expired)
-		expired->expired = true;
 	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
 		list_for_each_entry_safe(job, tmp, &ndev->pe[pe].jobs, pe_node)
 			npu_job_complete(ndev, job, NPU_JOB_ABORTED,
@@ -372,9 +370,11 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 	 * aborted ones included; deliver them. The device may also have
 	 * restarted its pointers, which the drain detects and skips. Jobs
 	 * still outstanding after that will never complete: fail them.
+	 * @expired may be freed by the drain (a job of a closed file, or of a
+	 * cancelled or completed io_uring command): it is marked above.
 	 */
 	npu_job_drain_locked(ndev, true);
-	npu_job_fail_all(ndev, expired);
+	npu_job_fail_all(ndev);
 	npu_job_resync(ndev);
 	npu_job_wake(ndev);
 }
@@ -498,7 +498,7 @@ void npu_job_dev_unplug(struct npu_dev *ndev)
 {
 	cancel_delayed_work_sync(&ndev->timeout_work);
 	mutex_lock(&ndev->jobs_lock);
-	npu_job_fail_all(ndev, NULL);
+	npu_job_fail_all(ndev);
 	mutex_unlock(&ndev->jobs_lock);
 	npu_job_wake(ndev);
 }
