@@ -294,6 +294,14 @@ const char *npf_reader_error(const struct npf_reader *r);
 int npf_reader_truncated(const struct npf_reader *r);
 /* back to the first item */
 int npf_reader_rewind(struct npf_reader *r);
+/*
+ * npf_reader_readahead() - @on: a thread of the reader's reads the next
+ * chunk while the caller walks the current one (same items, checks and
+ * errors; two more chunk buffers). Off: only between chunks (after a
+ * rewind, or at the end), else -EBUSY. Return: 0, -ENOMEM, -E2BIG (chunks
+ * over 4 MiB: none).
+ */
+int npf_reader_readahead(struct npf_reader *r, bool on);
 const struct npf_file_hdr *npf_reader_hdr(const struct npf_reader *r);
 void npf_reader_close(struct npf_reader *r);
 

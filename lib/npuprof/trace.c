@@ -253,10 +253,22 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
 		return -ENOMEM;
 	}
 	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
-	if (!ret)
+	if (!ret) {
+		/*
+		 * Pass 1 reads the whole file for a few samples: its reads
+		 * overlap its CRCs and walks in the reader's thread (pass 2
+		 * keeps the second CPU for the exporter's pipeline).
+		 */
+		npf_reader_readahead(t->r, true);
 		ret = npf_trace_fit_all(t);
-	if (!ret)
-		ret = npf_reader_rewind(t->r);
+	}
+	if (t->r) {
+		int err = npf_reader_rewind(t->r);
+
+		npf_reader_readahead(t->r, false);
+		if (!ret)
+			ret = err;
+	}
 	if (ret) {
 		if (err && errlen) {
 			if (t->err[0])

@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,6 +473,7 @@ struct npf_reader {
 	uint64_t end_seq;
 	uint64_t items;
 	uint64_t file_size;	/* a regular file's size, as last seen */
+	struct npf_ahead *ah;	/* npf_reader_readahead() */
 	uint8_t *buf;
 	size_t cap;
 	const uint8_t *payload;
@@ -796,6 +798,168 @@ static int reader_grow(struct npf_reader *r, size_t need)
 }
 
 /*
+ * Read-ahead (npf_reader_readahead()): a thread of the reader's reads the
+ * next chunk's bytes (its header, and as many bytes as the largest chunk)
+ * into one of two buffers while the caller walks the current chunk,
+ * which is in the other one or in r->buf. load_chunk() takes the bytes
+ * when they hold the whole chunk, else it reads as without (a short or
+ * failed read-ahead is read again: the file may have grown since, and an
+ * error is reported as ever). A trace file's bytes never change, only
+ * grow, so bytes read ahead are the bytes a read now would give; checks,
+ * CRC and errors are the same. The buffer the caller's items are in is
+ * read into again only at the next chunk, when they are dead.
+ */
+struct npf_ahead {
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	uint8_t *buf[2];
+	size_t cap;
+	bool quit;
+	bool req;		/* a read asked, not yet done */
+	bool pending;		/* a read asked, its result not yet taken */
+	int idx;		/* the buffer asked for */
+	uint64_t off;
+	ssize_t n;		/* its result */
+};
+
+#define NPF_AHEAD_MAX	(4u << 20)	/* chunks beyond: no read-ahead */
+
+static void *ahead_main(void *arg)
+{
+	struct npf_ahead *ah = arg;
+
+	pthread_mutex_lock(&ah->mu);
+	for (;;) {
+		while (!ah->req && !ah->quit)
+			pthread_cond_wait(&ah->cv, &ah->mu);
+		if (ah->quit)
+			break;
+		pthread_mutex_unlock(&ah->mu);
+		/* the buffer and offset are ours until req is cleared */
+		ah->n = pread_full(ah->fd, ah->buf[ah->idx], ah->cap, ah->off);
+		pthread_mutex_lock(&ah->mu);
+		ah->req = false;
+		pthread_cond_broadcast(&ah->cv);
+	}
+	pthread_mutex_unlock(&ah->mu);
+	return NULL;
+}
+
+/* Wait for the read asked, if any; returns its buffer, NULL without */
+static const uint8_t *ahead_wait(struct npf_ahead *ah)
+{
+	if (!ah->pending)
+		return NULL;
+	pthread_mutex_lock(&ah->mu);
+	while (ah->req)
+		pthread_cond_wait(&ah->cv, &ah->mu);
+	pthread_mutex_unlock(&ah->mu);
+	ah->pending = false;
+	return ah->buf[ah->idx];
+}
+
+/*
+ * The chunk at @off read ahead: its header into *@ch and the bytes from
+ * the header on returned (r->ah->n of them), or NULL.
+ */
+static const uint8_t *ahead_take(struct npf_reader *r, uint64_t off,
+				 struct npf_chunk_hdr *ch)
+{
+	const uint8_t *b;
+
+	if (!r->ah)
+		return NULL;
+	b = ahead_wait(r->ah);
+	if (!b || r->ah->off != off || r->ah->n < (ssize_t)sizeof(*ch))
+		return NULL;
+	memcpy(ch, b, sizeof(*ch));
+	return b;
+}
+
+/* Ask for the next chunk's bytes, into the buffer @cur (the chunk now
+ * walked) is not in */
+static void ahead_start(struct npf_reader *r, const uint8_t *cur)
+{
+	struct npf_ahead *ah = r->ah;
+
+	if (!ah || r->ended)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	ah->idx = cur >= ah->buf[0] && cur < ah->buf[0] + ah->cap;
+	ah->off = r->next_off;
+	ah->req = true;
+	ah->pending = true;
+	pthread_cond_broadcast(&ah->cv);
+	pthread_mutex_unlock(&ah->mu);
+}
+
+static void ahead_stop(struct npf_reader *r)
+{
+	struct npf_ahead *ah = r->ah;
+
+	if (!ah)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	ah->quit = true;
+	pthread_cond_broadcast(&ah->cv);
+	pthread_mutex_unlock(&ah->mu);
+	pthread_join(ah->thr, NULL);
+	pthread_cond_destroy(&ah->cv);
+	pthread_mutex_destroy(&ah->mu);
+	free(ah->buf[0]);
+	free(ah->buf[1]);
+	free(ah);
+	r->ah = NULL;
+}
+
+int npf_reader_readahead(struct npf_reader *r, bool on)
+{
+	struct npf_ahead *ah;
+	int saved = errno;
+
+	if (!on || r->ah) {
+		if (!on) {
+			/* the chunk walked now may be in a read-ahead buffer */
+			if (r->ah && r->payload && r->pos < r->size)
+				return -EBUSY;
+			ahead_stop(r);
+		}
+		return 0;
+	}
+	if (r->hdr.chunk_max > NPF_AHEAD_MAX)
+		return -E2BIG;
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return -ENOMEM;
+	ah->fd = r->fd;
+	ah->cap = sizeof(struct npf_chunk_hdr) + NPF_CHUNK_HDR_MAX +
+		  r->hdr.chunk_max;
+	ah->buf[0] = malloc(ah->cap);
+	ah->buf[1] = malloc(ah->cap);
+	if (!ah->buf[0] || !ah->buf[1] || pthread_mutex_init(&ah->mu, NULL))
+		goto fail;
+	if (pthread_cond_init(&ah->cv, NULL))
+		goto fail_mu;
+	if (pthread_create(&ah->thr, NULL, ahead_main, ah))
+		goto fail_cv;
+	r->ah = ah;
+	errno = saved;
+	return 0;
+fail_cv:
+	pthread_cond_destroy(&ah->cv);
+fail_mu:
+	pthread_mutex_destroy(&ah->mu);
+fail:
+	free(ah->buf[0]);
+	free(ah->buf[1]);
+	free(ah);
+	errno = saved;
+	return -ENOMEM;
+}
+
+/*
  * Read and check the chunk at r->next_off. Return: 1 with the chunk
  * loaded, 0 at the end of the file (r->truncated set unless the END item
  * was met), or an error.
@@ -804,13 +968,15 @@ static int load_chunk(struct npf_reader *r)
 {
 	uint64_t off = r->next_off, poff, left;
 	struct npf_chunk_hdr ch;
+	const uint8_t *body;
 	size_t extra, need;
 	struct stat st;
 	uint32_t crc;
 	ssize_t n;
 	int ret;
 
-	n = pread_full(r->fd, &ch, sizeof(ch), off);
+	body = ahead_take(r, off, &ch);
+	n = body ? (ssize_t)sizeof(ch) : pread_full(r->fd, &ch, sizeof(ch), off);
 	if (n < 0)
 		return rd_fail(r, (int)n, off, "read: %s", strerror((int)-n));
 	if (r->ended) {
@@ -853,8 +1019,10 @@ static int load_chunk(struct npf_reader *r)
 	 * still does (and a short read below catches the rest), so fstat()
 	 * only when it does not (once, unless the file grew), not per chunk.
 	 */
-	if (r->file_size < off + sizeof(ch) + need &&
-	    !fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
+	if (body && r->ah->n >= (ssize_t)(sizeof(ch) + need)) {
+		/* read ahead, whole: no fstat(), no pread() */
+	} else if (r->file_size < off + sizeof(ch) + need &&
+		   !fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
 		r->file_size = (uint64_t)st.st_size;
 		left = (uint64_t)st.st_size > off + sizeof(ch) ?
 		       (uint64_t)st.st_size - off - sizeof(ch) : 0;
@@ -863,16 +1031,23 @@ static int load_chunk(struct npf_reader *r)
 			return 0;
 		}
 	}
-	ret = reader_grow(r, need);
-	if (ret)
-		return rd_fail(r, ret, off, "no memory for a chunk of %u bytes",
-			       ch.size);
-	n = pread_full(r->fd, r->buf, need, off + sizeof(ch));
-	if (n < 0)
-		return rd_fail(r, (int)n, off, "read: %s", strerror((int)-n));
-	if ((size_t)n < need) {
-		r->truncated = true;
-		return 0;
+	if (body && r->ah->n >= (ssize_t)(sizeof(ch) + need)) {
+		body += sizeof(ch);
+	} else {
+		ret = reader_grow(r, need);
+		if (ret)
+			return rd_fail(r, ret, off,
+				       "no memory for a chunk of %u bytes",
+				       ch.size);
+		n = pread_full(r->fd, r->buf, need, off + sizeof(ch));
+		if (n < 0)
+			return rd_fail(r, (int)n, off, "read: %s",
+				       strerror((int)-n));
+		if ((size_t)n < need) {
+			r->truncated = true;
+			return 0;
+		}
+		body = r->buf;
 	}
 	/*
 	 * A chunk whose CRC an earlier pass checked is the same bytes (a
@@ -882,7 +1057,7 @@ static int load_chunk(struct npf_reader *r)
 	 * once. A chunk that failed is checked again, and fails again.
 	 */
 	if (ch.seq >= r->verified) {
-		crc = npf_crc32(0, r->buf + extra, ch.size);
+		crc = npf_crc32(0, body + extra, ch.size);
 		if (crc != ch.crc)
 			return rd_fail(r, -EBADMSG,
 				       off + offsetof(struct npf_chunk_hdr, crc),
@@ -891,7 +1066,7 @@ static int load_chunk(struct npf_reader *r)
 		r->verified = ch.seq + 1;
 	}
 	if (ch.seq >= r->checked) {
-		ret = check_items(r, r->buf + extra, ch.size, poff, off,
+		ret = check_items(r, body + extra, ch.size, poff, off,
 				  ch.items);
 		if (ret)
 			return ret;
@@ -903,11 +1078,12 @@ static int load_chunk(struct npf_reader *r)
 	}
 	r->seq++;
 	r->items += ch.items;
-	r->payload = r->buf + extra;
+	r->payload = body + extra;
 	r->size = ch.size;
 	r->pos = 0;
 	r->payload_off = poff;
 	r->next_off = poff + ch.size;
+	ahead_start(r, body);
 	return 1;
 }
 
@@ -957,6 +1133,8 @@ int npf_reader_truncated(const struct npf_reader *r)
 
 int npf_reader_rewind(struct npf_reader *r)
 {
+	if (r->ah)
+		ahead_wait(r->ah);	/* for another offset: dropped */
 	r->err = 0;
 	r->done = false;
 	r->ended = false;
@@ -983,6 +1161,7 @@ void npf_reader_close(struct npf_reader *r)
 
 	if (!r)
 		return;
+	ahead_stop(r);
 	close(r->fd);
 	free(r->buf);
 	free(r);
