@@ -196,6 +196,8 @@ void npuprof_session_free(struct npuprof_session *sess);
  * @chunks: chunks written
  * @ring_errors: rings stopped because they were found corrupt
  * @clock_violations: executions outside their host interval (after stop)
+ * @stage_full: times the reader found the in-memory stage full (the file
+ *	fell behind) and left records in a ring until the writer made room
  */
 struct npuprof_stats {
 	size_t sz;
@@ -212,6 +214,7 @@ struct npuprof_stats {
 	uint64_t chunks;
 	uint64_t ring_errors;
 	uint64_t clock_violations;
+	uint64_t stage_full;
 };
 
 /**

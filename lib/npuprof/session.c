@@ -720,6 +720,8 @@ static void npf_collect(struct npuprof_session *s)
 	if (s->spans)
 		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
 				&s->st.spans_lost);
+	if (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED))
+		s->st.stage_full++;
 	/* the writer waits for a chunk's worth, unless the stage is full */
 	if (s->wthr_started &&
 	    (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED) ||

@@ -48,6 +48,7 @@ struct result {
 	uint64_t dev_lost;	/* device trace area full */
 	double rate;		/* records/s that reached the reader */
 	double cpu_ms;		/* the process's CPU time during the flood */
+	uint64_t stage_full;	/* the session: times its stage was full */
 };
 
 /* CPU time (user + system) of the whole process so far, in ms */
@@ -87,7 +88,7 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 				   unsigned int pages, unsigned int jobs)
 {
 	struct npu_trace_status ts;
-	struct result res;
+	struct result res = { 0 };
 	struct trace_ring t;
 	struct trace_drainer m;
 	pthread_t th;
@@ -127,7 +128,7 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	struct npuprof_stats st = { .sz = sizeof(st) };
 	struct npuprof_session *s;
 	struct npuprof_opts o;
-	struct result res;
+	struct result res = { 0 };
 	char path[256];
 	uint64_t t0, ns;
 	int ret;
@@ -159,6 +160,7 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	res.lost = st.lost_ring;
 	res.dev_lost = st.lost_device;
 	res.rate = (double)st.records * 1e9 / (double)ns;
+	res.stage_full = st.stage_full;
 	return res;
 }
 
@@ -206,14 +208,20 @@ static void print_result(const char *who, unsigned int pages,
 			 unsigned int jobs)
 {
 	struct result m = median((struct result *)r, n);
+	uint64_t full = 0;
 	unsigned int i;
 
 	printf("  ring %5u pages, %-8s median %6llu lost in ring, %llu in device, %8.0f records/s, %5.0f ms CPU (rounds:",
 	       pages, who, (unsigned long long)m.lost,
 	       (unsigned long long)m.dev_lost, m.rate, m.cpu_ms);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		printf(" %llu", (unsigned long long)r[i].lost);
-	printf(" lost of %u)\n", jobs * 1001);
+		full += r[i].stage_full;
+	}
+	printf(" lost of %u)", jobs * 1001);
+	if (full)
+		printf(", stage full %llu times", (unsigned long long)full);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
