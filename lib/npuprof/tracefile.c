@@ -19,7 +19,8 @@
  * allocates more than that buffer and its own small struct.
  *
  * Locking: none. A writer or a reader is used by one thread at a time; the
- * caller serializes. Lifetime: npf_writer_open() .. npf_writer_close() or
+ * caller serializes (a reader's read-ahead thread, npf_reader_readahead(),
+ * is its own: it only preads into a buffer the caller is not using). Lifetime: npf_writer_open() .. npf_writer_close() or
  * npf_writer_abort(); npf_reader_open() .. npf_reader_close(). Items
  * returned by npf_reader_next() live until the next call on that reader.
  * npf_writer_flush() only calls write() and npf_crc32(), so a signal
