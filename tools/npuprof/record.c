@@ -166,6 +166,8 @@ static const char record_help[] =
 "        Trace every process using libnpu, until a signal or --duration.\n"
 "    -d, --duration SEC (--bpf)\n"
 "        Stop after SEC seconds (a decimal number). Default: no limit.\n"
+"        COMMAND runs on, untraced; npuprof waits for it and exits with\n"
+"        its status.\n"
 "    -T, --target FILE (--bpf)\n"
 "        Also attach to FILE, a program linked with libnpu.a or a\n"
 "        libnpu.so in an unusual place. May be repeated.\n"
