@@ -14,8 +14,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-JOBS=2000
-ROUNDS=5
+JOBS=500
+ROUNDS=11
 KERNELS="6.1 6.12"
 
 while [ $# -gt 0 ]; do
