@@ -97,33 +97,19 @@ static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_RECORDS] = "RECORDS",
 };
 
-/* write() all of @buf, looping on short writes and EINTR; 0 or -errno */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* writev() all of @iov, looping on short writes and EINTR; 0 or -errno */
 static int writev_all(int fd, struct iovec *iov, int cnt)
 {
-	while (cnt) {
-		ssize_t n = writev(fd, iov, cnt);
+	for (;;) {
+		ssize_t n;
 
+		while (cnt && !iov->iov_len) {
+			iov++;
+			cnt--;
+		}
+		if (!cnt)
+			return 0;
+		n = writev(fd, iov, cnt);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -141,7 +127,14 @@ static int writev_all(int fd, struct iovec *iov, int cnt)
 			iov->iov_len -= (size_t)n;
 		}
 	}
-	return 0;
+}
+
+/* write() all of @buf, looping on short writes and EINTR; 0 or -errno */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return writev_all(fd, &iov, 1);
 }
 
 /* pread() up to @len bytes at @off; bytes read (short at EOF) or -errno */
