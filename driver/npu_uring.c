@@ -192,6 +192,8 @@ static int npu_uring_submit(struct npu_file *nf, struct io_uring_cmd *cmd,
 		.prog_size = req->prog_size,
 		.bufs = req->bufs,
 	};
+	/* Issued by the submitter: its task work cannot run meanwhile. */
+	bool in_task = current == task;
 	u64 id;
 	int ret, idx;
 
@@ -201,10 +203,14 @@ static int npu_uring_submit(struct npu_file *nf, struct io_uring_cmd *cmd,
 	pdu->state = NPU_URING_ISSUING;
 	pdu->result = u64_to_user_ptr(req->result);
 	/*
-	 * Before the job is queued: its task work may run as soon as it is
-	 * (from here on, every outcome is posted through the command).
+	 * Cancelable before the job is queued when io_uring's worker issues
+	 * the command: the submitter's task work may complete it at once.
+	 * Issued by the submitter, only once it is queued: a command marked
+	 * and then handed to the worker (-EAGAIN) could be cancelled there
+	 * without us.
 	 */
-	npu_compat_uring_cmd_cancelable(cmd, issue_flags);
+	if (!in_task)
+		npu_compat_uring_cmd_cancelable(cmd, issue_flags);
 	ret = npu_job_submit(nf, &args, task, cmd,
 			     issue_flags & IO_URING_F_NONBLOCK, &id);
 	npu_dev_exit(nf->ndev, idx);
@@ -223,8 +229,11 @@ static int npu_uring_submit(struct npu_file *nf, struct io_uring_cmd *cmd,
 	 * io_uring's worker the result may be posted and reused already, and
 	 * the task work writes the id with the result anyway.
 	 */
-	if (pdu->result && current == task)
-		put_user(id, &pdu->result->job_id);
+	if (in_task) {
+		npu_compat_uring_cmd_cancelable(cmd, issue_flags);
+		if (pdu->result)
+			put_user(id, &pdu->result->job_id);
+	}
 	return -EIOCBQUEUED;
 }
 
