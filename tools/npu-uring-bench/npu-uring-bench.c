@@ -7,12 +7,22 @@
  *
  *   npu-uring-bench [-n JOBS] [-r ROUNDS] [-b BYTES] DEPTH...
  *
- * Each round runs, for every DEPTH, the ioctl path then the io_uring path,
+ * Each round runs, for every DEPTH, the ioctl path then the io_uring paths,
  * JOBS jobs each, keeping DEPTH jobs in flight:
  *
  *  ioctl: DEPTH SUBMITs, then per job a WAIT (NPU_WAIT_ANY) and a SUBMIT;
  *  uring: DEPTH SQEs in one io_uring_submit(), then per wake-up every CQE
- *         there is and one io_uring_submit() of as many new SQEs.
+ *         there is and one io_uring_submit() of as many new SQEs, on a
+ *         ring set up as libnpu's (SQE128 | CQE32);
+ *  coop:  the same on a ring that also has IORING_SETUP_COOP_TASKRUN and
+ *         TASKRUN_FLAG (a completion's task work waits for the thread's
+ *         next system call instead of interrupting it);
+ *  defer: the same with IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN (the
+ *         task work runs when the thread waits for CQEs).
+ *
+ * libnpu uses the "uring" setup: its contexts may pass between threads,
+ * and with coop or defer a waiter would depend on the submitting thread's
+ * next system call.
  *
  * A job's latency runs from just before its submission call to the moment
  * its result is in hand. The figures of a configuration are medians over
@@ -39,6 +49,7 @@
 
 #define MAX_DEPTH	64
 #define MAX_ROUNDS	32
+#define NPATHS		4	/* ioctl, uring, coop, defer */
 
 struct fig {
 	double jobs_s;
@@ -294,11 +305,20 @@ static int setup(struct bench *b, unsigned int bytes)
 
 int main(int argc, char **argv)
 {
-	static struct fig res[2][8][MAX_ROUNDS];
+	static const char *const names[NPATHS] = {
+		"ioctl", "uring", "coop", "defer"
+	};
+	static const unsigned int ring_flags[NPATHS] = {
+		0,
+		0,
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	};
+	static struct fig res[NPATHS][8][MAX_ROUNDS];
 	unsigned int depth[8], n_depth = 0, rounds = 5, bytes = 64, r, d, p;
 	struct bench b = { .jobs = 2000 };
-	struct io_uring ring;
-	struct fig m[2];
+	struct io_uring rings[NPATHS], *ring[NPATHS] = { NULL };
+	struct fig m[NPATHS];
 	int c, ret;
 
 	while ((c = getopt(argc, argv, "n:r:b:h")) != -1) {
@@ -331,41 +351,48 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npu-uring-bench: setup: %s\n", strerror(-ret));
 		return 1;
 	}
-	ret = io_uring_queue_init(MAX_DEPTH, &ring,
-				  IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret) {
-		fprintf(stderr, "npu-uring-bench: io_uring: %s\n", strerror(-ret));
-		return 1;
+	for (p = 1; p < NPATHS; p++) {
+		ret = io_uring_queue_init(MAX_DEPTH, &rings[p],
+					  IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
+					  ring_flags[p]);
+		if (ret) {
+			fprintf(stderr, "npu-uring-bench: io_uring: %s\n",
+				strerror(-ret));
+			return 1;
+		}
+		ring[p] = &rings[p];
 	}
-	printf("%lu jobs of %u bytes (CLIP) per run, %u rounds, ioctl and uring interleaved\n",
+	printf("%lu jobs of %u bytes (CLIP) per run, %u rounds, the paths interleaved\n",
 	       b.jobs, bytes, rounds);
 	/* a warm-up of each path: io_uring's first use, the caches */
 	for (d = 0; d < n_depth; d++)
-		for (p = 0; p < 2; p++)
-			if (measure(&b, p ? &ring : NULL, depth[d], &res[p][d][0]))
+		for (p = 0; p < NPATHS; p++)
+			if (measure(&b, ring[p], depth[d], &res[p][d][0]))
 				return 1;
 	for (r = 0; r < rounds; r++)
 		for (d = 0; d < n_depth; d++)
-			for (p = 0; p < 2; p++) {
-				ret = measure(&b, p ? &ring : NULL, depth[d],
+			for (p = 0; p < NPATHS; p++) {
+				ret = measure(&b, ring[p], depth[d],
 					      &res[p][d][r]);
 				if (ret) {
 					fprintf(stderr, "npu-uring-bench: %s depth %u: %s\n",
-						p ? "uring" : "ioctl", depth[d],
-						strerror(-ret));
+						names[p], depth[d], strerror(-ret));
 					return 1;
 				}
 			}
 	for (d = 0; d < n_depth; d++) {
-		m[0] = med(res[0][d], rounds);
-		m[1] = med(res[1][d], rounds);
-		print_fig("ioctl", depth[d], &m[0]);
-		print_fig("uring", depth[d], &m[1]);
-		printf("uring/ioctl depth %2u: throughput x%.2f, latency x%.2f, cpu/job x%.2f\n",
-		       depth[d], m[1].jobs_s / m[0].jobs_s,
-		       m[1].lat_us / m[0].lat_us, m[1].cpu_us / m[0].cpu_us);
+		for (p = 0; p < NPATHS; p++) {
+			m[p] = med(res[p][d], rounds);
+			print_fig(names[p], depth[d], &m[p]);
+		}
+		for (p = 1; p < NPATHS; p++)
+			printf("%s/ioctl depth %2u: throughput x%.2f, latency x%.2f, cpu/job x%.2f\n",
+			       names[p], depth[d], m[p].jobs_s / m[0].jobs_s,
+			       m[p].lat_us / m[0].lat_us,
+			       m[p].cpu_us / m[0].cpu_us);
 	}
-	io_uring_queue_exit(&ring);
+	for (p = 1; p < NPATHS; p++)
+		io_uring_queue_exit(&rings[p]);
 	close(b.fd);
 	return 0;
 }
