@@ -11,6 +11,8 @@
  *    joined, and the span, execution and operator counts equal those of a
  *    library-built capture (`npuprof record` without --bpf) of the same
  *    workload;
+ *  - module_btf: npu.ko carries BTF (/sys/kernel/btf/npu), for tp_btf and
+ *    fentry programs;
  *  - pid_sigint: `-p PID` on an npu-classify that was already running;
  *    every inference span the trace holds owns a submit span whose job has
  *    its EXEC record inside the span; SIGINT ends npuprof with status 0,
@@ -299,6 +301,18 @@ TEST_F_TIMEOUT(bpf, pid_sigint, 300)
 	TH_LOG("%zu inferences, %zu executions in 3 s", ninf, t.nexecs);
 	EXPECT_LE(3, ninf);
 	ck_free(&t);
+}
+
+/* make modules builds npu.ko with BTF: the kernel publishes it */
+TEST_F(bpf, module_btf)
+{
+	struct stat st;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP(return, "the kernel has no BTF");
+	ASSERT_EQ(0, stat("/sys/kernel/btf/npu", &st))
+		TH_LOG("npu.ko has no BTF: built without the kernel's vmlinux (make modules, Documentation/npu/bpf.rst)");
+	EXPECT_LT(1000, st.st_size);
 }
 
 TEST_HARNESS_MAIN
