@@ -187,8 +187,8 @@ int BPF_USDT(usdt_span)
 	if (!e)
 		return 0;
 	usdt_args(ctx, e->a);
-	/* the end of a wait (arg0, the kind: NPUPROF_SPAN_WAIT) */
-	if (e->a[0] == 11)
+	/* the end of a wait (arg0, the kind) */
+	if (e->a[0] == NPB_KIND_WAIT)
 		bpf_map_delete_elem(&waiting, &tid);
 	bpf_ringbuf_submit(e, wakeup());
 	return 0;

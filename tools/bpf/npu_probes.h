@@ -51,6 +51,9 @@ enum npb_fn {
 #define NPB_USDT_RECORD_END	2	/* npuprof:record_end */
 #define NPB_USDT_WAIT_BEGIN	3	/* npu:wait_begin (off-CPU only) */
 
+/* arg0 of a wait span's probes: NPUPROF_SPAN_WAIT (checked in npubpf.c) */
+#define NPB_KIND_WAIT		11
+
 #define NPB_NARGS		11
 #define NPB_LABEL_MAX		256
 

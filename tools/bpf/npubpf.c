@@ -41,9 +41,10 @@
 #include "npu_probes.skel.h"
 #include "npubpf.h"
 
+_Static_assert(NPB_KIND_WAIT == NPUPROF_SPAN_WAIT, "npu_probes.h's wait kind");
+
 #define NPB_MAX_LINKS	256
 #define NPB_MAX_FRAMES	16
-#define NPB_SPAN_WAIT	NPUPROF_SPAN_WAIT
 
 struct npb_frame {
 	uint32_t fn;
