@@ -33,6 +33,8 @@
 #define ROOT		"/tmp-probes-root"	/* the chroot */
 #define N_INF		8		/* inferences per workload run */
 #define READY_S		240		/* bpftrace start-up under TCG */
+#define STOP_S		90		/* bpftrace's exit after SIGINT */
+#define WORK_S		180		/* the workload, at most */
 #define MAX_OUT		(1 << 20)
 
 static char build[256], classify[512], model[512];
@@ -164,8 +166,8 @@ static int workload(int n, const char *env, const char *out)
 	char cmd[2048], *s, *p;
 	int got = -1;
 
-	snprintf(cmd, sizeof(cmd), "%s %s -m %s -n %d -q", env ? env : "",
-		 classify, model, n);
+	snprintf(cmd, sizeof(cmd), "%s timeout %d %s -m %s -n %d -q",
+		 env ? env : "", WORK_S, classify, model, n);
 	if (run(0, cmd, out))
 		return -1;
 	s = slurp(out);
@@ -219,15 +221,43 @@ static pid_t bpftrace_start(const char *prog, const char *out)
 	return -1;
 }
 
-/* Stop bpftrace with SIGINT (it prints its maps) and read its output. */
+/* Print file @path (a kernel stack, a wait channel) as "#" lines. */
+static void show_file(const char *what, const char *path)
+{
+	char *s = slurp(path), *line, *save = NULL;
+
+	fprintf(stderr, "# %s (%s):\n", what, path);
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "#   %s\n", line);
+	free(s);
+}
+
+/*
+ * Stop bpftrace with SIGINT (it prints its maps, detaches and exits) and
+ * read its output; NULL when it does not exit within STOP_S seconds (it
+ * is then killed, after its kernel stack is shown).
+ */
 static char *bpftrace_stop(pid_t pid, const char *out)
 {
-	int st;
+	char path[64];
+	int i, st;
 
 	kill(pid, SIGINT);
-	if (waitpid(pid, &st, 0) != pid)
-		return NULL;
-	return slurp(out);
+	for (i = 0; i < STOP_S * 10; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return slurp(out);
+		usleep(100000);
+	}
+	fprintf(stderr, "# bpftrace did not exit %d s after SIGINT\n", STOP_S);
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	show_file("its kernel stack", path);
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	show_file("its wait channel", path);
+	show_file("its output", out);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return NULL;
 }
 
 /* The value of "@name: V" (a scalar map) in @s, or -1. */
@@ -309,13 +339,17 @@ static char *traced_workload(struct __test_metadata *_metadata,
 			     const char *body, const char *env, const char *tag)
 {
 	char prog[4096], out[128], wout[128], *s;
+	time_t t0;
 	pid_t bt;
 	int n;
 
 	snprintf(prog, sizeof(prog), "BEGIN { printf(\"READY\\n\"); }\n%s", body);
 	snprintf(out, sizeof(out), "/tmp/bt-%s.out", tag);
 	snprintf(wout, sizeof(wout), "/tmp/classify-%s.out", tag);
+	t0 = time(NULL);
 	bt = bpftrace_start(prog, out);
+	fprintf(stderr, "# %s: bpftrace ready after %ld s\n", tag,
+		(long)(time(NULL) - t0));
 	if (bt <= 0) {
 		s = slurp(out);
 		EXPECT_GT(bt, 0) TH_LOG("bpftrace did not start:\n%s", s ? s : "");
@@ -323,7 +357,16 @@ static char *traced_workload(struct __test_metadata *_metadata,
 		return NULL;
 	}
 	n = workload(N_INF, env, wout);
+	fprintf(stderr, "# %s: workload ran %d inferences\n", tag, n);
 	s = bpftrace_stop(bt, out);
+	fprintf(stderr, "# %s: bpftrace %s after %ld s\n", tag,
+		s ? "stopped" : "killed", (long)(time(NULL) - t0));
+	if (n < 0) {
+		char *w = slurp(wout);
+
+		TH_LOG("npu-classify failed:\n%s", w ? w : "");
+		free(w);
+	}
 	EXPECT_EQ(N_INF, n);
 	EXPECT_NE(NULL, s);
 	if (n != N_INF) {
