@@ -11,6 +11,8 @@
  *    joined, and the span, execution and operator counts equal those of a
  *    library-built capture (`npuprof record` without --bpf) of the same
  *    workload;
+ *  - no_caps_message: without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN,
+ *    the message says why the probes cannot be loaded and what to do;
  *  - module_btf: npu.ko carries BTF (/sys/kernel/btf/npu), for tp_btf and
  *    fentry programs;
  *  - pid_sigint: `-p PID` on an npu-classify that was already running;
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -301,6 +304,59 @@ TEST_F_TIMEOUT(bpf, pid_sigint, 300)
 	TH_LOG("%zu inferences, %zu executions in 3 s", ninf, t.nexecs);
 	EXPECT_LE(3, ninf);
 	ck_free(&t);
+}
+
+/*
+ * Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (dropped from the
+ * bounding set, so root's exec does not get them back; trace_paranoid=0
+ * lets the ring through), the probes cannot be loaded: npuprof says why
+ * and what to do, and does not run COMMAND (125).
+ */
+TEST_F(bpf, no_caps_message)
+{
+	const char *param = "/sys/module/npu/parameters/trace_paranoid";
+	char *argv[] = { "npuprof", "record", "--bpf", "-o",
+			 "/tmp/npu_bpf_nocap.npuprof", "--", "touch",
+			 "/tmp/npu_bpf_nocap.ran", NULL };
+	static const int caps[] = { 21 /* SYS_ADMIN */, 38 /* PERFMON */,
+				    39 /* BPF */ };
+	char old[16] = "1", msg[4096];
+	FILE *f;
+	pid_t pid;
+	size_t i;
+
+	f = fopen(param, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	f = fopen(param, "w");
+	ASSERT_NE(NULL, f);
+	fputs("0\n", f);
+	fclose(f);
+	unlink("/tmp/npu_bpf_nocap.ran");
+	pid = fork();
+	if (!pid) {
+		for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0))
+				_exit(202);
+		execvp("sh", (char *[]){ "sh", "-c",
+			"exec npuprof \"$@\" 2>/tmp/npu_bpf_nocap.err", "sh",
+			argv[1], argv[2], argv[3], argv[4], argv[5], argv[6],
+			argv[7], NULL });
+		_exit(201);
+	}
+	EXPECT_EQ(125, reap(pid));
+	f = fopen(param, "w");
+	if (f) {
+		fputs(old, f);
+		fclose(f);
+	}
+	ASSERT_EQ(0, slurp("/tmp/npu_bpf_nocap.err", msg, sizeof(msg)));
+	TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "cannot load the BPF programs"));
+	EXPECT_NE(NULL, strstr(msg, "CAP_BPF and CAP_PERFMON"));
+	/* COMMAND was never run */
+	EXPECT_NE(0, access("/tmp/npu_bpf_nocap.ran", F_OK));
 }
 
 /* make modules builds npu.ko with BTF: the kernel publishes it */
