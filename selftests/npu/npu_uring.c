@@ -10,6 +10,11 @@
  *   npu-vm --stall-pe 1 -- 'NPU_EMU_STALL_PE=1 npu_uring'
  *
  * Without it they are skipped; the other tests use a PE that works.
+ *
+ * runner_spans_same_on_both_paths runs libnpu's runner (MNIST, from
+ * $NPU_BUILD/models) once per submission path in a profiling session of
+ * its own and checks that both traces hold the same spans, each job's EXEC
+ * record joined to its SUBMIT span.
  */
 
 #include <sys/utsname.h>
@@ -19,7 +24,9 @@
 #include <sys/syscall.h>
 
 #include "kselftest_harness.h"
+#include "libnpu.h"
 #include "npu_test.h"
+#include "npuprof_check.h"
 #include "trace_lib.h"
 
 #define N		4096
@@ -450,6 +457,95 @@ TEST_F(uring, trace_exec_same_on_both_paths)
 	EXPECT_EQ(a->dma_bytes, b->dma_bytes);
 	EXPECT_EQ((__u32)a->job_id, a->exec_index);
 	EXPECT_EQ((__u32)b->job_id, b->exec_index);
+}
+
+#define SPAN_RUNS	4
+
+/*
+ * @n runs of MNIST through a runner on @path and PE @pe, in a profiling
+ * session at trace level 1 writing @out, loaded into @t and checked.
+ */
+static void runner_session(struct __test_metadata *_metadata,
+			   unsigned int path, unsigned int pe, const char *out,
+			   struct ck_trace *t)
+{
+	struct npu_runner_opts ro = { .contexts = 2, .n_pes = 1, .submit = path };
+	struct npuprof_session *sess;
+	struct npu_runner *runner;
+	struct npu_model *model;
+	struct npu_device *dev;
+	struct npuprof_opts o;
+	char err[512], mpath[512];
+	float *x, *y;
+	size_t nx, ny, i;
+
+	snprintf(mpath, sizeof(mpath), "%s/models/mnist.nmdl",
+		 getenv("NPU_BUILD"));
+	ASSERT_EQ(0, npu_model_load(mpath, &model, err, sizeof(err)))
+		TH_LOG("%s: %s", mpath, err);
+	ASSERT_EQ(0, npu_device_open(NPU_DEV, &dev));
+	ro.pes[0] = pe;
+	ASSERT_EQ(0, npu_runner_create(dev, model, &ro, &runner));
+	ASSERT_EQ(path, npu_runner_submit_path(runner));
+	nx = npu_model_input(model, 0)->count;
+	ny = npu_model_output(model, 0)->count;
+	x = calloc(nx, sizeof(*x));
+	y = calloc(ny, sizeof(*y));
+	ASSERT_NE(NULL, x);
+	ASSERT_NE(NULL, y);
+	for (i = 0; i < nx; i++)
+		x[i] = (float)(i % 5) / 5.0f;
+
+	npuprof_opts_init(&o);
+	o.output = out;
+	o.level = 1;
+	ASSERT_EQ(0, npuprof_session_create(&o, &sess));
+	ASSERT_EQ(0, npuprof_session_start(sess));
+	for (i = 0; i < SPAN_RUNS; i++)
+		ASSERT_EQ(0, npu_runner_run(runner, x, nx, y, ny, NULL));
+	ASSERT_EQ(0, npuprof_session_stop(sess));
+	npuprof_session_free(sess);
+	npu_runner_free(runner);
+	npu_device_close(dev);
+	npu_model_free(model);
+	free(x);
+	free(y);
+
+	ASSERT_EQ(0, ck_load(out, t, err, sizeof(err))) TH_LOG("%s", err);
+	ck_check_complete(_metadata, t);
+	ck_check_spans(_metadata, t);
+	ck_check_inference_spans(_metadata, t, SPAN_RUNS);
+	ck_check_execs(_metadata, t, 1, SPAN_RUNS, getpid());
+	/* every WAIT span names its job, as every SUBMIT span does */
+	for (i = 0; i < t->nspans; i++) {
+		const struct npuprof_span_rec *w = &t->spans[i];
+
+		if (w->kind != NPUPROF_SPAN_WAIT)
+			continue;
+		ASSERT_TRUE(w->flags & NPUPROF_SPAN_F_JOB);
+		ASSERT_NE(NULL, ck_submit_of(_metadata, t, w->minor, w->job_id));
+	}
+}
+
+TEST_F_TIMEOUT(uring, runner_spans_same_on_both_paths, 120)
+{
+	struct ck_trace ti, tu;
+	unsigned int k;
+
+	NEED_GOOD();
+	if (!getenv("NPU_BUILD"))
+		SKIP(return, "NPU_BUILD not set (no models)");
+	runner_session(_metadata, NPU_SUBMIT_IOCTL, self->good,
+		       "/tmp/npu_uring_ioctl.npuprof", &ti);
+	runner_session(_metadata, NPU_SUBMIT_URING, self->good,
+		       "/tmp/npu_uring_uring.npuprof", &tu);
+	EXPECT_EQ(ti.nspans, tu.nspans);
+	EXPECT_EQ(ti.nexecs, tu.nexecs);
+	for (k = NPUPROF_SPAN_LABEL; k <= NPUPROF_SPAN_KIND_MAX; k++)
+		EXPECT_EQ(ck_count_kind(&ti, k), ck_count_kind(&tu, k))
+			TH_LOG("span kind %s", npuprof_span_kind_name(k));
+	ck_free(&ti);
+	ck_free(&tu);
 }
 
 /*
