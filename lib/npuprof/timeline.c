@@ -1683,8 +1683,20 @@ static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
 	 * data): back to the free list, without touching it (it is in the
 	 * other CPU's cache).
 	 */
-	if (pl->put >= NPF_PL_SLOTS)
+	if (pl->put >= NPF_PL_SLOTS) {
+		const char *n = (const char *)
+			pl->slot[(pl->put + NPF_RO_AHEAD) & (NPF_PL_SLOTS - 1)].e;
+		size_t i;
+
 		pl->ro->free[pl->ro->nfree++] = s->e;
+		/*
+		 * The entry recycled NPF_RO_AHEAD slots on is about the one
+		 * the buffer writes next then: fetch it for writing now (it
+		 * was last in the other CPU's cache).
+		 */
+		for (i = 0; i < sizeof(struct npf_ro_ent); i += 64)
+			__builtin_prefetch(n + i, 1);
+	}
 	s->key = key;
 	s->e = e;
 	pl->put++;
