@@ -138,9 +138,15 @@ const void *npf_iring_peek(struct npf_iring *r, uint32_t max, uint32_t *len,
 	uint32_t run = 0, items = 0;
 
 	while (tail + run != head) {
-		const struct npf_item *it = (const void *)(r->data +
-			((uint32_t)(tail + run) & (r->size - 1)));
+		uint32_t off = (uint32_t)(tail + run) & (r->size - 1);
+		const struct npf_item *it = (const void *)(r->data + off);
 
+		/*
+		 * A run is contiguous in memory: an item that ended exactly
+		 * at the end of the data (no pad) ends it too.
+		 */
+		if (run && !off)
+			break;
 		if (!it->type) {
 			/* the pad before the wrap ends a run, or is skipped */
 			if (run)
