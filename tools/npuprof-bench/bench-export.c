@@ -7,10 +7,11 @@
  * whose peak RSS (wait4()'s ru_maxrss) is the exporter's alone. Prints
  * events/s, input and output MB/s, the peak RSS and the child's CPU time
  * (user and system: the figure to compare on a busy machine) at 1 M and
- * 10 M events: memory must stay flat as the trace grows. With the library's
- * 2-thread pipeline (timeline.c) the CPU time is also split: the caller's
- * thread (open, read, map, reorder) and the rest (the second thread: items
- * and formatting), whose larger part bounds the export on an idle machine.
+ * 10 M events: memory must stay flat as the trace grows. The CPU time is
+ * also split: the caller's thread (open, read, map, reorder) and the rest
+ * (the open's read-ahead thread; with NPUPROF_PIPELINE=1 the export's
+ * second thread, items and formatting: then the larger part bounds the
+ * export on an idle machine).
  * Figures only; never
  * fails on a number. --events N exports one trace of about N events
  * instead; --json FILE writes the JSON there (to compare the output of two
