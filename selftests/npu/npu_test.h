@@ -228,6 +228,10 @@ static inline int npu_load_module(void)
 /*
  * Count the kernel log lines, from the npu-vm marker line on (or from boot
  * outside npu-vm), that report a warning, bug or oops; print each one.
+ * The stack of an allocation failure's report (warn_alloc(): "vmalloc
+ * error:" or "page allocation failure:", up to the end of its stack) is
+ * not one: the kernel prints it for any allocation that fails without
+ * __GFP_NOWARN, which fail-nth makes happen (npu_failnth).
  * Return: the count, or a negative errno if the log cannot be read.
  */
 static inline int npu_kernel_log_problems(void)
@@ -241,7 +245,7 @@ static inline int npu_kernel_log_problems(void)
 	};
 	const char *marker = "npu-vm: kernel log checked from here";
 	char *buf, *start, *line, *save;
-	int size, n, found = 0;
+	int size, n, found = 0, in_warn_alloc = 0;
 	size_t i;
 
 	size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
@@ -262,6 +266,14 @@ static inline int npu_kernel_log_problems(void)
 		start = buf;
 	for (line = strtok_r(start, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "vmalloc error:") ||
+		    strstr(line, "page allocation failure:"))
+			in_warn_alloc = 1;
+		if (in_warn_alloc) {
+			if (strstr(line, "</TASK>"))
+				in_warn_alloc = 0;
+			continue;
+		}
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			if (strstr(line, bad[i])) {
 				fprintf(stderr, "# kernel log: %s\n", line);
