@@ -83,8 +83,10 @@ struct sweep_op {
 	void (*undo)(struct ctx *c);
 	int injects;	/* call() sets fail-nth to ctx.n, reads ctx.left */
 	void (*report)(struct ctx *c);	/* more TAP diagnostics */
-	int alt_err;		/* a failure the kernel reports so, not -ENOMEM */
-	const char *alt_why;	/* and why */
+	struct {
+		int err;	/* a failure the kernel reports so, not -ENOMEM */
+		const char *why;
+	} alt[2];
 };
 
 static int nth_set(struct ctx *c, unsigned int n)
@@ -331,9 +333,16 @@ static int prep_unbind(struct ctx *c)
 /* call_probe() runs outside the harness's TH_LOG() context */
 #define PLOG(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
 
+/* the records kmsg_find() read since kmsg_open_end(), for diagnostics */
+static char kmsg_seen[4096];
+static size_t kmsg_seen_len;
+
 /* /dev/kmsg, positioned after the last record: what is logged next */
 static int kmsg_open_end(void)
 {
+	kmsg_seen_len = 0;
+	kmsg_seen[0] = '\0';
+
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
@@ -365,6 +374,10 @@ static int kmsg_find(int fd, const char *a, const char *b, char *msg,
 		p = strchr(text, '\n');
 		if (p)
 			*p = '\0';
+		if (kmsg_seen_len < sizeof(kmsg_seen) - 1)
+			kmsg_seen_len += snprintf(kmsg_seen + kmsg_seen_len,
+						  sizeof(kmsg_seen) - kmsg_seen_len,
+						  "# kmsg: %.300s\n", text);
 		p = strstr(text, a);
 		if (p && strstr(p + strlen(a), b)) {
 			n = strnlen(text, len - 1);
@@ -445,6 +458,9 @@ static int call_probe(struct ctx *c)
 			ret = atoi(strstr(msg, pat) + strlen(pat));
 			if (ret >= 0)
 				ret = -EPROTO;
+			/* what led to an error the sweep does not expect */
+			if (ret != -ENOMEM && ret != -EBUSY && ret != -ENOSPC)
+				fputs(kmsg_seen, stderr);
 		}
 	} else if (ret == -EINVAL) {
 		/*
@@ -475,7 +491,7 @@ static void undo_probe(struct ctx *c)
 
 static void report_probe(struct ctx *c)
 {
-	printf("# fail-nth probe: %u failed the write before the driver core (-ENOMEM), %u the driver core's binding (-EINVAL), %u npu_probe() (-ENOMEM)\n",
+	printf("# fail-nth probe: %u failed the write before the driver core (-ENOMEM), %u the driver core's binding (-EINVAL), %u npu_probe() (its error logged)\n",
 	       c->kinds[PROBE_WRITE], c->kinds[PROBE_CORE],
 	       c->kinds[PROBE_DRIVER]);
 }
@@ -485,7 +501,7 @@ static void report_probe(struct ctx *c)
 struct sweep_res {
 	unsigned int points;	/* fault points reached */
 	unsigned int failed;	/* of which the call failed */
-	unsigned int alt;	/* of which with op->alt_err */
+	unsigned int alt[2];	/* of which with op->alt[i].err */
 	int last_err;		/* errno of the last failed call */
 };
 
@@ -543,8 +559,10 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 		if (ret < 0) {
 			r.failed++;
 			r.last_err = -ret;
-			if (op->alt_err && ret == op->alt_err)
-				r.alt++;
+			if (op->alt[0].err && ret == op->alt[0].err)
+				r.alt[0]++;
+			else if (op->alt[1].err && ret == op->alt[1].err)
+				r.alt[1]++;
 			else
 				EXPECT_EQ(-ENOMEM, ret)
 					TH_LOG("%s: fault point %u: %s, not ENOMEM",
@@ -565,11 +583,12 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 	EXPECT_GT(MAX_POINTS, n) TH_LOG("%s: no end of fault points", op->name);
 	EXPECT_EQ(before, npu_kernel_log_problems())
 		TH_LOG("%s: the kernel logged problems", op->name);
-	printf("# fail-nth %s: %u fault points, %u failed the call (-ENOMEM), %u absorbed\n",
+	printf("# fail-nth %s: %u fault points, %u failed the call, %u absorbed\n",
 	       op->name, r.points, r.failed, r.points - r.failed);
-	if (op->alt_err)
+	for (n = 0; n < 2 && op->alt[n].err; n++)
 		printf("# fail-nth %s: %u of the failures with %s, not -ENOMEM: %s\n",
-		       op->name, r.alt, strerror(-op->alt_err), op->alt_why);
+		       op->name, r.alt[n], strerror(-op->alt[n].err),
+		       op->alt[n].why);
 	if (op->report)
 		op->report(c);
 	fflush(stdout);
@@ -581,6 +600,22 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
  * allocates the range's memtype entry.
  */
 #define BO_MMAP_EINVAL	"remap_pfn_range() returns it for any failure of x86 PAT's track_pfn_remap(), whose memtype entry is allocated"
+
+/*
+ * pcim_iomap_regions() requests the BAR with __pci_request_region(), which
+ * returns -EBUSY when request_mem_region() fails, and that also happens
+ * when it cannot allocate the region's struct resource (drivers/pci/pci.c,
+ * kernel/resource.c). The probe without injection that follows proves
+ * that no region was left busy.
+ */
+#define PROBE_EBUSY	"__pci_request_region() returns it when request_mem_region() cannot allocate the region's struct resource"
+
+/*
+ * pci_alloc_irq_vectors() returns -ENOSPC when the MSI-X interrupts
+ * cannot be allocated in the irq domain, which their descriptors' failed
+ * allocation makes happen (msi_handle_pci_fail(), kernel/irq/msi.c).
+ */
+#define PROBE_ENOSPC	"msi_handle_pci_fail() returns it for any failure to allocate the MSI-X interrupts in their irq domain, an allocation among them"
 
 /* ---- fixture ------------------------------------------------------------ */
 
@@ -666,7 +701,7 @@ SWEEP(ping,		   NULL,		call_ping,	   NULL)
 SWEEP(bo_create,	   NULL,		call_bo_create,	   undo_bo_create)
 SWEEP(bo_free,		   prep_bo,		call_bo_free,	   undo_bo_create)
 SWEEP(bo_mmap,		   prep_bo,		call_bo_mmap,	   undo_bo_mmap,
-      .alt_err = -EINVAL, .alt_why = BO_MMAP_EINVAL)
+      .alt = { { -EINVAL, BO_MMAP_EINVAL } })
 SWEEP(submit,		   NULL,		call_submit,	   undo_submit)
 SWEEP(wait,		   prep_job,		call_wait,	   undo_wait)
 SWEEP(clock_sample,	   NULL,		call_clock_sample, NULL)
@@ -676,6 +711,7 @@ SWEEP(trace_disable,	   prep_trace_enabled,	call_trace_disable, undo_trace)
 SWEEP(trace_status,	   prep_trace,		call_trace_status, undo_trace)
 SWEEP(trace_ring_mmap,	   prep_trace,		call_ring_mmap,	   undo_ring_mmap)
 SWEEP(probe,		   prep_unbind,		call_probe,	   undo_probe,
-      .injects = 1, .report = report_probe)
+      .injects = 1, .report = report_probe,
+      .alt = { { -EBUSY, PROBE_EBUSY }, { -ENOSPC, PROBE_ENOSPC } })
 
 TEST_HARNESS_MAIN
