@@ -15,6 +15,11 @@
  *    the message says why the probes cannot be loaded and what to do;
  *  - module_btf: npu.ko carries BTF (/sys/kernel/btf/npu), for tp_btf and
  *    fentry programs;
+ *  - pid_both_paths_agree: `-p PID` on an npu-classify that captures
+ *    through the library too (NPUPROF_OUTPUT_PATH): the probes' spans are
+ *    the library's, field for field, an inference begun after the attach
+ *    has the same spans in both files, and the executions' host times
+ *    agree within the clock fits' bounds;
  *  - pid_sigint: `-p PID` on an npu-classify that was already running;
  *    every inference span the trace holds owns a submit span whose job has
  *    its EXEC record inside the span; SIGINT ends npuprof with status 0,
@@ -304,6 +309,148 @@ TEST_F_TIMEOUT(bpf, pid_sigint, 300)
 	TH_LOG("%zu inferences, %zu executions in 3 s", ninf, t.nexecs);
 	EXPECT_LE(3, ninf);
 	ck_free(&t);
+}
+
+/* CLOCK_MONOTONIC in ns, the clock of every span */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The spans of @t whose trace id is @id's */
+static size_t spans_of(const struct ck_trace *t, const uint64_t id[2])
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nspans; i++)
+		n += t->spans[i].trace_id[0] == id[0] &&
+		     t->spans[i].trace_id[1] == id[1];
+	return n;
+}
+
+/*
+ * Both paths at once on the same inferences: npu-classify runs with
+ * NPUPROF_OUTPUT_PATH (the library's session and file) while `npuprof
+ * record --bpf -p` traces it, until it exits. Every span the probes saw
+ * is in the library's file with the same fields, every inference that
+ * began once the probes were attached has the same spans in both files,
+ * and every execution of both files maps to host times that agree within
+ * the two clock fits' bounds.
+ */
+TEST_F_TIMEOUT(bpf, pid_both_paths_agree, 300)
+{
+	const char *fb = "/tmp/npu_bpf_both.npuprof";
+	const char *fl = "/tmp/npu_bpf_both_lib.npuprof";
+	char path[512], pidstr[16], msg[4096], err[512];
+	char *app[] = { "npu-classify", "-m", path, "-n", "4000", "-q", NULL };
+	char *rec[] = { "npuprof", "record", "--bpf", "-o", (char *)fb, "-p",
+			pidstr, NULL };
+	size_t i, j, ninf = 0, nexec = 0;
+	struct ck_trace b, l;
+	pid_t app_pid, rec_pid;
+	uint64_t ready = 0;
+	int tries, st;
+
+	if (model_path("mnist", path, sizeof(path)))
+		SKIP(return, "no mnist model in $NPU_BUILD/models");
+	unlink(fb);
+	unlink(fl);
+	setenv("NPUPROF_OUTPUT_PATH", fl, 1);
+	app_pid = spawn(app, "/dev/null", NULL);
+	unsetenv("NPUPROF_OUTPUT_PATH");
+	ASSERT_LT(0, app_pid);
+	sleep_ms(500);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)app_pid);
+	rec_pid = spawn(rec, "/dev/null", "/tmp/npu_bpf_both.err");
+	ASSERT_LT(0, rec_pid);
+	for (tries = 0; tries < 600 && !ready; tries++) {
+		sleep_ms(50);
+		if (!slurp("/tmp/npu_bpf_both.err", msg, sizeof(msg)) &&
+		    strstr(msg, "recording process"))
+			ready = mono_ns();	/* every probe is attached */
+	}
+	ASSERT_NE(0, ready) TH_LOG("%s", msg);
+	/* the program ends by itself, and npuprof with it */
+	EXPECT_EQ(0, reap(app_pid));
+	for (tries = 0; tries < 600; tries++) {
+		if (waitpid(rec_pid, &st, WNOHANG) == rec_pid)
+			break;
+		sleep_ms(100);
+	}
+	if (tries == 600) {
+		kill(rec_pid, SIGINT);
+		reap(rec_pid);
+		ASSERT_TRUE(false) TH_LOG("npuprof did not stop with its process");
+	}
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	ASSERT_EQ(0, ck_load(fb, &b, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, ck_load(fl, &l, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_FALSE(l.truncated);
+	EXPECT_FALSE(b.truncated);
+	ASSERT_LT(0, b.nspans);
+
+	/* every span the probes saw is the library's, field for field */
+	for (i = 0; i < b.nspans; i++) {
+		const struct npuprof_span_rec *x = &b.spans[i], *y = NULL;
+
+		for (j = 0; j < l.nspans && !y; j++)
+			if (l.spans[j].span_id == x->span_id)
+				y = &l.spans[j];
+		ASSERT_NE(NULL, y) TH_LOG("span %llx", (unsigned long long)x->span_id);
+		ASSERT_EQ(y->kind, x->kind);
+		ASSERT_EQ(y->flags, x->flags);
+		ASSERT_EQ(y->pid, x->pid);
+		ASSERT_EQ(y->tid, x->tid);
+		ASSERT_EQ(y->start_ns, x->start_ns);
+		ASSERT_EQ(y->end_ns, x->end_ns);
+		ASSERT_EQ(y->parent_id, x->parent_id);
+		ASSERT_EQ(y->trace_id[0], x->trace_id[0]);
+		ASSERT_EQ(y->trace_id[1], x->trace_id[1]);
+		ASSERT_EQ(y->job_id, x->job_id);
+		ASSERT_EQ(y->op_index, x->op_index);
+		ASSERT_EQ(y->minor, x->minor);
+	}
+	/* an inference begun after the attach: the same spans in both */
+	for (i = 0; i < b.nspans; i++) {
+		const struct npuprof_span_rec *x = &b.spans[i];
+
+		if (x->kind != NPUPROF_SPAN_INFERENCE || x->start_ns <= ready)
+			continue;
+		ninf++;
+		ASSERT_EQ(spans_of(&l, x->trace_id), spans_of(&b, x->trace_id));
+	}
+	/* the executions: the same jobs, host times within the bounds */
+	for (i = 0; i < b.nexecs; i++) {
+		const struct ck_exec *x = &b.execs[i], *y = NULL;
+		int64_t e0, e1;
+
+		if (x->x.pid != app_pid)
+			continue;
+		for (j = 0; j < l.nexecs && !y; j++)
+			if (l.execs[j].x.job_id == x->x.job_id &&
+			    l.execs[j].minor == x->minor)
+				y = &l.execs[j];
+		if (!y)		/* before the library's ring was enabled */
+			continue;
+		ASSERT_TRUE(x->start.valid && x->end.valid && y->start.valid &&
+			    y->end.valid);
+		e0 = (int64_t)(x->start.err_ns + y->start.err_ns);
+		e1 = (int64_t)(x->end.err_ns + y->end.err_ns);
+		EXPECT_LE(llabs(x->start.ns - y->start.ns), e0)
+			TH_LOG("job %llu", (unsigned long long)x->x.job_id);
+		EXPECT_LE(llabs(x->end.ns - y->end.ns), e1);
+		nexec++;
+	}
+	TH_LOG("%zu spans by the probes, %zu by the library; %zu inferences whole in both, %zu executions in both (bounds %llu and %llu ns)",
+	       b.nspans, l.nspans, ninf, nexec,
+	       (unsigned long long)b.fit_err_ns, (unsigned long long)l.fit_err_ns);
+	EXPECT_LE(10, ninf);
+	EXPECT_LE(ninf, nexec);
+	ck_free(&b);
+	ck_free(&l);
 }
 
 /*
