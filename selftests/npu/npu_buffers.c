@@ -195,7 +195,8 @@ static void *free_handles(void *arg)
  * a double release shows as a refcount or allocator splat in the kernel
  * log (zz_kernel_log, npu-vm) or as device memory that never comes back.
  */
-TEST_F(bo, create_efault_races_free)
+/* slow on the debug kernel (KASAN): 30 s was not always enough */
+TEST_F_TIMEOUT(bo, create_efault_races_free, 180)
 {
 	struct npu_bo_create *ro, c;
 	struct freer f;

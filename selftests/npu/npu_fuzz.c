@@ -603,7 +603,21 @@ out:
 	return ret;
 }
 
-TEST(fuzz_user_inputs)
+/* A fixture only for TEST_F_TIMEOUT: KASAN makes the run slow */
+FIXTURE(fuzz) {
+	int unused;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+}
+
+TEST_F_TIMEOUT(fuzz, user_inputs, 300)
 {
 	unsigned long long seed = npu_env_u64("NPU_FUZZ_SEED", FUZZ_SEED_DEF);
 	unsigned long iters = npu_env_u64("NPU_FUZZ_ITERS", FUZZ_ITERS_DEF);
