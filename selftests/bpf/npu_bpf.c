@@ -184,6 +184,17 @@ static void cmd_capture(struct __test_metadata *_metadata, const char *extra,
 	ck_free(&b);
 }
 
+/*
+ * The programs are CO-RE: libbpf relocates them against the kernel's BTF,
+ * which the debug kernel (CONFIG_DEBUG_INFO_NONE) does not have, and npu.ko
+ * has BTF only where the kernel has.
+ */
+#define NEED_BTF()							\
+	do {								\
+		if (access("/sys/kernel/btf/vmlinux", R_OK))		\
+			SKIP(return, "the kernel has no BTF (/sys/kernel/btf/vmlinux)"); \
+	} while (0)
+
 FIXTURE(bpf) {
 	int unused;
 };
@@ -202,11 +213,13 @@ FIXTURE_TEARDOWN(bpf)
 
 TEST_F_TIMEOUT(bpf, cmd_usdt, 300)
 {
+	NEED_BTF();
 	cmd_capture(_metadata, NULL, "usdt");
 }
 
 TEST_F_TIMEOUT(bpf, cmd_uprobes, 300)
 {
+	NEED_BTF();
 	cmd_capture(_metadata, "--uprobes", "uprobes");
 }
 
@@ -227,6 +240,7 @@ TEST_F_TIMEOUT(bpf, pid_sigint, 300)
 	struct stat st;
 	pid_t app_pid, rec_pid;
 
+	NEED_BTF();
 	if (model_path("mnist", path, sizeof(path)))
 		SKIP(return, "no mnist model in $NPU_BUILD/models");
 	progs0 = bpf_progs();
@@ -354,6 +368,7 @@ TEST_F_TIMEOUT(bpf, pid_both_paths_agree, 300)
 	uint64_t ready = 0;
 	int tries, st;
 
+	NEED_BTF();
 	if (model_path("mnist", path, sizeof(path)))
 		SKIP(return, "no mnist model in $NPU_BUILD/models");
 	unlink(fb);
@@ -472,6 +487,7 @@ TEST_F(bpf, no_caps_message)
 	pid_t pid;
 	size_t i;
 
+	NEED_BTF();
 	f = fopen(param, "r");
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
@@ -511,8 +527,7 @@ TEST_F(bpf, module_btf)
 {
 	struct stat st;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP(return, "the kernel has no BTF");
+	NEED_BTF();
 	ASSERT_EQ(0, stat("/sys/kernel/btf/npu", &st))
 		TH_LOG("npu.ko has no BTF: built without the kernel's vmlinux (make modules, Documentation/npu/bpf.rst)");
 	EXPECT_LT(1000, st.st_size);
