@@ -18,7 +18,7 @@
 struct npu_device {
 	int fd;
 	struct npu_info info;
-	int uring;	/* io_uring submission: 0 not probed, 1 yes, -1 no */
+	int uring;	/* io_uring: 0 not probed, 1 yes, -1 no; atomic */
 };
 
 /* uring.c: jobs through io_uring (NPU_URING_CMD_SUBMIT), one at a time */

@@ -62,13 +62,17 @@ static int ctx_init(struct npu_runner *r, struct npu_inference *c)
 static int npu_runner_uring(struct npu_runner *r, unsigned int path)
 {
 	struct npu_device *dev = r->dev;
+	int offered;
 
 	if (path == NPU_SUBMIT_IOCTL)
 		return 0;
-	/* probed once per device; a race only probes twice */
-	if (!dev->uring)
-		dev->uring = npu_uring_probe(dev->fd) ? 1 : -1;
-	if (dev->uring < 0)
+	/* probed once per device; runners made at once may both probe */
+	offered = __atomic_load_n(&dev->uring, __ATOMIC_RELAXED);
+	if (!offered) {
+		offered = npu_uring_probe(dev->fd) ? 1 : -1;
+		__atomic_store_n(&dev->uring, offered, __ATOMIC_RELAXED);
+	}
+	if (offered < 0)
 		return path == NPU_SUBMIT_URING ? -EOPNOTSUPP : 0;
 	r->uring = true;
 	return 0;
