@@ -152,6 +152,9 @@ const char *npc_fmt_dur(char *buf, int64_t ns);
 /* "1.2 MiB", "512 B" */
 const char *npc_fmt_bytes(char *buf, uint64_t bytes);
 
+/* CLOCK_MONOTONIC in ns, the clock of every trace time */
+uint64_t npc_now_ns(void);
+
 /* Print "npuprof: " and the message to stderr */
 void npc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "npuprof: warning: " and the message to stderr */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "npuprof_int.h"
@@ -111,6 +112,14 @@ static void vmsg(const char *what, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s", NPC_PROG, what);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+uint64_t npc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void npc_err(const char *fmt, ...)

@@ -362,6 +362,21 @@ static int set_env(const struct record_opts *o, const char *path)
  * computes it, 126/127 when it could not be executed (*@ran false), or
  * EXIT_NPUPROF.
  */
+/*
+ * In a forked child: execvp() @argv, or write its errno to @errfd (close
+ * on exec) for the parent to report, and exit with the shell's status.
+ */
+static void __attribute__((noreturn)) exec_child(char **argv, int errfd)
+{
+	int err;
+
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(EXIT_NOEXEC);
+	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
 static int run(char **argv, bool *ran)
 {
 	sigset_t fwd, old;
@@ -398,12 +413,7 @@ static int run(char **argv, bool *ran)
 		set_handlers(NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(pfd[0]);
-		execvp(argv[0], argv);
-		err = errno;
-		/* the parent reports it; nothing else to do here */
-		if (write(pfd[1], &err, sizeof(err)) < 0)
-			_exit(EXIT_NOEXEC);
-		_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+		exec_child(argv, pfd[1]);
 	}
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -721,53 +731,45 @@ static void bpf_cmd_target(struct bpf_rec *r, const char *cmd)
  */
 static pid_t bpf_spawn(char **argv, int *go, int *errfd)
 {
-	int gp[2], ep[2], err;
+	int gp[2], ep[2];
 	char c;
 	pid_t pid;
 
-	if (pipe2(gp, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+	if (pipe2(gp, O_CLOEXEC)) {
 		npc_err("pipe: %s", strerror(errno));
 		return -1;
+	}
+	if (pipe2(ep, O_CLOEXEC)) {
+		npc_err("pipe: %s", strerror(errno));
+		goto fail_gp;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		npc_err("fork: %s", strerror(errno));
-		return -1;
+		close(ep[0]);
+		close(ep[1]);
+		goto fail_gp;
 	}
 	if (!pid) {
-		struct sigaction sa;
-		size_t i;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		for (i = 0; i < NFWD; i++)
-			sigaction(fwd_signals[i], &sa, NULL);
+		set_handlers(NULL);
 		close(gp[1]);
 		close(ep[0]);
 		if (read(gp[0], &c, 1) != 1)
 			_exit(EXIT_NPUPROF);
 		unsetenv("NPUPROF_OUTPUT_PATH");
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(ep[1], &err, sizeof(err)) < 0)
-			_exit(EXIT_NOEXEC);
-		_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+		exec_child(argv, ep[1]);
 	}
 	close(gp[0]);
 	close(ep[1]);
 	*go = gp[1];
 	*errfd = ep[0];
 	return pid;
-}
-
-static uint64_t bpf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+fail_gp:
+	close(gp[0]);
+	close(gp[1]);
+	return -1;
 }
 
 /* The probes' totals as metadata and, unless quiet, on stderr */
@@ -831,7 +833,6 @@ static int record_bpf(int argc, char **argv)
 	struct npubpf_opts bo;
 	struct npubpf_stats st;
 	struct npubpf *bpf = NULL;
-	struct sigaction sa;
 	const char *what = NULL;
 	char *path = NULL, *end, pidstr[32];
 	uint64_t v, deadline = 0;
@@ -957,12 +958,7 @@ static int record_bpf(int argc, char **argv)
 	}
 
 	/* signals: stop; kill(1) on npuprof reaches COMMAND */
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_sigaction = bpf_on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	for (i = 0; i < NFWD; i++)
-		sigaction(fwd_signals[i], &sa, NULL);
+	set_handlers(bpf_on_signal);
 
 	if (have_cmd) {
 		cpid = bpf_spawn(argv + optind, &go, &errfd);
@@ -991,7 +987,7 @@ static int record_bpf(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (r.duration > 0)
-		deadline = bpf_now_ns() + (uint64_t)(r.duration * 1e9);
+		deadline = npc_now_ns() + (uint64_t)(r.duration * 1e9);
 
 	if (have_cmd) {
 		/* the probes are in place: let COMMAND run */
@@ -1025,7 +1021,7 @@ static int record_bpf(int argc, char **argv)
 		int ms = 100;
 
 		if (deadline) {
-			uint64_t now = bpf_now_ns();
+			uint64_t now = npc_now_ns();
 
 			if (now >= deadline)
 				break;

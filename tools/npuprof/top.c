@@ -113,14 +113,6 @@ static void top_keyboard(void)
 	}
 }
 
-static uint64_t top_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static const char *top_event_name(uint32_t type)
 {
 	switch (type) {
@@ -244,7 +236,7 @@ static int top_sample(struct top *t)
 	if (n < 0)
 		return n;
 	t->ncur = n < TOP_DEV_MAX ? n : TOP_DEV_MAX;
-	t->cur_ns = top_now_ns();
+	t->cur_ns = npc_now_ns();
 	return 0;
 }
 
@@ -259,7 +251,7 @@ static int top_wait(struct top *t, uint64_t deadline, bool keys)
 	char c;
 	int ret;
 
-	while (!top_stop && (now = top_now_ns()) < deadline) {
+	while (!top_stop && (now = npc_now_ns()) < deadline) {
 		ret = poll(pfd, keys ? 2 : 1,
 			   (int)((deadline - now + 999999) / 1000000));
 		if (ret < 0 && errno != EINTR)
