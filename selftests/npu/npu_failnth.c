@@ -28,6 +28,7 @@
  * is skipped. The debugfs knobs are restored at the end of each test.
  */
 
+#include <dirent.h>
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
@@ -72,6 +73,8 @@ struct ctx {
 	long left;
 	enum probe_kind kind;	/* of the last call_probe() */
 	unsigned int kinds[PROBE_KINDS];	/* failures of each kind */
+	char irq_files[512];	/* /proc/irq/N's files after a good probe */
+	unsigned int irq_proc_missing;	/* declared: see irq_proc_check() */
 	char saved[N_KNOBS][32];
 };
 
@@ -322,16 +325,107 @@ static int npu_bound(struct ctx *c)
 	return access(path, F_OK) == 0;
 }
 
+/* call_probe() and its helpers run outside the harness's TH_LOG() context */
+#define PLOG(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * Call @fn(@c, dir) for each MSI-X irq of the function, with dir
+ * "/proc/irq/N"; stop at a nonzero return. Returns the irqs seen or a
+ * negative errno.
+ */
+static int for_each_irq_dir(struct ctx *c,
+			    int (*fn)(struct ctx *c, const char *dir))
+{
+	char path[96], dir[300];
+	struct dirent *de;
+	int n = 0, ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/msi_irqs",
+		 c->bdf);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/irq/%s", de->d_name);
+		ret = fn(c, dir);
+		n++;
+	}
+	closedir(d);
+	return ret < 0 ? ret : n;
+}
+
+/* the files of a good probe's first irq directory, "name\n" each */
+static int irq_files_take(struct ctx *c, const char *dir)
+{
+	size_t len = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && len < sizeof(c->irq_files) - 40) {
+		if (de->d_type == DT_REG)
+			len += snprintf(c->irq_files + len,
+					sizeof(c->irq_files) - len, "%s\n",
+					de->d_name);
+	}
+	closedir(d);
+	return 1;	/* one irq is enough: all have the same files */
+}
+
+/*
+ * register_irq_proc() ignores a failed proc_create_data(), and freeing
+ * the irq then WARNs in unregister_irq_proc() (npu_test.h,
+ * NPU_KLOG_EXPECT_IRQ_PROC). A probe that bound the function with an
+ * injected failure is checked here: each file of a good probe missing from
+ * an irq's directory (the directory itself there, else there is nothing to
+ * remove) is declared in the kernel log before the unbind frees the irq.
+ */
+static int irq_dir_check(struct ctx *c, const char *dir)
+{
+	char *name, *end, path[640], line[640];
+	int fd;
+
+	if (access(dir, F_OK))
+		return 0;
+	for (name = c->irq_files; (end = strchr(name, '\n')); name = end + 1) {
+		snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(end - name),
+			 name);
+		if (!access(path, F_OK))
+			continue;
+		fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		snprintf(line, sizeof(line), "%s%.*s", NPU_KLOG_EXPECT_IRQ_PROC,
+			 (int)(end - name), name);
+		if (write(fd, line, strlen(line)) < 0) {
+			close(fd);
+			return -errno;
+		}
+		close(fd);
+		PLOG("probe: %s missing after fault point %u: register_irq_proc() ignored the failure (declared)",
+		     path, c->n);
+		c->irq_proc_missing++;
+	}
+	return 0;
+}
+
 static int prep_unbind(struct ctx *c)
 {
+	if (!c->irq_files[0] && npu_bound(c)) {
+		int ret = for_each_irq_dir(c, irq_files_take);
+
+		if (ret <= 0 || !c->irq_files[0])
+			return ret < 0 ? ret : -ENOENT;
+	}
 	if (c->dev >= 0)
 		close(c->dev);
 	c->dev = -1;
 	return npu_bound(c) ? npu_unbind(c->bdf) : 0;
 }
-
-/* call_probe() runs outside the harness's TH_LOG() context */
-#define PLOG(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
 
 /* the records kmsg_find() read since kmsg_open_end(), for diagnostics */
 static char kmsg_seen[4096];
@@ -437,6 +531,11 @@ static int call_probe(struct ctx *c)
 		/* udev-less guest: devtmpfs makes the node in misc_register() */
 		if (access(NPU_DEV, F_OK))
 			return -ENOENT;
+		if (c->n && !c->left) {
+			ret = for_each_irq_dir(c, irq_dir_check);
+			if (ret < 0)
+				return ret;
+		}
 		return npu_works();
 	}
 	/* a failed probe leaves neither a driver nor a device node */
@@ -494,6 +593,8 @@ static void report_probe(struct ctx *c)
 	printf("# fail-nth probe: %u failed the write before the driver core (-ENOMEM), %u the driver core's binding (-EINVAL), %u npu_probe() (its error logged)\n",
 	       c->kinds[PROBE_WRITE], c->kinds[PROBE_CORE],
 	       c->kinds[PROBE_DRIVER]);
+	printf("# fail-nth probe: %u /proc/irq files left missing by register_irq_proc(), each with its kernel-core WARN declared\n",
+	       c->irq_proc_missing);
 }
 
 /* ---- the sweep ---------------------------------------------------------- */
