@@ -31,6 +31,8 @@
 #include <dirent.h>
 #include <sys/mman.h>
 
+#include <liburing.h>
+
 #include "kselftest_harness.h"
 #include "npu_test.h"
 
@@ -73,6 +75,8 @@ struct ctx {
 	long left;
 	enum probe_kind kind;	/* of the last call_probe() */
 	unsigned int kinds[PROBE_KINDS];	/* failures of each kind */
+	struct io_uring ring;	/* SQE128, for NPU_URING_CMD_SUBMIT */
+	int ring_ok;
 	char irq_files[512];	/* /proc/irq/N's files after a good probe */
 	unsigned int irq_proc_missing;	/* declared: see irq_proc_check() */
 	char saved[N_KNOBS][32];
@@ -196,6 +200,59 @@ static void undo_submit(struct ctx *c)
 	struct npu_wait w;
 
 	npu_wait_job(c->dev, c->job, 0, -1, &w);
+}
+
+/*
+ * NPU_URING_CMD_SUBMIT: the injected call is the io_uring_enter() that
+ * issues one SQE (the driver's uring_cmd runs inline in it). Its result
+ * is the CQE's: 0 once the job ran, or the command's error. A failure in
+ * io_uring's own request allocation makes the submission itself fail with
+ * -EAGAIN (io_submit_sqes()), before the driver is reached.
+ */
+static int call_uring_submit(struct ctx *c)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
+	struct npu_uring_submit req = {
+		.pe = NPU_PE_ANY, .nbufs = 3, .prog_slot = 0,
+		.prog_size = NPU_CLIP_PROG_SIZE,
+		.bufs = (uintptr_t)c->h,
+	};
+	struct io_uring_cqe *cqe;
+	int ret, res;
+
+	if (!sqe)
+		return -EOVERFLOW;	/* a CQE was left unreaped: a bug */
+	memset((char *)sqe, 0, 2 * sizeof(*sqe));	/* an SQE128 slot */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = c->dev;
+	sqe->cmd_op = NPU_URING_CMD_SUBMIT;
+	memcpy(sqe->cmd, &req, sizeof(req));
+	ret = c->n ? nth_set(c, c->n) : 0;
+	if (!ret)
+		ret = io_uring_submit(&c->ring);
+	/* the injection covers the issue only: reap without it */
+	c->left = nth_get(c);
+	nth_set(c, 0);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EPROTO;
+	ret = io_uring_wait_cqe(&c->ring, &cqe);
+	if (ret)
+		return ret;
+	res = cqe->res;
+	io_uring_cqe_seen(&c->ring, cqe);
+	return res == NPU_JOB_OK ? 0 : res < 0 ? res : -EPROTO;
+}
+
+static int prep_uring(struct ctx *c)
+{
+	if (c->ring_ok)
+		return 0;
+	if (io_uring_queue_init(8, &c->ring, IORING_SETUP_SQE128))
+		return -EINVAL;
+	c->ring_ok = 1;
+	return 0;
 }
 
 static int prep_job(struct ctx *c)
@@ -718,6 +775,12 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
  */
 #define PROBE_ENOSPC	"msi_handle_pci_fail() returns it for any failure to allocate the MSI-X interrupts in their irq domain, an allocation among them"
 
+/*
+ * io_submit_sqes() (io_uring/io_uring.c) ends the submission with -EAGAIN
+ * when no request could be allocated, before the command is issued.
+ */
+#define URING_EAGAIN	"io_submit_sqes() returns it when io_uring cannot allocate the request, before the driver is reached"
+
 /* ---- fixture ------------------------------------------------------------ */
 
 FIXTURE(fnth) {
@@ -772,6 +835,8 @@ FIXTURE_TEARDOWN(fnth)
 		nth_set(c, 0);
 		close(c->nth);
 	}
+	if (c->ring_ok)
+		io_uring_queue_exit(&c->ring);
 	if (c->tfd >= 0)
 		close(c->tfd);
 	if (c->dev >= 0)
@@ -805,6 +870,8 @@ SWEEP(bo_mmap,		   prep_bo,		call_bo_mmap,	   undo_bo_mmap,
       .alt = { { -EINVAL, BO_MMAP_EINVAL } })
 SWEEP(submit,		   NULL,		call_submit,	   undo_submit)
 SWEEP(wait,		   prep_job,		call_wait,	   undo_wait)
+SWEEP(uring_submit,	   prep_uring,		call_uring_submit, NULL,
+      .injects = 1, .alt = { { -EAGAIN, URING_EAGAIN } })
 SWEEP(clock_sample,	   NULL,		call_clock_sample, NULL)
 SWEEP(trace_open,	   NULL,		call_trace_open,   undo_close)
 SWEEP(trace_enable,	   prep_trace,		call_trace_enable, undo_trace)
