@@ -5,7 +5,7 @@
  * a fixed queue depth, from one thread on /dev/npu0. A benchmark, not a
  * test: it prints figures (run by bench.sh in the VM).
  *
- *   npu-uring-bench [-n JOBS] [-r ROUNDS] [-b BYTES] DEPTH...
+ *   npu-uring-bench [-n JOBS] [-r ROUNDS] [-b BYTES] [-p PATHS] [-c] DEPTH...
  *
  * Each round runs, for every DEPTH, the ioctl path then the io_uring paths,
  * JOBS jobs each, keeping DEPTH jobs in flight:
@@ -30,6 +30,14 @@
  * user + system time: the guest's cost of a job) and system calls per job;
  * a latency is split at the driver's complete_ns into the driver's part
  * (submit_ns to complete_ns: queue and device) and the delivery.
+ *
+ * -p runs only the paths named (a comma-separated list, e.g. ioctl,uring).
+ * -c idles a second before and after each run (warm-ups included), so
+ * that costs.sh on the host can tell the runs apart in the emulator's and
+ * QEMU's counters, and prints after each run a line
+ * "@@ PATH DEPTH JOBS IRQS CTXT" (PATH "warm" for a warm-up) with the
+ * guest's completion interrupts (NPU_MSIX_CPL in /proc/interrupts) and
+ * context switches (/proc/stat) over the run.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -207,11 +215,72 @@ static int run_uring(struct bench *b, struct io_uring *ring,
 	return 0;
 }
 
-static int measure(struct bench *b, struct io_uring *ring, unsigned int depth,
-		   struct fig *f)
+/*
+ * Completion interrupts so far: the npu line of MSI-X vector NPU_MSIX_CPL,
+ * the first of the device's lines (its vectors are allocated in order).
+ */
+static unsigned long long cpl_irqs(void)
 {
+	unsigned long long sum = 0, v;
+	char line[1024], *p, *end;
+	FILE *f = fopen("/proc/interrupts", "r");
+	unsigned int nth = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " npu0\n") || nth++ != NPU_MSIX_CPL)
+			continue;
+		p = strchr(line, ':');
+		if (!p)
+			break;
+		for (p++;; p = end) {
+			v = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			sum += v;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* Context switches of the whole guest so far (/proc/stat ctxt). */
+static unsigned long long guest_ctxt(void)
+{
+	unsigned long long v = 0;
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static void idle_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int measure(struct bench *b, struct io_uring *ring, unsigned int depth,
+		   struct fig *f, const char *name, bool counters)
+{
+	unsigned long long irq0 = 0, ctxt0 = 0;
 	uint64_t t0, c0, wall;
 	int ret;
+
+	if (counters) {
+		idle_ms(1000);
+		irq0 = cpl_irqs();
+		ctxt0 = guest_ctxt();
+	}
 
 	b->lat_sum = 0;
 	b->dev_sum = 0;
@@ -223,6 +292,13 @@ static int measure(struct bench *b, struct io_uring *ring, unsigned int depth,
 	wall = npu_now_ns() - t0;
 	if (ret)
 		return ret;
+	if (counters) {
+		irq0 = cpl_irqs() - irq0;
+		ctxt0 = guest_ctxt() - ctxt0;
+		printf("@@ %s %u %lu %llu %llu\n", name, depth, b->jobs, irq0,
+		       ctxt0);
+		fflush(stdout);
+	}
 	f->jobs_s = b->jobs / (wall / 1e9);
 	f->lat_us = b->lat_sum / 1e3 / b->jobs;
 	f->cpu_us = (cpu_ns() - c0) / 1e3 / b->jobs;
@@ -318,10 +394,13 @@ int main(int argc, char **argv)
 	unsigned int depth[8], n_depth = 0, rounds = 5, bytes = 64, r, d, p;
 	struct bench b = { .jobs = 2000 };
 	struct io_uring rings[NPATHS], *ring[NPATHS] = { NULL };
+	unsigned int paths = (1u << NPATHS) - 1;
+	bool counters = false;
 	struct fig m[NPATHS];
+	char *tok, *save;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "n:r:b:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:b:p:ch")) != -1) {
 		switch (c) {
 		case 'n':
 			b.jobs = strtoul(optarg, NULL, 0);
@@ -332,8 +411,22 @@ int main(int argc, char **argv)
 		case 'b':
 			bytes = strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			paths = 0;
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				for (p = 0; p < NPATHS && strcmp(tok, names[p]); p++)
+					;
+				if (p == NPATHS)
+					return 2;
+				paths |= 1u << p;
+			}
+			break;
+		case 'c':
+			counters = true;
+			break;
 		default:
-			fprintf(stderr, "usage: npu-uring-bench [-n JOBS] [-r ROUNDS] [-b BYTES] DEPTH...\n");
+			fprintf(stderr, "usage: npu-uring-bench [-n JOBS] [-r ROUNDS] [-b BYTES] [-p PATHS] [-c] DEPTH...\n");
 			return 2;
 		}
 	}
@@ -367,13 +460,17 @@ int main(int argc, char **argv)
 	/* a warm-up of each path: io_uring's first use, the caches */
 	for (d = 0; d < n_depth; d++)
 		for (p = 0; p < NPATHS; p++)
-			if (measure(&b, ring[p], depth[d], &res[p][d][0]))
+			if ((paths & 1u << p) &&
+			    measure(&b, ring[p], depth[d], &res[p][d][0],
+				    "warm", counters))
 				return 1;
 	for (r = 0; r < rounds; r++)
 		for (d = 0; d < n_depth; d++)
 			for (p = 0; p < NPATHS; p++) {
+				if (!(paths & 1u << p))
+					continue;
 				ret = measure(&b, ring[p], depth[d],
-					      &res[p][d][r]);
+					      &res[p][d][r], names[p], counters);
 				if (ret) {
 					fprintf(stderr, "npu-uring-bench: %s depth %u: %s\n",
 						names[p], depth[d], strerror(-ret));
@@ -382,14 +479,18 @@ int main(int argc, char **argv)
 			}
 	for (d = 0; d < n_depth; d++) {
 		for (p = 0; p < NPATHS; p++) {
+			if (!(paths & 1u << p))
+				continue;
 			m[p] = med(res[p][d], rounds);
 			print_fig(names[p], depth[d], &m[p]);
 		}
 		for (p = 1; p < NPATHS; p++)
-			printf("%s/ioctl depth %2u: throughput x%.2f, latency x%.2f, cpu/job x%.2f\n",
-			       names[p], depth[d], m[p].jobs_s / m[0].jobs_s,
-			       m[p].lat_us / m[0].lat_us,
-			       m[p].cpu_us / m[0].cpu_us);
+			if ((paths & 1u << p) && (paths & 1u))
+				printf("%s/ioctl depth %2u: throughput x%.2f, latency x%.2f, cpu/job x%.2f\n",
+				       names[p], depth[d],
+				       m[p].jobs_s / m[0].jobs_s,
+				       m[p].lat_us / m[0].lat_us,
+				       m[p].cpu_us / m[0].cpu_us);
 	}
 	for (p = 1; p < NPATHS; p++)
 		io_uring_queue_exit(&rings[p]);
