@@ -12,7 +12,8 @@
 #         BUILD/vmtests/ in it (the guest boots even when there is none,
 #         which checks boot, npu.ko insertion and binding); a test T that
 #         has a file T.npu-vm next to it runs in a guest of its own, started
-#         with the npu-vm/npu-emu options in that file (e.g. "--stall-pe 1");
+#         with the npu-vm/npu-emu options in that file (e.g. "--stall-pe 1"),
+#         shared with the other tests whose files hold the same options;
 #   all   both.
 # The output of every suite is shown and kept in BUILD/check/*.log; the last
 # line printed is "N passed, N failed" over all of them (scripts/totals.sh).
@@ -81,11 +82,32 @@ run_vm() {
 		else
 			vm_run "$ver" "$LOGDIR/vm-$ver.log" ""
 		fi
-		for args in "$BUILD"/vmtests/*.npu-vm; do
-			[[ -f "$args" && -x "${args%.npu-vm}" ]] || continue
-			t=${args%.npu-vm}
-			vm_run "$ver" "$LOGDIR/vm-$ver-${t##*/}.log" "$(<"$args")" "$t"
+		vm_groups "$ver"
+	done
+}
+
+# The suites with a T.npu-vm file, one guest for each set of options: the
+# suites whose files hold the same options share a guest and run in it one
+# after the other, as the others share the first guest (a boot of the
+# debug kernel under TCG takes minutes).
+vm_groups() {
+	local ver=$1 args o name t
+	local -A group=()
+	local order=() ts=()
+
+	for args in "$BUILD"/vmtests/*.npu-vm; do
+		[[ -f "$args" && -x "${args%.npu-vm}" ]] || continue
+		o="x$(<"$args")"	# a key, even for an empty file
+		[[ -v "group[$o]" ]] || order+=("$o")
+		group[$o]+="${args%.npu-vm} "
+	done
+	for o in "${order[@]}"; do
+		read -r -a ts <<<"${group[$o]}"
+		name=
+		for t in "${ts[@]}"; do
+			name+="${name:++}${t##*/}"
 		done
+		vm_run "$ver" "$LOGDIR/vm-$ver-$name.log" "${o#x}" "${ts[@]}"
 	done
 }
 
