@@ -222,6 +222,12 @@ int npu_hw_enable(struct npu_dev *ndev)
 	unsigned long timeout;
 	u32 ctrl;
 
+	/*
+	 * A completion cause that a previous driver left set would make the
+	 * device merge every completion into a raise nobody will handle
+	 * (hw.rst, "Interrupts"): start with it clear. No job is queued yet.
+	 */
+	npu_hw_ack_intr(ndev, NPU_INTR_CPL);
 	npu_wr32(ndev, NPU_REG_INTR_MASK, 0);
 	ctrl = npu_rd32(ndev, NPU_REG_CONTROL) & ~NPU_CTRL_TRACE_MASK;
 	npu_wr32(ndev, NPU_REG_CONTROL, ctrl | NPU_CTRL_ENABLE);

@@ -25,6 +25,15 @@
  * A completion for a job id the driver never handed out (a device bug) is
  * ignored with a rate-limited warning and counted in npu_dev.spurious.
  *
+ * A batch of io_uring commands rings NPU_DB_QUEUE once: io_uring holds a
+ * block plug around a submission batch (URING_CMD is a plugging opcode), so
+ * npu_job_push() defers the doorbell of a command's job to the plug's
+ * callback, as blk-mq rings an NVMe doorbell once per batch. Each job's
+ * producer write still happens at once; only the doorbell waits, and never
+ * past the end of the io_uring_enter() call that submitted the job, or the
+ * submitter sleeping. The ioctl path, and a command issued without a plug
+ * (io_uring's worker, a single command), ring at once.
+ *
  * A job submitted through io_uring (npu_uring.c) goes through the same
  * checks, queue and trace hooks; it is in its file's @jobs (marked
  * NPU_JOB_XA_URING) while queued, never on the done list, and its completion
@@ -33,6 +42,7 @@
  * freed at completion like a job of a closed file.
  */
 
+#include <linux/blkdev.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -303,6 +313,11 @@ irqreturn_t npu_job_cpl_irq(int irq, void *arg)
 	if (!npu_dev_enter(ndev, &idx))
 		return IRQ_HANDLED;
 	npu_hw_ack_intr(ndev, NPU_INTR_CPL);
+	/*
+	 * The clear before the producer read: the device merges completions
+	 * into a raise whose cause bit is still set (hw.rst, "Interrupts").
+	 */
+	mb();
 	mutex_lock(&ndev->jobs_lock);
 	if (npu_job_drain_locked(ndev, false))
 		npu_job_wake(ndev);
@@ -575,6 +590,37 @@ static int npu_job_pick_pe(struct npu_dev *ndev, u32 want)
 	return best == U32_MAX ? -1 : best;
 }
 
+/*
+ * The plug callback of a batch of io_uring commands: ring the doorbell
+ * that npu_job_push() deferred. Runs in the submitting task, at the end of
+ * the batch or before it sleeps (@from_schedule: inside schedule(), so no
+ * sleeping). The batch's commands hold their files, and the files hold the
+ * device, so @cb->data is valid; the hardware may be gone (unplug).
+ */
+static void npu_job_plug_flush(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct npu_dev *ndev = cb->data;
+	int idx;
+
+	if (npu_dev_enter(ndev, &idx)) {
+		npu_doorbell(ndev, NPU_DB_QUEUE);
+		npu_dev_exit(ndev, idx);
+	}
+	kfree(cb);
+}
+
+/*
+ * Ring NPU_DB_QUEUE for a job just made visible, or leave it to the plug
+ * callback of the io_uring submission batch the job is part of.
+ */
+static void npu_job_ring(struct npu_dev *ndev, const struct npu_job *job)
+{
+	if (job->ucmd &&
+	    blk_check_plugged(npu_job_plug_flush, ndev, sizeof(struct blk_plug_cb)))
+		return;
+	npu_doorbell(ndev, NPU_DB_QUEUE);
+}
+
 /* Make @job visible to the device on a PE. jobs_lock held. */
 static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 			 struct npu_hw_cmd *cmd)
@@ -601,7 +647,7 @@ static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 	 * the doorbell.
 	 */
 	writel(q->prod, ptrs + NPU_PTR_PROD);
-	npu_doorbell(ndev, NPU_DB_QUEUE);
+	npu_job_ring(ndev, job);
 
 	if (!delayed_work_pending(&ndev->timeout_work)) {
 		/*

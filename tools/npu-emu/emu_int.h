@@ -114,9 +114,10 @@ struct npu_emu {
 
 	struct npu_timing timing;
 
-	/* completion queue writer: cpl_lock protects cpl_prod */
+	/* completion queue writer: cpl_lock (inside lock) protects these */
 	pthread_mutex_t cpl_lock;
 	uint32_t cpl_prod;
+	bool cpl_raised;		/* NPU_INTR_CPL was last set unmasked */
 
 	/* trace writer: trace_lock protects the trace area and these */
 	pthread_mutex_t trace_lock;

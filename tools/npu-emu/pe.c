@@ -64,7 +64,8 @@ void npu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
 		.end_tick = end,
 	};
 	struct npu_hw_cpl *slot;
-	uint32_t cons;
+	uint32_t cons, prev;
+	bool merged;
 
 	pthread_mutex_lock(&e->cpl_lock);
 	cons = __atomic_load_n(&q->cons, __ATOMIC_ACQUIRE);
@@ -81,10 +82,24 @@ void npu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
 	memcpy(slot, &cpl, sizeof(cpl));
 	e->cpl_prod++;
 	__atomic_store_n(&q->prod, e->cpl_prod, __ATOMIC_RELEASE);
+	/*
+	 * Merge completions into the interrupt the host has not cleared yet
+	 * (hw.rst, "Interrupts"): NPU_MSIX_CPL is raised only when
+	 * NPU_INTR_CPL was clear, or was last set while masked. The host
+	 * clears the bit before it reads the producer, so a completion
+	 * published before a set that found the bit set is seen by the drain
+	 * that follows the clear.
+	 */
+	prev = __atomic_fetch_or(npu_reg(e, NPU_REG_INTR_CAUSE), NPU_INTR_CPL,
+				 __ATOMIC_SEQ_CST);
+	merged = (prev & NPU_INTR_CPL) && e->cpl_raised;
+	e->cpl_raised = !(npu_reg_read(e, NPU_REG_INTR_MASK) & NPU_INTR_CPL);
 	pthread_mutex_unlock(&e->cpl_lock);
 	npu_log(e, "pe%u: job 0x%" PRIx64 " status %u op %u ticks %" PRIu64
-		"..%" PRIu64, pe, job_id, status, op_index, start, end);
-	npu_dev_raise(e, NPU_INTR_CPL, NPU_MSIX_CPL);
+		"..%" PRIu64 "%s", pe, job_id, status, op_index, start, end,
+		merged ? " (interrupt merged)" : "");
+	if (!merged)
+		npu_dev_raise(e, NPU_INTR_CPL, NPU_MSIX_CPL);
 }
 
 /* Check a command and resolve its buffers; NPU_HW_STATUS_* */
@@ -450,6 +465,16 @@ void npu_pe_kick(struct npu_emu *e)
 void npu_pe_set_enabled(struct npu_emu *e, bool enabled)
 {
 	pthread_mutex_lock(&e->lock);
+	if (e->enabled != enabled) {
+		/*
+		 * The host enabled or disabled the device: the completion
+		 * interrupt starts afresh, so that a cause bit a previous
+		 * driver left set cannot swallow the next one's completions.
+		 */
+		pthread_mutex_lock(&e->cpl_lock);
+		e->cpl_raised = false;
+		pthread_mutex_unlock(&e->cpl_lock);
+	}
 	e->enabled = enabled;
 	pthread_cond_broadcast(&e->wake);
 	pthread_mutex_unlock(&e->lock);
