@@ -50,17 +50,18 @@
 #define NPF_RO_INLINE	112	/* an EXEC record, a span and a short label */
 
 struct npf_ro_ent {
-	uint32_t type;
+	/* three runs of struct npuprof_event's fields, copied whole */
+	uint32_t type;		/* type, dev, offset, time_ns */
 	uint32_t dev;
 	uint64_t offset;
 	int64_t time_ns;
-	struct npuprof_clock_map start;
+	struct npuprof_clock_map start;	/* start, end */
 	struct npuprof_clock_map end;
+	uint32_t label_len;	/* with its NUL, 0 without a label */
+	uint32_t session_op;	/* session_op, count, id, pid */
 	uint64_t count;
 	uint64_t id;
-	uint32_t session_op;
 	int32_t pid;
-	uint32_t label_len;	/* with its NUL, 0 without a label */
 	void *big;		/* malloc'ed data beyond NPF_RO_INLINE */
 	union {
 		uint64_t align;
@@ -68,18 +69,34 @@ struct npf_ro_ent {
 	};
 };
 
-/* The fields an entry keeps, copied from an event or back to one */
+/* @f is where struct npuprof_event has it, relative to its run's first @a */
+#define NPF_RO_AT(a, f)							\
+	_Static_assert(offsetof(struct npf_ro_ent, f) -			\
+		       offsetof(struct npf_ro_ent, a) ==		\
+		       offsetof(struct npuprof_event, f) -		\
+		       offsetof(struct npuprof_event, a), #f)
+NPF_RO_AT(type, dev);
+NPF_RO_AT(type, offset);
+NPF_RO_AT(type, time_ns);
+NPF_RO_AT(start, end);
+NPF_RO_AT(session_op, count);
+NPF_RO_AT(session_op, id);
+NPF_RO_AT(session_op, pid);
+#undef NPF_RO_AT
+
+#define NPF_RO_SPAN(a, b)	(offsetof(struct npuprof_event, b) +	\
+				 sizeof(((struct npuprof_event *)0)->b) - \
+				 offsetof(struct npuprof_event, a))
+
+/*
+ * The fields an entry keeps, copied from an event or back to one: three
+ * runs of fixed size (a few vector moves, not ten fields one by one)
+ */
 #define NPF_RO_FIELDS(dst, src) do {					\
-	(dst)->type = (src)->type;					\
-	(dst)->dev = (src)->dev;					\
-	(dst)->offset = (src)->offset;					\
-	(dst)->time_ns = (src)->time_ns;				\
-	(dst)->start = (src)->start;					\
-	(dst)->end = (src)->end;					\
-	(dst)->count = (src)->count;					\
-	(dst)->id = (src)->id;						\
-	(dst)->session_op = (src)->session_op;				\
-	(dst)->pid = (src)->pid;					\
+	memcpy(&(dst)->type, &(src)->type, NPF_RO_SPAN(type, time_ns));	\
+	memcpy(&(dst)->start, &(src)->start, NPF_RO_SPAN(start, end));	\
+	memcpy(&(dst)->session_op, &(src)->session_op,			\
+	       NPF_RO_SPAN(session_op, pid));				\
 } while (0)
 
 /* Queue node: the key inline so that ordering never touches an entry */
@@ -408,9 +425,10 @@ static int npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn,
 			/*
 			 * The ring is sorted: its entries go out in order, long
 			 * after they came in (max_held events: far out of the
-			 * caches). Fetch the one NPF_RO_AHEAD places on now.
+			 * caches). Fetch the one NPF_RO_AHEAD places on now
+			 * (with the pipeline too: its take reads the entry).
 			 */
-			if (ro->ring_n > NPF_RO_AHEAD && !ro->take)
+			if (ro->ring_n > NPF_RO_AHEAD)
 				npf_ro_prefetch(ro->ring[(ro->ring_head +
 							  NPF_RO_AHEAD) &
 							 ro->ring_mask].e);
@@ -574,6 +592,11 @@ struct npf_tl {
 	int64_t last_ts;
 	bool have_last;
 	bool cur_late;		/* the event being handled is late */
+	/*
+	 * With the pipeline: the durations of the record being handled,
+	 * computed by the reader's thread (npf_pl_take()), or NULL
+	 */
+	const struct npf_dur *pre_dur;
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
 	uint64_t *flows;	/* npf_tl_flow() */
@@ -617,7 +640,8 @@ static bool npf_tl_flow(struct npf_tl *tl, const struct npf_tl_item *it)
 	return true;
 }
 
-static int npf_tl_emit(struct npf_tl *tl, const struct npf_tl_item *it)
+static inline __attribute__((always_inline)) int
+npf_tl_emit(struct npf_tl *tl, const struct npf_tl_item *it)
 {
 	if ((it->kind == NPF_TL_FLOW_OUT || it->kind == NPF_TL_FLOW_IN) &&
 	    !npf_tl_flow(tl, it))
@@ -965,6 +989,31 @@ static int npf_tl_unmapped(struct npf_tl *tl, const struct npuprof_event *ev,
 	return npf_tl_emit(tl, &it);
 }
 
+/*
+ * The durations of record @rec (EXEC or OP) of device @dev from its ticks
+ * (npf_dev_dur()); @start, @end: its mapped times
+ */
+static inline void npf_tl_dur(const struct npuprof_trace *t, uint32_t dev,
+			      const void *rec,
+			      const struct npuprof_clock_map *start,
+			      const struct npuprof_clock_map *end,
+			      struct npf_dur *out)
+{
+	const struct npu_trace_rec_exec *x = rec;
+	const struct npu_trace_rec_op *o = rec;
+	uint64_t ticks;
+
+	if (x->hdr.type == NPU_TRACE_REC_EXEC) {
+		npf_dev_dur(t, dev, 0, x->start_tick, x->run_ticks,
+			    x->iowait_ticks, start, end, out);
+		return;
+	}
+	ticks = o->end_tick >= o->start_tick ? o->end_tick - o->start_tick : 0;
+	npf_dev_dur(t, dev, 0, o->start_tick,
+		    ticks >= o->iowait_ticks ? ticks - o->iowait_ticks : 0,
+		    o->iowait_ticks, start, end, out);
+}
+
 static int npf_tl_exec(struct npf_tl *tl, const struct npuprof_event *ev)
 {
 	const struct npu_trace_rec_exec *x = ev->rec;
@@ -977,8 +1026,11 @@ static int npf_tl_exec(struct npf_tl *tl, const struct npuprof_event *ev)
 	it.minor = d->seen ? d->minor : UINT32_MAX;
 	it.device = (x->flags & NPU_TRACE_EXEC_F_DEVICE) && ev->start.valid &&
 		    ev->end.valid;
-	npf_dev_dur(tl->trace, ev->dev, 0, x->start_tick, x->run_ticks,
-		    x->iowait_ticks, &ev->start, &ev->end, &it.dur_dev);
+	if (tl->pre_dur)
+		it.dur_dev = *tl->pre_dur;
+	else
+		npf_tl_dur(tl->trace, ev->dev, x, &ev->start, &ev->end,
+			   &it.dur_dev);
 	if (!it.device) {
 		/* host times: submit to completion, on a lane of its own */
 		if (x->flags & NPU_TRACE_EXEC_F_DEVICE) {
@@ -1067,11 +1119,25 @@ static int npf_tl_op(struct npf_tl *tl, const struct npuprof_event *ev)
 {
 	const struct npu_trace_rec_op *o = ev->rec;
 	struct npf_tl_dev *d = &tl->dev[ev->dev];
-	struct npf_tl_item it = { .kind = NPF_TL_OP, .ev = ev };
-	uint64_t ticks;
+	struct npf_tl_item it;
 
 	if (!ev->start.valid || !ev->end.valid)
 		return npf_tl_unmapped(tl, ev, ev->time_ns);
+	/*
+	 * The most common item: the fields of an OP's (struct npf_tl_item)
+	 * set one by one, not the whole struct zeroed first
+	 */
+	it.kind = NPF_TL_OP;
+	it.what = 0;
+	it.ev = ev;
+	it.id = 0;
+	it.name = NULL;
+	it.text = NULL;
+	it.lane = 0;
+	it.violation = false;
+	it.value = 0;
+	it.decimals = 0;
+	it.sort = 0;
 	it.pid = NPF_TL_DEV_PID + ev->dev;
 	it.tid = NPF_TL_PE_TID + o->pe;
 	it.minor = d->seen ? d->minor : UINT32_MAX;
@@ -1080,10 +1146,11 @@ static int npf_tl_op(struct npf_tl *tl, const struct npuprof_event *ev)
 	it.dur = ev->end.ns > ev->start.ns ? ev->end.ns - ev->start.ns : 0;
 	it.err_ns = ev->start.err_ns > ev->end.err_ns ?
 		    ev->start.err_ns : ev->end.err_ns;
-	ticks = o->end_tick >= o->start_tick ? o->end_tick - o->start_tick : 0;
-	npf_dev_dur(tl->trace, ev->dev, 0, o->start_tick,
-		    ticks >= o->iowait_ticks ? ticks - o->iowait_ticks : 0,
-		    o->iowait_ticks, &ev->start, &ev->end, &it.dur_dev);
+	if (tl->pre_dur)
+		it.dur_dev = *tl->pre_dur;
+	else
+		npf_tl_dur(tl->trace, ev->dev, o, &ev->start, &ev->end,
+			   &it.dur_dev);
 	if (o->pe < NPF_TL_MAX_PES && !npf_tl_pe(tl, ev->dev, o->pe))
 		return -ENOMEM;
 	return npf_tl_emit(tl, &it);
@@ -1452,11 +1519,14 @@ static void npf_tl_release(struct npf_tl *tl)
 
 /*
  * With NPUPROF_PIPELINE=1 and two CPUs or more, npf_timeline_run() runs
- * in two threads: the caller's reads the file, maps the device times and
- * orders the events (the reorder buffer); a second one turns the released
- * events into
- * items and passes them to the run's callback. Released entries of the
- * reorder buffer go, by address, through a bounded single-producer
+ * in two threads: the caller's reads the file, maps the device times (the
+ * start and the end of each record), orders the events (the reorder
+ * buffer) and computes each released record's durations (npf_tl_dur());
+ * a second one turns the released events into items and passes them to
+ * the run's callback. The second, which formats, is the longer one
+ * (callgrind counts in Documentation/npu/export.rst), so the first does
+ * what can be done before the items. Released entries of the reorder
+ * buffer go, by address, through a bounded single-producer
  * single-consumer ring of NPF_PL_SLOTS slots, published in batches of
  * NPF_PL_BATCH; the reader gives an entry back to the buffer's free list
  * when it fills that slot again (the consumer is done with it then: the
@@ -1478,9 +1548,12 @@ static void npf_tl_release(struct npf_tl *tl)
 #define NPF_PL_HALF	(NPF_PL_SLOTS / 2)
 #define NPF_PL_SPIN	256
 
+/* A released entry; the durations of an EXEC or OP (npf_tl_dur()) */
 struct npf_pl_slot {
 	int64_t key;
 	struct npf_ro_ent *e;
+	bool has_dur;
+	struct npf_dur dur;
 };
 
 struct npf_pl {
@@ -1499,8 +1572,6 @@ struct npf_pl {
 	struct npf_pl_slot *slot;
 	struct npf_tl *tl;
 	struct npf_reorder *ro;
-	/* the consumer's: it maps the device records' ends */
-	uint32_t piece[NPF_TL_MAX_DEVS];
 	pthread_mutex_t mu;
 	pthread_cond_t cons_cv;
 	pthread_cond_t prod_cv;
@@ -1617,11 +1688,9 @@ static void *npf_pl_main(void *arg)
 				npf_ro_prefetch(pl->slot[(t + NPF_RO_AHEAD) &
 							 (NPF_PL_SLOTS - 1)].e);
 			npf_ro_event(&ev, s->e);
-			if (ev.type == NPUPROF_EV_RECORD &&
-			    ev.dev < NPF_TL_MAX_DEVS)
-				npf_trace_map_end(pl->tl->trace, &ev,
-						  &pl->piece[ev.dev]);
+			pl->tl->pre_dur = s->has_dur ? &s->dur : NULL;
 			ret = npf_tl_ordered(pl->tl, &ev, s->key);
+			pl->tl->pre_dur = NULL;
 			/* the reader recycles the entry without reading it */
 			if (npf_unlikely(s->e->big != NULL)) {
 				free(s->e->big);
@@ -1700,6 +1769,22 @@ static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
 	}
 	s->key = key;
 	s->e = e;
+	/*
+	 * The durations of a device record, here rather than in the second
+	 * thread, which is the longer one: it formats
+	 */
+	s->has_dur = false;
+	if (e->type == NPUPROF_EV_RECORD) {
+		const void *rec = e->big ? e->big : e->data;
+		uint16_t type = ((const struct npu_trace_rec_hdr *)rec)->type;
+
+		if (type == NPU_TRACE_REC_EXEC ||
+		    (type == NPU_TRACE_REC_OP && e->start.valid && e->end.valid)) {
+			npf_tl_dur(pl->tl->trace, e->dev, rec, &e->start,
+				   &e->end, &s->dur);
+			s->has_dur = true;
+		}
+	}
 	pl->put++;
 	if (!(pl->put & (NPF_PL_BATCH - 1))) {
 		npf_pl_publish(pl, false);
@@ -1771,7 +1856,6 @@ static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 		goto fail_pcv;
 	pl->ro = ro;
 	ro->pool_cap += NPF_RO_SPARE;
-	npf_trace_defer_end(tl->trace, true);
 	ro->take = npf_pl_take;
 	ro->take_ctx = pl;
 	return pl;
@@ -1807,7 +1891,6 @@ static void npf_pl_stop(struct npf_pl *pl, struct npf_reorder *ro)
 	pthread_cond_destroy(&pl->prod_cv);
 	pthread_cond_destroy(&pl->cons_cv);
 	pthread_mutex_destroy(&pl->mu);
-	npf_trace_defer_end(pl->tl->trace, false);
 	free(pl->slot);
 	free(pl);
 	ro->take = NULL;

@@ -750,4 +750,60 @@ TEST(a_record_longer_than_the_window_stays_on_its_thread)
 	unlink(b.path);
 }
 
+/*
+ * Times are written from their ns as µs with 3 decimals; the exporter
+ * keeps the text of the last time's ms and writes a time in the same ms
+ * from it: times under 1 ms, on either side of an ms and of a power of
+ * ten, far apart and back in the same ms each come out exact, both as
+ * text and parsed.
+ */
+TEST(times_are_exact_across_ms_and_digit_counts)
+{
+	static const uint64_t ts[] = {
+		0, 1, 999, 1000, 999999, 1000000, 1000001, 1000999,
+		1001000, 1999999, 2000000, 9999999999ull, 10000000000ull,
+		10000000001ull, 123456789012345ull, 123456789012999ull,
+		123456789013000ull,
+	};
+	static const char *const text[] = {
+		"\"ts\":0.000,", "\"ts\":0.001,", "\"ts\":0.999,",
+		"\"ts\":1.000,", "\"ts\":999.999,", "\"ts\":1000.000,",
+		"\"ts\":1000.001,", "\"ts\":1000.999,", "\"ts\":1001.000,",
+		"\"ts\":1999.999,", "\"ts\":2000.000,",
+		"\"ts\":9999999.999,", "\"ts\":10000000.000,",
+		"\"ts\":10000000.001,", "\"ts\":123456789012.345,",
+		"\"ts\":123456789012.999,", "\"ts\":123456789013.000,",
+	};
+	const size_t n = sizeof(ts) / sizeof(ts[0]);
+	struct parsed p;
+	struct tb b;
+	size_t i;
+	int j;
+
+	tb_open(&b, "times");
+	/* each span on a thread of its own, 1 ns long */
+	for (i = 0; i < n; i++)
+		tb_span(&b, NPUPROF_SPAN_RUN, 0, 1, 10 + (int)i, ts[i],
+			ts[i] + 1, i + 1, 0, 0, 0);
+	tb_close(&b);
+	ASSERT_EQ(0, export_parse(b.path, &p));
+	for (i = 0; i < n; i++) {
+		bool found = false;
+
+		EXPECT_NE(NULL, strstr(p.text, text[i])) {
+			TH_LOG("no %s", text[i]);
+		}
+		for (j = 0; j < p.n; j++) {
+			if (strcmp(p.ev[j].ph, "X") || p.ev[j].tid != 10 + (long long)i)
+				continue;
+			found = true;
+			EXPECT_EQ((long long)ts[i], p.ev[j].ts);
+			EXPECT_EQ(1, p.ev[j].dur);
+		}
+		EXPECT_TRUE(found);
+	}
+	parsed_free(&p);
+	unlink(b.path);
+}
+
 TEST_HARNESS_MAIN
