@@ -43,6 +43,16 @@
 #define NPF_FLUSH_NS		(250 * 1000 * 1000ull)
 /* the writer thread waits for this much in the stage, or for a flush */
 #define NPF_WRITE_MIN		(64u * 1024)
+/*
+ * The rings are busy while the reader thread found records in them less
+ * than this long ago; the writer thread stays off the CPU until they are
+ * quiet, unless the stage is past its high mark. Under a flood the reader
+ * finds records every few ms (its watermark), and a default ring fills in
+ * about 30 ms in the VM.
+ */
+#define NPF_QUIET_NS		(20 * 1000 * 1000ull)
+/* ... but for no longer than this since the last flush (a killed process) */
+#define NPF_DEFER_MAX_NS	(1000 * 1000 * 1000ull)
 #define NPF_MAX_DEVS		16
 #define NPF_MAX_RING_PAGES	4096
 #define NPF_WATERMARK_MAX	(64u * 1024)
@@ -91,6 +101,7 @@ struct npuprof_session {
 	pid_t pid;
 	uint64_t start_ns;
 	uint64_t last_flush_ns;		/* writer thread */
+	uint64_t busy_ns;		/* the reader last found records; atomic */
 	struct npuprof_stats st;	/* under @lock */
 	int werr;			/* first writer error; atomic */
 	/* the stage: reader thread (producer, under @lock) -> writer thread */
@@ -396,11 +407,10 @@ static int npf_add_wait(struct npuprof_session *s, uint16_t type,
 
 /*
  * Write the stage to the file in place: each contiguous run of its items
- * becomes one chunk, written with writev() straight from the stage, then
- * released to the reader thread. Short of @all, a run smaller than
- * NPF_WRITE_MIN waits for more, so that chunks stay large.
+ * (up to a chunk) becomes one chunk, written with writev() straight from
+ * the stage, then released to the reader thread.
  */
-static void npf_write_stage(struct npuprof_session *s, bool all)
+static void npf_write_stage(struct npuprof_session *s)
 {
 	const void *p;
 	uint32_t len, n;
@@ -408,9 +418,6 @@ static void npf_write_stage(struct npuprof_session *s, bool all)
 
 	while (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE) &&
 	       (p = npf_iring_peek(&s->stage, NPF_CHUNK_DEFAULT, &len, &n))) {
-		if (!all && len < NPF_WRITE_MIN &&
-		    npf_iring_used(&s->stage) < NPF_WRITE_MIN)
-			break;
 		ret = npf_writer_add_items(s->w, p, len, n);
 		if (ret) {
 			npf_werr(s, ret);
@@ -423,24 +430,100 @@ static void npf_write_stage(struct npuprof_session *s, bool all)
 	}
 }
 
+/*
+ * The stage past this is written even while the rings are busy: three
+ * quarters of it, so that a burst the size of the stage's high mark (12 MiB
+ * for the default ring) stays in memory until it ends, and the last
+ * quarter (four rings or more) absorbs the rings while the writer catches
+ * up.
+ */
+static uint64_t npf_stage_high(const struct npuprof_session *s)
+{
+	return (uint64_t)s->stage.size / 4 * 3;
+}
+
+/*
+ * How long the writer thread may sleep, in ms, and whether to write now.
+ * It writes when told to finish, when the reader found the stage full,
+ * past the high mark, and else only once the rings are quiet: then a run
+ * of NPF_WRITE_MIN, or whatever there is at the flush period; a burst
+ * longer than NPF_DEFER_MAX_NS is written as it goes. While a burst
+ * lasts, the reader and the application have the CPUs to themselves: in
+ * the VM a 10 MB flood's checksum and write() cost the writer 50 to 90 ms
+ * of CPU, and a default ring fills in 30 ms.
+ */
+static bool npf_writer_due(struct npuprof_session *s, uint64_t now, int *ms)
+{
+	uint64_t used = npf_iring_used(&s->stage);
+	uint64_t busy = __atomic_load_n(&s->busy_ns, __ATOMIC_ACQUIRE);
+	uint64_t wait;
+
+	*ms = NPF_POLL_MS;
+	if (__atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE) ||
+	    used >= npf_stage_high(s))
+		return true;
+	if (!used)
+		return false;
+	if (now - busy < NPF_QUIET_NS) {
+		if (now - s->last_flush_ns >= NPF_DEFER_MAX_NS)
+			return true;
+		wait = busy + NPF_QUIET_NS - now;
+	} else {
+		if (used >= NPF_WRITE_MIN ||
+		    now - s->last_flush_ns >= NPF_FLUSH_NS)
+			return true;
+		wait = s->last_flush_ns + NPF_FLUSH_NS - now;
+	}
+	wait = wait / 1000000 + 1;
+	*ms = wait < NPF_POLL_MS ? (int)wait : NPF_POLL_MS;
+	return false;
+}
+
+/*
+ * The CPU time of the calling thread, in ms, at NPUPROF_LOG_DEBUG; for
+ * the writer, the stage bytes it wrote while the rings were busy
+ */
+static void npf_log_cpu(struct npuprof_session *s, const char *who,
+			uint64_t busy_bytes)
+{
+	struct timespec ts;
+
+	if (s->log.level < NPUPROF_LOG_DEBUG ||
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return;
+	npf_log(&s->log, NPUPROF_LOG_DEBUG,
+		"%s thread: %.1f ms CPU, %" PRIu64 " bytes written in bursts",
+		who, (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6,
+		busy_bytes);
+}
+
 static void *npf_writer_thread(void *arg)
 {
 	struct npuprof_session *s = arg;
 	struct pollfd pfd = { .fd = s->wefd, .events = POLLIN };
 	sigset_t all;
-	uint64_t v;
+	uint64_t v, now, used, busy_bytes = 0;
 	bool flush;
-	int quit;
+	int quit, ms = NPF_POLL_MS;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "npuprof-write");
 	for (;;) {
-		if (poll(&pfd, 1, NPF_POLL_MS) > 0 &&
+		if (poll(&pfd, 1, ms) > 0 &&
 		    read(s->wefd, &v, sizeof(v)) < 0)
 			(void)0;
+		now = npf_now_ns();
+		if (!npf_writer_due(s, now, &ms))
+			continue;
 		quit = __atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE);
-		flush = quit || npf_now_ns() - s->last_flush_ns > NPF_FLUSH_NS;
-		npf_write_stage(s, flush);
+		flush = quit || now - s->last_flush_ns > NPF_FLUSH_NS;
+		used = npf_iring_used(&s->stage);
+		npf_write_stage(s);
+		if (now - __atomic_load_n(&s->busy_ns, __ATOMIC_ACQUIRE) <
+		    NPF_QUIET_NS)
+			busy_bytes += used - npf_iring_used(&s->stage);
 		if (flush)
 			npf_flush(s);
 		/*
@@ -452,7 +535,11 @@ static void *npf_writer_thread(void *arg)
 		if (quit && (!npf_iring_used(&s->stage) ||
 			     __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE)))
 			break;
+		/* a stage still due (full) waits for the reader's kick */
+		if (npf_writer_due(s, npf_now_ns(), &ms))
+			ms = NPF_POLL_MS;
 	}
+	npf_log_cpu(s, "writer", busy_bytes);
 	return NULL;
 }
 
@@ -661,6 +748,7 @@ static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 	prod = __atomic_load_n(&d->hdr->producer, __ATOMIC_ACQUIRE);
 	if (prod == d->cons)
 		return;
+	__atomic_store_n(&s->busy_ns, npf_now_ns(), __ATOMIC_RELEASE);
 	ret = npf_ring_parse(d->data, d->data_size, &d->cons, prod,
 			     npf_on_record, &run, &d->st, err, sizeof(err));
 	/* the records are copied before the kernel may reuse their space */
@@ -722,10 +810,14 @@ static void npf_collect(struct npuprof_session *s)
 				&s->st.spans_lost);
 	if (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED))
 		s->st.stage_full++;
-	/* the writer waits for a chunk's worth, unless the stage is full */
+	/*
+	 * The writer wakes by itself once the rings are quiet
+	 * (npf_writer_due()): kick it only when the stage is full or past its
+	 * high mark.
+	 */
 	if (s->wthr_started &&
 	    (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED) ||
-	     npf_iring_used(&s->stage) >= NPF_WRITE_MIN))
+	     npf_iring_used(&s->stage) >= npf_stage_high(s)))
 		npf_kick(s->wefd);
 }
 
@@ -957,6 +1049,7 @@ static void *npf_reader_thread(void *arg)
 	/* signals are for the application's threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "npuprof-read");
 	for (;;) {
 		bool stalled;
 		uint64_t v;
@@ -1001,6 +1094,7 @@ static void *npf_reader_thread(void *arg)
 		if (quit)
 			break;
 	}
+	npf_log_cpu(s, "reader", 0);
 	return NULL;
 }
 
@@ -1130,6 +1224,9 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	ret = npf_iring_init(&s->stage, npf_stage_size(s));
 	if (ret)
 		goto fail;
+	/* time the checksums now, not in the writer's first chunk */
+	npf_log(&s->log, NPUPROF_LOG_DEBUG, "chunk checksum: %s",
+		npf_crc32_impl(npf_crc32_select()));
 	ret = npf_writer_open(s->output, 0, &s->w);
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s: %s", s->output,

@@ -20,7 +20,8 @@
  * (the session: its trace file), and the process's CPU time (user and
  * system, all threads: the flood's and the reader's) while the jobs ran,
  * whose difference between the readers is the session's extra work in
- * the guest. The session keeps up where its median
+ * the guest, and the CPU time of the reader thread (and of the session's
+ * writer thread), medians over the rounds. The session keeps up where its median
  * loss is no higher than the minimal reader's. Not a test: it prints
  * figures, and exits 1 only when something fails.
  *
@@ -30,6 +31,7 @@
  * pages. Defaults: 120 jobs, 3 rounds, DIR /tmp.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,6 +50,9 @@ struct result {
 	uint64_t dev_lost;	/* device trace area full */
 	double rate;		/* records/s that reached the reader */
 	double cpu_ms;		/* the process's CPU time during the flood */
+	double reader_ms;	/* CPU time of the reader thread */
+	double writer_ms;	/* the session: of its writer thread */
+	uint64_t burst_bytes;	/* the session: written while the rings were busy */
 	uint64_t stage_full;	/* the session: times its stage was full */
 };
 
@@ -67,10 +72,42 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+/*
+ * Warnings are printed, and the checksum the session chose, once; the
+ * session's threads' CPU times are kept
+ */
 static void log_warn(void *ctx, int level, const char *msg)
 {
-	(void)ctx;
-	printf("    [%d] %s\n", level, msg);
+	static int said_crc;
+	struct result *res = ctx;
+	double ms;
+
+	if (sscanf(msg, "reader thread: %lf ms CPU", &ms) == 1)
+		res->reader_ms = ms;
+	else if (sscanf(msg, "writer thread: %lf ms CPU, %" SCNu64, &ms,
+			&res->burst_bytes) == 2)
+		res->writer_ms = ms;
+	else if (!strncmp(msg, "chunk checksum: ", 16) && !said_crc++)
+		printf("  %s\n", msg);
+	else if (level <= NPUPROF_LOG_WARN)
+		printf("    [%d] %s\n", level, msg);
+}
+
+/* The minimal reader, and its thread's CPU time */
+struct drainer {
+	struct trace_drainer m;
+	double cpu_ms;
+};
+
+static void *drainer_main(void *arg)
+{
+	struct drainer *d = arg;
+	struct timespec ts;
+
+	trace_drainer_main(&d->m);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	d->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return NULL;
 }
 
 /* The flood itself: @jobs jobs, 8 in flight; returns its duration in ns */
@@ -90,7 +127,7 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 	struct npu_trace_status ts;
 	struct result res = { 0 };
 	struct trace_ring t;
-	struct trace_drainer m;
+	struct drainer m;
 	pthread_t th;
 	uint64_t ns;
 	int ret;
@@ -101,22 +138,23 @@ static struct result flood_minimal(int fd, struct trace_jobs *j,
 	if (trace_enable(&t, 2))
 		die("trace enable", -errno);
 	memset(&m, 0, sizeof(m));
-	m.t = &t;
-	ret = -pthread_create(&th, NULL, trace_drainer_main, &m);
+	m.m.t = &t;
+	ret = -pthread_create(&th, NULL, drainer_main, &m);
 	if (ret)
 		die("thread", ret);
 	res.cpu_ms = cpu_ms();
 	ns = run_jobs(j, jobs);
 	res.cpu_ms = cpu_ms() - res.cpu_ms;
-	m.stop = 1;
+	m.m.stop = 1;
 	pthread_join(th, NULL);
 
-	if (m.err)
-		die("minimal reader", (int)m.err);
+	if (m.m.err)
+		die("minimal reader", (int)m.m.err);
+	res.reader_ms = m.cpu_ms;
 	trace_status(&t, &ts);
 	res.lost = ts.lost;
 	res.dev_lost = ts.device_lost;
-	res.rate = (double)m.st.records * 1e9 / (double)ns;
+	res.rate = (double)m.m.st.records * 1e9 / (double)ns;
 	trace_close(&t);
 	return res;
 }
@@ -140,7 +178,8 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	o.ring_pages = pages;
 	o.level = 2;
 	o.log = log_warn;
-	o.log_level = NPUPROF_LOG_WARN;
+	o.log_ctx = &res;
+	o.log_level = NPUPROF_LOG_DEBUG;
 	ret = npuprof_session_create(&o, &s);
 	if (!ret)
 		ret = npuprof_session_start(s);
@@ -182,7 +221,7 @@ static int cmp_dbl(const void *a, const void *b)
 static struct result median(struct result *r, unsigned int n)
 {
 	uint64_t v[MAX_ROUNDS], d[MAX_ROUNDS];
-	double rate[MAX_ROUNDS], cpu[MAX_ROUNDS];
+	double rate[MAX_ROUNDS], cpu[MAX_ROUNDS], rd[MAX_ROUNDS], wr[MAX_ROUNDS];
 	struct result m;
 	unsigned int i;
 
@@ -191,12 +230,18 @@ static struct result median(struct result *r, unsigned int n)
 		d[i] = r[i].dev_lost;
 		rate[i] = r[i].rate;
 		cpu[i] = r[i].cpu_ms;
+		rd[i] = r[i].reader_ms;
+		wr[i] = r[i].writer_ms;
 	}
 	qsort(v, n, sizeof(v[0]), cmp_u64);
 	qsort(d, n, sizeof(d[0]), cmp_u64);
 	qsort(rate, n, sizeof(rate[0]), cmp_dbl);
 	qsort(cpu, n, sizeof(cpu[0]), cmp_dbl);
+	qsort(rd, n, sizeof(rd[0]), cmp_dbl);
+	qsort(wr, n, sizeof(wr[0]), cmp_dbl);
 	m.cpu_ms = cpu[n / 2];
+	m.reader_ms = rd[n / 2];
+	m.writer_ms = wr[n / 2];
 	m.lost = v[n / 2];
 	m.dev_lost = d[n / 2];
 	m.rate = rate[n / 2];
@@ -208,7 +253,7 @@ static void print_result(const char *who, unsigned int pages,
 			 unsigned int jobs)
 {
 	struct result m = median((struct result *)r, n);
-	uint64_t full = 0;
+	uint64_t full = 0, burst = 0;
 	unsigned int i;
 
 	printf("  ring %5u pages, %-8s median %6llu lost in ring, %llu in device, %8.0f records/s, %5.0f ms CPU (rounds:",
@@ -217,10 +262,15 @@ static void print_result(const char *who, unsigned int pages,
 	for (i = 0; i < n; i++) {
 		printf(" %llu", (unsigned long long)r[i].lost);
 		full += r[i].stage_full;
+		burst += r[i].burst_bytes;
 	}
-	printf(" lost of %u)", jobs * 1001);
+	printf(" lost of %u), reader %.0f ms CPU", jobs * 1001, m.reader_ms);
+	if (m.writer_ms > 0)
+		printf(", writer %.0f ms CPU", m.writer_ms);
 	if (full)
 		printf(", stage full %llu times", (unsigned long long)full);
+	if (burst)
+		printf(", %.1f MB written during the floods", (double)burst / 1e6);
 	printf("\n");
 }
 
