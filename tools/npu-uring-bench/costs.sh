@@ -10,16 +10,19 @@
 #
 #   irq     completion interrupts in the guest (MSI-X NPU_MSIX_CPL)
 #   gctx    guest context switches (all CPUs)
-#   db      doorbells (NPU_DB_*) rung: QEMU's write()s to eventfds, less
-#           its other writes (console)
+#   db      QEMU's write() calls: a doorbell (NPU_DB_*) is one, an eventfd
+#           write; QEMU's own notifications add up to 0.5 a job at depth 1
 #   msix    MSI-X raised by the emulator: its write()s to QEMU's eventfds
 #   ewake   emulator wake-ups: its threads' voluntary context switches
 #   ecpu    the emulator's host CPU time (all threads' schedstat), us
 #   qcpu    QEMU's host CPU time (vCPUs, TCG, main loop), us
-#   jobs/s  the run's throughput (guest clock)
 #
 #   tools/npu-uring-bench/costs.sh [-n JOBS] [-r ROUNDS] [-k KERNEL]
-#       [-p PATHS] [-d "DEPTHS"] [-- NPU-VM-OPTIONS]
+#       [-p PATHS] [-d "DEPTHS"] [-R DIR] [-- NPU-VM-OPTIONS]
+#
+# COSTS_KEEP=DIR keeps the raw samples and runs in DIR; -R DIR prints the
+# figures of such a DIR again without running anything. NPU-VM-OPTIONS
+# (e.g. --build DIR, --emu PATH) compare builds.
 #
 # A measurement tool, not a test. Needs `make` to have built the
 # benchmark, npu.ko and npu-emu.
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
 	-d) DEPTHS=$2; shift 2 ;;
 	-R) REPORT=$2; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,29p' "$0"; exit 0 ;;
 	*) echo "costs.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
