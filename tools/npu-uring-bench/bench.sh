@@ -7,7 +7,11 @@
 # figures (jobs/s, latency, CPU time and system calls per job, and the
 # uring/ioctl ratios); see Documentation/npu/libnpu.rst.
 #
-#   tools/npu-uring-bench/bench.sh [-n JOBS] [-r ROUNDS] [-k "KERNELS"] [-- NPU-VM-OPTIONS]
+#   tools/npu-uring-bench/bench.sh [-n JOBS] [-r ROUNDS] [-k "KERNELS"] [-a CPU|irq]
+#       [-- NPU-VM-OPTIONS]
+#
+# -a pins the benchmark (npu-uring-bench -a): "irq" to the CPU that takes
+# the completion interrupt, where the ioctl path runs fastest.
 #
 # Needs `make` to have built build/bin/npu-uring-bench, npu.ko and npu-emu.
 set -euo pipefail
@@ -17,14 +21,16 @@ ROOT=$(cd "$HERE/../.." && pwd)
 JOBS=500
 ROUNDS=11
 KERNELS="6.1 6.12"
+PIN=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) JOBS=$2; shift 2 ;;
 	-r) ROUNDS=$2; shift 2 ;;
 	-k) KERNELS=$2; shift 2 ;;
+	-a) PIN="-a $2"; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -35,5 +41,5 @@ done
 for k in $KERNELS; do
 	echo "== kernel $k"
 	"$ROOT/tools/vm/npu-vm" --kernel "$k" -t 600 "$@" -- \
-		"npu-uring-bench -n $JOBS -r $ROUNDS 1 32"
+		"npu-uring-bench -n $JOBS -r $ROUNDS $PIN 1 32"
 done
