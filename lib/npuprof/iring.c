@@ -38,6 +38,15 @@ int npf_iring_init(struct npf_iring *r, uint32_t size)
 	return 0;
 }
 
+void npf_iring_prefault(struct npf_iring *r)
+{
+	volatile uint8_t *p = r->data;
+	uint32_t off;
+
+	for (off = 0; off < r->size; off += 4096)
+		p[off] = 0;
+}
+
 void npf_iring_fini(struct npf_iring *r)
 {
 	free(r->data);

@@ -498,6 +498,12 @@ struct npf_iring {
 
 int npf_iring_init(struct npf_iring *r, uint32_t size);
 void npf_iring_fini(struct npf_iring *r);
+/*
+ * Touch every page of the ring's memory, so that the page faults of its
+ * first use happen now, not in its producer. Before the first put: it
+ * writes to the memory.
+ */
+void npf_iring_prefault(struct npf_iring *r);
 /* Producer: append an item (body @a then @b); -ENOSPC when full. */
 int npf_iring_put(struct npf_iring *r, uint16_t type, const void *a,
 		  size_t alen, const void *b, size_t blen);

@@ -1224,6 +1224,15 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	ret = npf_iring_init(&s->stage, npf_stage_size(s));
 	if (ret)
 		goto fail;
+	/*
+	 * Fault the stage in now, not in the reader thread in the middle of
+	 * the first burst: in the VM the first session of a process lost
+	 * 8 k to 50 k records of a 10 MB flood in 16 of 18 runs without
+	 * this (later sessions of a process got the stage from the heap,
+	 * already faulted in); with it, one session a process lost none in
+	 * 5 runs of 9, at most 9.8 k.
+	 */
+	npf_iring_prefault(&s->stage);
 	/* time the checksums now, not in the writer's first chunk */
 	npf_log(&s->log, NPUPROF_LOG_DEBUG, "chunk checksum: %s",
 		npf_crc32_impl(npf_crc32_select()));

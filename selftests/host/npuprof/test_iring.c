@@ -115,4 +115,25 @@ TEST(runs_with_pads_and_partial_drains)
 	npf_iring_fini(&r);
 }
 
+/* A prefaulted ring (the session's stage) is empty and works as any */
+TEST(prefault_then_use)
+{
+	const uint32_t size = 1u << 20;
+	struct npf_iring r;
+	uint64_t next = 0, expect = 0;
+	unsigned int n, i;
+
+	ASSERT_EQ(0, npf_iring_init(&r, size));
+	npf_iring_prefault(&r);
+	EXPECT_EQ(0u, npf_iring_used(&r));
+	for (i = 0; i < 3; i++) {
+		n = fill(&r, 120, &next);
+		/* 128 bytes an item: the whole ring, and again after a drain */
+		ASSERT_EQ(size / 128, n);
+		drain_runs(_metadata, &r, &expect, NPF_CHUNK_DEFAULT);
+		ASSERT_EQ(next, expect);
+	}
+	npf_iring_fini(&r);
+}
+
 TEST_HARNESS_MAIN
