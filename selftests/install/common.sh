@@ -53,13 +53,17 @@ ktap_finish() {
 }
 
 # make_install|make_uninstall DESTDIR [VAR=VALUE...]: the top-level target,
-# its output in $tmp/install.log, the end of it shown when it fails
+# its output in $tmp/install.log, the end of it shown when it fails. The
+# pkg-config settings a test exports for its consumer (into the DESTDIR)
+# are not make's: a target that relinks libnpu.so (a library rebuilt since
+# the build) asks pkg-config for libnl from the system.
 make_install() { run_make install "$@"; }
 make_uninstall() { run_make uninstall "$@"; }
 run_make() {
 	local target=$1 destdir=$2
 	shift 2
-	make -C "$NPU_SRC" --no-print-directory "$target" DESTDIR="$destdir" \
+	env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_SYSROOT_DIR -u PKG_CONFIG_PATH \
+		make -C "$NPU_SRC" --no-print-directory "$target" DESTDIR="$destdir" \
 		BUILD="$NPU_BUILD" "$@" >"$tmp/install.log" 2>&1 && return
 	tail -n 40 "$tmp/install.log"
 	return 1
