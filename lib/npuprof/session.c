@@ -408,10 +408,12 @@ static int npf_add_wait(struct npuprof_session *s, uint16_t type,
 /*
  * Write the stage to the file in place: each contiguous run of its items
  * (up to a chunk) becomes one chunk, written with writev() straight from
- * the stage, then released to the reader thread.
+ * the stage, then released to the reader thread. Return: the bytes
+ * released.
  */
-static void npf_write_stage(struct npuprof_session *s)
+static uint64_t npf_write_stage(struct npuprof_session *s)
 {
+	uint64_t done = 0;
 	const void *p;
 	uint32_t len, n;
 	int ret;
@@ -424,10 +426,12 @@ static void npf_write_stage(struct npuprof_session *s)
 			break;
 		}
 		npf_iring_release(&s->stage, len);
+		done += len;
 		npf_wstats(s);
 		if (__atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE))
 			npf_kick(s->pefd);
 	}
+	return done;
 }
 
 /*
@@ -503,7 +507,7 @@ static void *npf_writer_thread(void *arg)
 	struct npuprof_session *s = arg;
 	struct pollfd pfd = { .fd = s->wefd, .events = POLLIN };
 	sigset_t all;
-	uint64_t v, now, used, busy_bytes = 0;
+	uint64_t v, now, done, busy_bytes = 0;
 	bool flush;
 	int quit, ms = NPF_POLL_MS;
 
@@ -519,11 +523,10 @@ static void *npf_writer_thread(void *arg)
 			continue;
 		quit = __atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE);
 		flush = quit || now - s->last_flush_ns > NPF_FLUSH_NS;
-		used = npf_iring_used(&s->stage);
-		npf_write_stage(s);
-		if (now - __atomic_load_n(&s->busy_ns, __ATOMIC_ACQUIRE) <
-		    NPF_QUIET_NS)
-			busy_bytes += used - npf_iring_used(&s->stage);
+		done = npf_write_stage(s);
+		if (!quit && now - __atomic_load_n(&s->busy_ns,
+						   __ATOMIC_ACQUIRE) < NPF_QUIET_NS)
+			busy_bytes += done;
 		if (flush)
 			npf_flush(s);
 		/*

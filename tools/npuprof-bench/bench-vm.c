@@ -25,7 +25,12 @@
  * loss is no higher than the minimal reader's. Not a test: it prints
  * figures, and exits 1 only when something fails.
  *
- * Usage: npuprof-bench-vm [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...
+ * Usage: npuprof-bench-vm [-F] [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...
+ *
+ * -F runs each round in a new process, with its own device fd and
+ * buffers, as a profiled program runs its one session: memory the
+ * session allocates is then new to the process, where the rounds of one
+ * process reuse what the earlier ones freed.
  *
  * -p may be repeated; the default ring sizes are 16, 64, 256 and 1024
  * pages. Defaults: 120 jobs, 3 rounds, DIR /tmp.
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 /* npu_test.h wants the harness's includes; it has no harness dependency. */
 #include "npu_test.h"
@@ -76,9 +82,10 @@ static void die(const char *what, int err)
  * Warnings are printed, and the checksum the session chose, once; the
  * session's threads' CPU times are kept
  */
+static int said_crc;
+
 static void log_warn(void *ctx, int level, const char *msg)
 {
-	static int said_crc;
 	struct result *res = ctx;
 	double ms;
 
@@ -203,6 +210,64 @@ static struct result flood_session(const char *dir, struct trace_jobs *j,
 	return res;
 }
 
+/* One round: both readers, in an order that alternates with @r */
+static void run_round(int fd, struct trace_jobs *j, const char *dir,
+		      unsigned int pages, unsigned int jobs, unsigned int r,
+		      struct result *mine, struct result *ours)
+{
+	if (r & 1) {
+		*ours = flood_session(dir, j, pages, jobs);
+		*mine = flood_minimal(fd, j, pages, jobs);
+	} else {
+		*mine = flood_minimal(fd, j, pages, jobs);
+		*ours = flood_session(dir, j, pages, jobs);
+	}
+}
+
+/*
+ * One round in a new process with its own device fd and buffers (-F): a
+ * profiled program has one session, whose memory is new to the process,
+ * where later rounds of one process reuse what the earlier ones freed.
+ */
+static void run_round_fresh(const char *dir, unsigned int pages,
+			    unsigned int jobs, unsigned int r,
+			    struct result *mine, struct result *ours)
+{
+	struct result res[2];
+	struct trace_jobs j;
+	int p[2], status, fd, ret;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe", -errno);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork", -errno);
+	if (!pid) {
+		close(p[0]);
+		said_crc = (int)r;	/* print the checksum's choice once */
+		fd = npu_open();
+		if (fd < 0)
+			die(NPU_DEV, fd);
+		ret = trace_jobs_init(&j, fd, 64, 1000);
+		if (ret)
+			die("buffers", ret);
+		run_round(fd, &j, dir, pages, jobs, r, &res[0], &res[1]);
+		fflush(stdout);
+		_exit(write(p[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(p[1]);
+	n = read(p[0], res, sizeof(res));
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || n != sizeof(res))
+		die("round process", -EIO);
+	*mine = res[0];
+	*ours = res[1];
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -282,9 +347,13 @@ int main(int argc, char **argv)
 	const char *dir = "/tmp";
 	struct trace_jobs j;
 	int fd, ret, c;
+	bool fresh = false;
 
-	while ((c = getopt(argc, argv, "j:o:p:r:h")) != -1) {
+	while ((c = getopt(argc, argv, "Fj:o:p:r:h")) != -1) {
 		switch (c) {
+		case 'F':
+			fresh = true;
+			break;
 		case 'j':
 			jobs = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
@@ -308,7 +377,7 @@ int main(int argc, char **argv)
 			rounds = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: npuprof-bench-vm [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...\n");
+			fprintf(stderr, "usage: npuprof-bench-vm [-F] [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -327,17 +396,16 @@ int main(int argc, char **argv)
 	ret = trace_jobs_init(&j, fd, 64, 1000);
 	if (ret)
 		die("buffers", ret);
-	printf("trace readers under a level-2 flood: %u jobs of 1000 ops (80-byte OP records), 8 in flight, %u rounds\n",
-	       jobs, rounds);
+	printf("trace readers under a level-2 flood: %u jobs of 1000 ops (80-byte OP records), 8 in flight, %u rounds%s\n",
+	       jobs, rounds, fresh ? ", a process each" : "");
 	for (i = 0; i < npages; i++) {
 		for (r = 0; r < rounds; r++) {
-			if (r & 1) {
-				ours[r] = flood_session(dir, &j, pages[i], jobs);
-				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
-			} else {
-				mine[r] = flood_minimal(fd, &j, pages[i], jobs);
-				ours[r] = flood_session(dir, &j, pages[i], jobs);
-			}
+			if (fresh)
+				run_round_fresh(dir, pages[i], jobs, r, &mine[r],
+						&ours[r]);
+			else
+				run_round(fd, &j, dir, pages[i], jobs, r,
+					  &mine[r], &ours[r]);
 		}
 		print_result("minimal", pages[i], mine, rounds, jobs);
 		print_result("session", pages[i], ours, rounds, jobs);
