@@ -31,4 +31,6 @@ else
 fi
 "$BUILD/bin/npuprof-bench-report" "$@"
 "$BUILD/bin/npuprof-bench-export" "$@"
-timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm
+# -F: each round in a process of its own, as a profiled program runs its
+# one session
+timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm -F
