@@ -590,6 +590,7 @@ static int npu_job_pick_pe(struct npu_dev *ndev, u32 want)
 	return best == U32_MAX ? -1 : best;
 }
 
+#ifdef CONFIG_BLOCK
 /*
  * The plug callback of a batch of io_uring commands: ring the doorbell
  * that npu_job_push() deferred. Runs in the submitting task, at the end of
@@ -609,14 +610,27 @@ static void npu_job_plug_flush(struct blk_plug_cb *cb, bool from_schedule)
 	kfree(cb);
 }
 
+/* Leave the doorbell to the plug the submitter holds, if it holds one. */
+static bool npu_job_defer_doorbell(struct npu_dev *ndev)
+{
+	return blk_check_plugged(npu_job_plug_flush, ndev,
+				 sizeof(struct blk_plug_cb));
+}
+#else
+/* Without CONFIG_BLOCK there is no plug: every job rings at once. */
+static bool npu_job_defer_doorbell(struct npu_dev *ndev)
+{
+	return false;
+}
+#endif
+
 /*
  * Ring NPU_DB_QUEUE for a job just made visible, or leave it to the plug
  * callback of the io_uring submission batch the job is part of.
  */
 static void npu_job_ring(struct npu_dev *ndev, const struct npu_job *job)
 {
-	if (job->ucmd &&
-	    blk_check_plugged(npu_job_plug_flush, ndev, sizeof(struct blk_plug_cb)))
+	if (job->ucmd && npu_job_defer_doorbell(ndev))
 		return;
 	npu_doorbell(ndev, NPU_DB_QUEUE);
 }
