@@ -26,8 +26,9 @@
 # Variables: BUILD (output directory, default ./build), KERNELS (versions or
 # series to build and test, default: scripts/kernels.sh; npu.ko is also
 # built for the debug kernel when scripts/debug-kernel.sh has built it);
-# CHECK_DEBUG=1 makes check and check-vm run the VM suites on the debug
-# kernel too (make check-debug runs them there alone); for install and
+# check and check-vm run the VM suites on the debug kernel too when it is
+# cached (CHECK_DEBUG=0 leaves it out; make check-debug runs them there
+# alone: Documentation/npu/testing.rst); for install and
 # uninstall PREFIX (default /usr/local), DESTDIR (see packaging/Makefile).
 # Dependencies are not installed by make: run scripts/deps.sh first.
 
@@ -53,6 +54,8 @@ KVERS = $(shell $(ROOT)/scripts/kernels.sh $(KERNELS))
 # The debug kernel, when it is built and KERNELS is not given: npu.ko is
 # built for it and the VM suites of make check run on it too.
 DEBUG_KVER = $(if $(KERNELS),,$(shell $(ROOT)/scripts/kernels.sh --debug))
+
+CHECK_DEBUG ?= 1
 
 CHECKPATCH := $(BUILD)/linux-src/scripts/checkpatch.pl
 
