@@ -118,6 +118,19 @@ static void *drainer_main(void *arg)
 }
 
 /* The flood itself: @jobs jobs, 8 in flight; returns its duration in ns */
+/* The device and the flood's program and buffers, or exit. */
+static int open_flood(struct trace_jobs *j)
+{
+	int fd = npu_open(), ret;
+
+	if (fd < 0)
+		die(NPU_DEV, fd);
+	ret = trace_jobs_init(j, fd, 64, 1000);
+	if (ret)
+		die("buffers", ret);
+	return fd;
+}
+
 static uint64_t run_jobs(struct trace_jobs *j, unsigned int jobs)
 {
 	uint64_t t0 = npu_now_ns();
@@ -235,7 +248,7 @@ static void run_round_fresh(const char *dir, unsigned int pages,
 {
 	struct result res[2];
 	struct trace_jobs j;
-	int p[2], status, fd, ret;
+	int p[2], status, fd;
 	ssize_t n;
 	pid_t pid;
 
@@ -248,12 +261,7 @@ static void run_round_fresh(const char *dir, unsigned int pages,
 	if (!pid) {
 		close(p[0]);
 		said_crc = (int)r;	/* print the checksum's choice once */
-		fd = npu_open();
-		if (fd < 0)
-			die(NPU_DEV, fd);
-		ret = trace_jobs_init(&j, fd, 64, 1000);
-		if (ret)
-			die("buffers", ret);
+		fd = open_flood(&j);
 		run_round(fd, &j, dir, pages, jobs, r, &res[0], &res[1]);
 		fflush(stdout);
 		_exit(write(p[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
@@ -346,7 +354,7 @@ int main(int argc, char **argv)
 	struct result mine[MAX_ROUNDS], ours[MAX_ROUNDS];
 	const char *dir = "/tmp";
 	struct trace_jobs j;
-	int fd, ret, c;
+	int fd, c;
 	bool fresh = false;
 
 	while ((c = getopt(argc, argv, "Fj:o:p:r:h")) != -1) {
@@ -390,12 +398,7 @@ int main(int argc, char **argv)
 		memcpy(pages, def_pages, sizeof(def_pages));
 		npages = sizeof(def_pages) / sizeof(def_pages[0]);
 	}
-	fd = npu_open();
-	if (fd < 0)
-		die(NPU_DEV, fd);
-	ret = trace_jobs_init(&j, fd, 64, 1000);
-	if (ret)
-		die("buffers", ret);
+	fd = open_flood(&j);
 	printf("trace readers under a level-2 flood: %u jobs of 1000 ops (80-byte OP records), 8 in flight, %u rounds%s\n",
 	       jobs, rounds, fresh ? ", a process each" : "");
 	for (i = 0; i < npages; i++) {
