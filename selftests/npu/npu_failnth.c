@@ -245,14 +245,26 @@ static int call_uring_submit(struct ctx *c)
 	return res == NPU_JOB_OK ? 0 : res < 0 ? res : -EPROTO;
 }
 
+/*
+ * The ring, and one command without injection: io_uring allocates its
+ * requests in bulk when its cache is empty, and keeps them, so that
+ * allocation would take the sweep's first fault point once and never
+ * again, and the sweep would never fail the driver's first allocation.
+ */
 static int prep_uring(struct ctx *c)
 {
+	unsigned int n = c->n;
+	int ret;
+
 	if (c->ring_ok)
 		return 0;
 	if (io_uring_queue_init(8, &c->ring, IORING_SETUP_SQE128))
 		return -EINVAL;
 	c->ring_ok = 1;
-	return 0;
+	c->n = 0;
+	ret = call_uring_submit(c);
+	c->n = n;
+	return ret;
 }
 
 static int prep_job(struct ctx *c)
