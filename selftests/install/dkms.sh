@@ -9,8 +9,9 @@
 #
 # Installs with PREFIX=/usr into a temporary DESTDIR (so the sources are in
 # DESTDIR/usr/src/npu-VERSION, where dkms looks for them on a real system),
-# then runs dkms add, and for each kernel of scripts/kernels.sh (6.1 and
-# 6.12) dkms build, install, uninstall, then dkms remove, with
+# then runs dkms add, and for each installed kernel of scripts/kernels.sh
+# (6.1 and 6.12; not the debug kernel of its cache) dkms build, install,
+# uninstall, then dkms remove, with
 # --sourcetree, --dkmstree and --installtree in the temporary directory,
 # --no-depmod, and the module signing key dkms makes in it too
 # (mok_signing_key, mok_certificate): nothing is written to /usr/src,
@@ -31,6 +32,14 @@ read -r -a kernels <<<"${NPU_KERNELS:-}"
 if [[ ${#kernels[@]} -eq 0 ]]; then
 	mapfile -t kernels < <("$NPU_SRC/scripts/kernels.sh")
 fi
+# DKMS builds for installed kernels (/lib/modules/VERSION/build): not for
+# the debug kernel, which lives in its cache (scripts/kernels.sh --root)
+installed=()
+for k in "${kernels[@]}"; do
+	[[ -n $("$NPU_SRC/scripts/kernels.sh" --root "$k" 2>/dev/null) ]] ||
+		installed+=("$k")
+done
+kernels=("${installed[@]}")
 
 if ! command -v dkms >/dev/null; then
 	fail "dkms is installed (scripts/deps.sh installs it)"
