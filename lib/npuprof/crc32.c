@@ -21,9 +21,8 @@
  * same. The tables are constant data generated offline: crc_table[0][n]
  * is the CRC of the byte n computed bit by bit, and crc_table[k][n] =
  * (crc_table[k - 1][n] >> 8) ^ crc_table[0][crc_table[k - 1][n] & 0xff];
- * test_tracefile checks them
- * against a bitwise CRC, test_crc32 the implementations against each
- * other. The only state is the choice, an atomic int: callable from any
+ * test_tracefile checks them against a bitwise CRC, test_crc32 the
+ * implementations against each other. The only state is the choice, an atomic int: callable from any
  * thread and from a signal handler.
  */
 #include <stdbool.h>

@@ -1126,7 +1126,8 @@ static void npf_join(struct npuprof_session *s)
  * be emptied while a slow file catches up: a level-2 flood of 10 MB into
  * a 1 MiB ring filled a 4 MiB stage 20 times in 5 rounds in the VM, a
  * 16 MiB one never), at least 4 MiB, at most 64 MiB. It is plain memory,
- * resident only once the writer has fallen that far behind.
+ * faulted in when the session is created (npuprof_session_create()), so
+ * resident from then on.
  */
 static uint32_t npf_stage_size(const struct npuprof_session *s)
 {
