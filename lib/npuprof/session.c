@@ -44,11 +44,14 @@
 /* the writer thread waits for this much in the stage, or for a flush */
 #define NPF_WRITE_MIN		(64u * 1024)
 /*
- * The rings are busy while the reader thread found records in them less
- * than this long ago; the writer thread stays off the CPU until they are
- * quiet, unless the stage is past its high mark. Under a flood the reader
- * finds records every few ms (its watermark), and a default ring fills in
- * about 30 ms in the VM.
+ * The rings are busy while the writer thread saw the reader thread find
+ * records in them less than this long ago; the writer stays off the CPU
+ * until they are quiet, unless the stage is past its high mark. Under a
+ * flood the reader finds records every few ms (its watermark), and a
+ * default ring fills in about 30 ms in the VM. The reader only counts its
+ * reads (npuprof_session.reads): it reads no clock, which in the VM is a
+ * system call and an HPET register read that waits for QEMU's global
+ * lock, and made it lose records its parse-only twin did not.
  */
 #define NPF_QUIET_NS		(20 * 1000 * 1000ull)
 /* ... but for no longer than this since the last flush (a killed process) */
@@ -101,7 +104,9 @@ struct npuprof_session {
 	pid_t pid;
 	uint64_t start_ns;
 	uint64_t last_flush_ns;		/* writer thread */
-	uint64_t busy_ns;		/* the reader last found records; atomic */
+	uint64_t reads;			/* ring reads that found records; atomic */
+	uint64_t seen_reads;		/* writer thread: @reads when last seen */
+	uint64_t busy_ns;		/* writer thread: when @reads last moved */
 	struct npuprof_stats st;	/* under @lock */
 	int werr;			/* first writer error; atomic */
 	/* the stage: reader thread (producer, under @lock) -> writer thread */
@@ -459,9 +464,14 @@ static uint64_t npf_stage_high(const struct npuprof_session *s)
 static bool npf_writer_due(struct npuprof_session *s, uint64_t now, int *ms)
 {
 	uint64_t used = npf_iring_used(&s->stage);
-	uint64_t busy = __atomic_load_n(&s->busy_ns, __ATOMIC_ACQUIRE);
-	uint64_t wait;
+	uint64_t reads = __atomic_load_n(&s->reads, __ATOMIC_RELAXED);
+	uint64_t busy, wait;
 
+	if (reads != s->seen_reads) {
+		s->seen_reads = reads;
+		s->busy_ns = now;
+	}
+	busy = s->busy_ns;
 	*ms = NPF_POLL_MS;
 	if (__atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&s->stalled, __ATOMIC_ACQUIRE) ||
@@ -524,8 +534,7 @@ static void *npf_writer_thread(void *arg)
 		quit = __atomic_load_n(&s->wquit, __ATOMIC_ACQUIRE);
 		flush = quit || now - s->last_flush_ns > NPF_FLUSH_NS;
 		done = npf_write_stage(s);
-		if (!quit && now - __atomic_load_n(&s->busy_ns,
-						   __ATOMIC_ACQUIRE) < NPF_QUIET_NS)
+		if (!quit && now - s->busy_ns < NPF_QUIET_NS)
 			busy_bytes += done;
 		if (flush)
 			npf_flush(s);
@@ -682,15 +691,23 @@ out:
 /*
  * A run of consecutive records of one ring, written as one RECORDS item:
  * the reader thread copies the ring in pieces, as perf record does, and
- * does no per-record work beyond the parser's checks.
+ * does no per-record work beyond the parser's checks. Each run copied
+ * gives its space back to the driver at once (the consumer moves to its
+ * end), not when the whole backlog has been read: a reader woken late to
+ * a nearly full ring would otherwise hold all of it while it copies, and
+ * the driver drop what comes meanwhile. A run is at most a watermark's
+ * worth of bytes (npf_watermark()), so the space comes back in steps of
+ * an eighth of the ring at most.
  */
 struct npf_run {
 	struct npuprof_session *s;
 	struct npf_dev *d;
 	const uint8_t *start;
+	uint64_t start_pos;	/* ring position of @start */
 	uint32_t len;
 	uint32_t count;
 	uint32_t room;		/* largest body the stage takes now */
+	uint32_t max;		/* largest run */
 };
 
 /* npf_on_record(): the stage is full, leave the rest in the ring */
@@ -701,9 +718,14 @@ static int npf_run_flush(struct npf_run *r)
 	struct npf_item_records ir = { .dev = r->d->index, .count = r->count };
 	int ret = 0;
 
-	if (r->count)
+	if (r->count) {
 		ret = npf_add(r->s, NPF_ITEM_RECORDS, &ir, sizeof(ir), r->start,
 			      r->len);
+		/* copied: the driver may reuse the space (release: after the reads) */
+		if (!ret)
+			__atomic_store_n(&r->d->hdr->consumer,
+					 r->start_pos + r->len, __ATOMIC_RELEASE);
+	}
 	r->len = 0;
 	r->count = 0;
 	r->room = r->s->wthr_started ? npf_iring_room(&r->s->stage) :
@@ -719,7 +741,7 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 
 	/* a PAD (the wrap), a full item or a full stage ends the run */
 	if (r->count && (p != r->start + r->len ||
-			 r->len + h->size > NPF_RUN_MAX ||
+			 r->len + h->size > r->max ||
 			 sizeof(struct npf_item_records) + r->len + h->size >
 			 r->room)) {
 		ret = npf_run_flush(r);
@@ -730,8 +752,14 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 		__atomic_store_n(&r->s->stalled, true, __ATOMIC_RELEASE);
 		return NPF_RUN_FULL;	/* not consumed: read again later */
 	}
-	if (!r->count)
+	if (!r->count) {
+		const struct npf_dev *d = r->d;
+
+		/* the parse reads less than the ring from d->cons on */
 		r->start = p;
+		r->start_pos = d->cons + (((uint64_t)(p - d->data) -
+					   d->cons) & (d->data_size - 1));
+	}
 	r->len += h->size;
 	r->count++;
 	return 0;
@@ -740,7 +768,11 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 /* Read one ring up to its producer; under s->lock. */
 static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 {
-	struct npf_run run = { .s = s, .d = d };
+	struct npf_run run = {
+		.s = s, .d = d,
+		.max = npf_watermark(d->data_size) < NPF_RUN_MAX ?
+			npf_watermark(d->data_size) : NPF_RUN_MAX,
+	};
 	char err[256];
 	uint64_t prod;
 	int ret;
@@ -751,7 +783,7 @@ static void npf_read_ring(struct npuprof_session *s, struct npf_dev *d)
 	prod = __atomic_load_n(&d->hdr->producer, __ATOMIC_ACQUIRE);
 	if (prod == d->cons)
 		return;
-	__atomic_store_n(&s->busy_ns, npf_now_ns(), __ATOMIC_RELEASE);
+	__atomic_fetch_add(&s->reads, 1, __ATOMIC_RELAXED);
 	ret = npf_ring_parse(d->data, d->data_size, &d->cons, prod,
 			     npf_on_record, &run, &d->st, err, sizeof(err));
 	/* the records are copied before the kernel may reuse their space */
