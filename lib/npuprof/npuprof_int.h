@@ -984,7 +984,7 @@ struct npf_tl_stats {
  * events, @window_ns; 0: the defaults), then the names, sort indices,
  * metadata, fits and summary. Memory: the reorder buffer and tables
  * bounded in size, whatever the trace's length. With two CPUs or more
- * and NPUPROF_PIPELINE=1, @fn is mostly called from a second
+ * (unless NPUPROF_PIPELINE=0), @fn is mostly called from a second
  * thread of the run's, never from two threads at once, always in the
  * same order as with one thread; the run joins it before it returns.
  * Return: 0, -ENOMEM, -EBADMSG (npuprof_trace_error()), -errno of read,

@@ -1518,14 +1518,14 @@ static void npf_tl_release(struct npf_tl *tl)
 /* ------------------------------------------------------------------ */
 
 /*
- * With NPUPROF_PIPELINE=1 and two CPUs or more, npf_timeline_run() runs
- * in two threads: the caller's reads the file, maps the device times (the
- * start and the end of each record), orders the events (the reorder
- * buffer) and computes each released record's durations (npf_tl_dur());
- * a second one turns the released events into items and passes them to
- * the run's callback. The second, which formats, is the longer one
- * (callgrind counts in Documentation/npu/export.rst), so the first does
- * what can be done before the items. Released entries of the reorder
+ * With two CPUs or more (unless NPUPROF_PIPELINE=0), npf_timeline_run()
+ * runs in two threads: the caller's reads the file, maps the device
+ * times (the start and the end of each record), orders the events (the
+ * reorder buffer) and computes each released EXEC record's durations
+ * (npf_tl_dur()); a second one computes an OP's, turns the released
+ * events into items and passes them to the run's callback. That split
+ * gives the two about the same work (callgrind counts in
+ * Documentation/npu/export.rst). Released entries of the reorder
  * buffer go, by address, through a bounded single-producer
  * single-consumer ring of NPF_PL_SLOTS slots, published in batches of
  * NPF_PL_BATCH; the reader gives an entry back to the buffer's free list
@@ -1770,16 +1770,16 @@ static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
 	s->key = key;
 	s->e = e;
 	/*
-	 * The durations of a device record, here rather than in the second
-	 * thread, which is the longer one: it formats
+	 * The durations of an EXEC record, here; an OP's are computed by
+	 * the second thread: that split balances the two threads (callgrind
+	 * counts in Documentation/npu/export.rst)
 	 */
 	s->has_dur = false;
 	if (e->type == NPUPROF_EV_RECORD) {
 		const void *rec = e->big ? e->big : e->data;
-		uint16_t type = ((const struct npu_trace_rec_hdr *)rec)->type;
 
-		if (type == NPU_TRACE_REC_EXEC ||
-		    (type == NPU_TRACE_REC_OP && e->start.valid && e->end.valid)) {
+		if (((const struct npu_trace_rec_hdr *)rec)->type ==
+		    NPU_TRACE_REC_EXEC) {
 			npf_tl_dur(pl->tl->trace, e->dev, rec, &e->start,
 				   &e->end, &s->dur);
 			s->has_dur = true;
@@ -1820,17 +1820,18 @@ static int npf_pl_cpus(void)
 }
 
 /*
- * Start the pipeline for @tl and @ro, only with NPUPROF_PIPELINE=1 in the
- * environment and two CPUs (on the shared 2-core machine it was measured
- * on, it cost more CPU than it saved: Documentation/npu/export.rst);
- * NULL (one thread) otherwise, or with no thread to be had.
+ * Start the pipeline for @tl and @ro when this thread may run on two CPUs
+ * or more, unless NPUPROF_PIPELINE=0 is in the environment (measured in
+ * Documentation/npu/export.rst: its two threads together take about the
+ * CPU time of one); NULL (one thread) otherwise, or with no thread to be
+ * had.
  */
 static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 {
 	const char *env = getenv("NPUPROF_PIPELINE");
 	struct npf_pl *pl;
 
-	if (!env || strcmp(env, "1") || npf_pl_cpus() < 2)
+	if ((env && !strcmp(env, "0")) || npf_pl_cpus() < 2)
 		return NULL;
 	if (posix_memalign((void **)&pl, 64, sizeof(*pl)))
 		return NULL;

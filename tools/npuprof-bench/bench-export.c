@@ -9,9 +9,9 @@
  * (user and system: the figure to compare on a busy machine) at 1 M and
  * 10 M events: memory must stay flat as the trace grows. The CPU time is
  * also split: the caller's thread (open, read, map, reorder) and the rest
- * (the open's read-ahead thread; with NPUPROF_PIPELINE=1 the export's
- * second thread, items and formatting: then the larger part bounds the
- * export on an idle machine).
+ * (the open's read-ahead thread; with two CPUs, unless NPUPROF_PIPELINE=0,
+ * the export's second thread, items and formatting: then the larger part
+ * bounds the export on an idle machine).
  * Figures only; never
  * fails on a number. --events N exports one trace of about N events
  * instead; --json FILE writes the JSON there (to compare the output of two
