@@ -579,18 +579,6 @@ int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev);
 
-/*
- * npf_trace_defer_end() - @on: npuprof_trace_next() leaves the mapped end
- * of an EXEC or OP record unset (end.valid 0; the start, which orders the
- * events, is mapped); npf_trace_map_end() maps it later, to the same
- * value, from another thread if need be (the fits do not change once the
- * trace is open). *@piece: the caller's npf_clock_map_cached() piece for
- * the event's device (0 at first).
- */
-void npf_trace_defer_end(struct npuprof_trace *t, bool on);
-void npf_trace_map_end(const struct npuprof_trace *t, struct npuprof_event *ev,
-		       uint32_t *piece);
-
 /* ------------------------------------------------------------------ */
 /* Logging                                                              */
 /* ------------------------------------------------------------------ */

@@ -41,7 +41,6 @@ struct npuprof_trace {
 	uint32_t ndev;
 	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
 	uint32_t piece[NPF_TRACE_MAX_DEVS];	/* npf_clock_map_cached()'s */
-	bool defer_end;			/* npf_trace_defer_end() */
 	struct npf_str str[NPF_STR_CACHE];
 	unsigned int nstr_next;
 	int64_t last_time;
@@ -338,9 +337,8 @@ static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 	if (dev_times && ev->dev < t->ndev) {
 		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], a,
 				     &ev->start);
-		if (!t->defer_end)
-			npf_clock_map_cached(&t->fit[ev->dev],
-					     &t->piece[ev->dev], b, &ev->end);
+		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], b,
+				     &ev->end);
 		if (ev->start.valid)
 			ev->time_ns = ev->start.ns;
 	}
@@ -511,34 +509,6 @@ const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev)
 {
 	return dev < t->ndev ? &t->fit[dev] : NULL;
-}
-
-void npf_trace_defer_end(struct npuprof_trace *t, bool on)
-{
-	t->defer_end = on;
-}
-
-/* The end npf_map_record() leaves out with defer_end */
-void npf_trace_map_end(const struct npuprof_trace *t, struct npuprof_event *ev,
-		       uint32_t *piece)
-{
-	const struct npu_trace_rec_hdr *h = ev->rec;
-	uint64_t b;
-
-	if (ev->type != NPUPROF_EV_RECORD || ev->dev >= t->ndev)
-		return;
-	if (h->type == NPU_TRACE_REC_EXEC) {
-		const struct npu_trace_rec_exec *e = (const void *)h;
-
-		if (!(e->flags & NPU_TRACE_EXEC_F_DEVICE))
-			return;
-		b = e->end_tick;
-	} else if (h->type == NPU_TRACE_REC_OP) {
-		b = ((const struct npu_trace_rec_op *)(const void *)h)->end_tick;
-	} else {
-		return;
-	}
-	npf_clock_map_cached(&t->fit[ev->dev], piece, b, &ev->end);
 }
 
 NPUPROF_EXPORT
