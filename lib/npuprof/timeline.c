@@ -1518,8 +1518,8 @@ static void npf_tl_release(struct npf_tl *tl)
 /* ------------------------------------------------------------------ */
 
 /*
- * With two CPUs or more (unless NPUPROF_PIPELINE=0), npf_timeline_run()
- * runs in two threads: the caller's reads the file, maps the device
+ * With NPUPROF_PIPELINE=1 in the environment and two CPUs or more,
+ * npf_timeline_run() runs in two threads: the caller's reads the file, maps the device
  * times (the start and the end of each record), orders the events (the
  * reorder buffer) and computes each released EXEC record's durations
  * (npf_tl_dur()); a second one computes an OP's, turns the released
@@ -1820,18 +1820,19 @@ static int npf_pl_cpus(void)
 }
 
 /*
- * Start the pipeline for @tl and @ro when this thread may run on two CPUs
- * or more, unless NPUPROF_PIPELINE=0 is in the environment (measured in
- * Documentation/npu/export.rst: its two threads together take about the
- * CPU time of one); NULL (one thread) otherwise, or with no thread to be
- * had.
+ * Start the pipeline for @tl and @ro when NPUPROF_PIPELINE=1 is in the
+ * environment and this thread may run on two CPUs or more; NULL (one
+ * thread) otherwise, or with no thread to be had. Off by default: whether
+ * it wins depends on what moving the entries' cache lines between the two
+ * CPUs costs, +40 % on one 2-vCPU machine, -50 % on another
+ * (Documentation/npu/export.rst, "The pipeline off by default again").
  */
 static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 {
 	const char *env = getenv("NPUPROF_PIPELINE");
 	struct npf_pl *pl;
 
-	if ((env && !strcmp(env, "0")) || npf_pl_cpus() < 2)
+	if (!env || strcmp(env, "1") || npf_pl_cpus() < 2)
 		return NULL;
 	if (posix_memalign((void **)&pl, 64, sizeof(*pl)))
 		return NULL;
