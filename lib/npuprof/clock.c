@@ -836,22 +836,43 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 	map_at(fit, map_piece(fit, tick), tick, out);
 }
 
-void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
-			  uint64_t tick, struct npuprof_clock_map *out)
+/* The piece of @tick: *@piece, the last one's, if @tick is in it too */
+static inline __attribute__((always_inline))
+uint32_t cached_piece(const struct npf_clock_fit *fit, uint32_t *piece,
+		      uint64_t tick)
 {
 	uint32_t l = *piece;
 
-	if (!fit || !fit->nseg || !fit->seg) {
-		map_none(out);
-		return;
-	}
-	/* the piece of the last tick, if this one is in it too */
 	if (npf_unlikely(l >= fit->nseg || tick < fit->seg[l].tick0 ||
 			 (l + 1 < fit->nseg && tick >= fit->seg[l + 1].tick0))) {
 		l = map_piece(fit, tick);
 		*piece = l;
 	}
-	map_at(fit, l, tick, out);
+	return l;
+}
+
+void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
+			  uint64_t tick, struct npuprof_clock_map *out)
+{
+	if (!fit || !fit->nseg || !fit->seg) {
+		map_none(out);
+		return;
+	}
+	map_at(fit, cached_piece(fit, piece, tick), tick, out);
+}
+
+void npf_clock_map2_cached(const struct npf_clock_fit *fit, uint32_t *piece,
+			   uint64_t a, uint64_t b,
+			   struct npuprof_clock_map *out_a,
+			   struct npuprof_clock_map *out_b)
+{
+	if (!fit || !fit->nseg || !fit->seg) {
+		map_none(out_a);
+		map_none(out_b);
+		return;
+	}
+	map_at(fit, cached_piece(fit, piece, a), a, out_a);
+	map_at(fit, cached_piece(fit, piece, b), b, out_b);
 }
 
 void npf_clock_fit_release(struct npf_clock_fit *fit)

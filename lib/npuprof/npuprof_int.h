@@ -470,6 +470,16 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
 			  uint64_t tick, struct npuprof_clock_map *out);
 
+/*
+ * npf_clock_map2_cached() - npf_clock_map_cached() of @a into *@out_a,
+ * then of @b into *@out_b (a record's start and end): one call, the fit
+ * checked once; the same results.
+ */
+void npf_clock_map2_cached(const struct npf_clock_fit *fit, uint32_t *piece,
+			   uint64_t a, uint64_t b,
+			   struct npuprof_clock_map *out_a,
+			   struct npuprof_clock_map *out_b);
+
 void npf_clock_fit_release(struct npf_clock_fit *fit);
 
 /* ------------------------------------------------------------------ */
@@ -578,6 +588,13 @@ int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
 /* The clock fit of device @dev of an open trace, or NULL (trace.c) */
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev);
+
+/*
+ * npf_trace_next() - npuprof_trace_next(), but a RECORD event's fit and
+ * summary are left as they were, not zeroed (the timeline never reads
+ * them for a record: half the stores of an event)
+ */
+int npf_trace_next(struct npuprof_trace *t, struct npuprof_event *ev);
 
 /* ------------------------------------------------------------------ */
 /* Logging                                                              */

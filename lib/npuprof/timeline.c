@@ -1990,7 +1990,7 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	tl->have_host_spans = true;
 	pl = npf_pl_start(tl, ro);
 	/* the fits and the summary come last in a file: keep theirs */
-	while ((ret = npuprof_trace_next(trace, &ev)) > 0) {
+	while ((ret = npf_trace_next(trace, &ev)) > 0) {
 		stats->events++;
 		ret = 0;
 		switch (ev.type) {

@@ -99,8 +99,9 @@ static int npf_run_bad(struct npuprof_trace *t, const char *what)
  * item is done, -EBADMSG when it is corrupt (sizes that do not add up, a
  * known type shorter than its struct, a count that does not match).
  */
-static int npf_run_next(struct npuprof_trace *t,
-			const struct npu_trace_rec_hdr **h, uint64_t *off)
+static inline __attribute__((always_inline)) int
+npf_run_next(struct npuprof_trace *t, const struct npu_trace_rec_hdr **h,
+	     uint64_t *off)
 {
 	const struct npu_trace_rec_hdr *r;
 	struct npu_trace_rec_hdr hd;
@@ -335,10 +336,8 @@ static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 		ev->time_ns = t->last_time;
 	}
 	if (dev_times && ev->dev < t->ndev) {
-		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], a,
-				     &ev->start);
-		npf_clock_map_cached(&t->fit[ev->dev], &t->piece[ev->dev], b,
-				     &ev->end);
+		npf_clock_map2_cached(&t->fit[ev->dev], &t->piece[ev->dev], a,
+				      b, &ev->start, &ev->end);
 		if (ev->start.valid)
 			ev->time_ns = ev->start.ns;
 	}
@@ -346,8 +345,36 @@ static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 		ev->time_ns = t->last_time;
 }
 
-NPUPROF_EXPORT
-int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
+/*
+ * The fields of a RECORD event that npf_run_next()'s caller does not set,
+ * zeroed one by one: a memset() of the struct is a "rep stos" of one
+ * store an iteration here, twice the instructions
+ */
+static inline void npf_trace_clear_rec(struct npuprof_event *ev)
+{
+	ev->time_ns = 0;
+	ev->key = NULL;
+	ev->value = NULL;
+	ev->span = NULL;
+	ev->label = NULL;
+	ev->start = (struct npuprof_clock_map){ 0 };
+	ev->end = (struct npuprof_clock_map){ 0 };
+	ev->info = NULL;
+	ev->info_size = 0;
+	ev->session_op = 0;
+	ev->count = 0;
+	ev->id = 0;
+	ev->pid = 0;
+}
+
+/*
+ * npuprof_trace_next(); @whole false: a RECORD event's fit and summary
+ * (the last fields of the struct, about half of it) are left as they were
+ * instead of zeroed (npf_trace_next())
+ */
+static inline __attribute__((always_inline)) int
+npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
+		  bool whole)
 {
 	const struct npf_item *it;
 	const void *body;
@@ -366,7 +393,10 @@ int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
 			if (ret < 0)
 				return ret;
 			if (ret) {
-				memset(ev, 0, sizeof(*ev));
+				if (whole)
+					memset(ev, 0, sizeof(*ev));
+				else
+					npf_trace_clear_rec(ev);
 				ev->type = NPUPROF_EV_RECORD;
 				ev->offset = off;
 				ev->dev = t->run_dev;
@@ -480,6 +510,17 @@ int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
 	if (ev->time_ns)
 		t->last_time = ev->time_ns;
 	return 1;
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
+{
+	return npf_trace_next_ev(t, ev, true);
+}
+
+int npf_trace_next(struct npuprof_trace *t, struct npuprof_event *ev)
+{
+	return npf_trace_next_ev(t, ev, false);
 }
 
 NPUPROF_EXPORT
