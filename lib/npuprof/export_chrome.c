@@ -436,7 +436,8 @@ static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 	npf_js_end(o, p);
 }
 
-static char *npf_js_dur_args(char *p, const struct npf_tl_item *it)
+static inline __attribute__((always_inline)) char *
+npf_js_dur_args(char *p, const struct npf_tl_item *it)
 {
 	if (!it->dur_dev.ok)
 		return p;

@@ -386,8 +386,8 @@ static unsigned int npf_ro_rank(const struct npuprof_event *ev)
 }
 
 /* Rebuild the event of @e into @ev */
-static const struct npuprof_event *npf_ro_event(struct npuprof_event *ev,
-						const struct npf_ro_ent *e)
+static inline __attribute__((always_inline)) const struct npuprof_event *
+npf_ro_event(struct npuprof_event *ev, const struct npf_ro_ent *e)
 {
 	const unsigned char *data = e->big ? e->big : e->data;
 
@@ -1047,11 +1047,10 @@ npf_tl_dur_fit(const struct npuprof_trace *t, uint32_t dev,
  * The durations of record @rec (EXEC or OP) of device @dev from its ticks
  * (npf_dev_dur()); @start, @end: its mapped times
  */
-static inline void npf_tl_dur(const struct npf_tl *tl, uint32_t dev,
-			      const void *rec,
-			      const struct npuprof_clock_map *start,
-			      const struct npuprof_clock_map *end,
-			      struct npf_dur *out)
+static inline __attribute__((always_inline)) void
+npf_tl_dur(const struct npf_tl *tl, uint32_t dev, const void *rec,
+	   const struct npuprof_clock_map *start,
+	   const struct npuprof_clock_map *end, struct npf_dur *out)
 {
 	const struct npf_clock_fit *fit = dev < NPF_TL_MAX_DEVS ?
 					  tl->fit[dev] : NULL;

@@ -307,8 +307,9 @@ static const char *npf_str_get(const struct npuprof_trace *t, uint32_t id)
 	return NULL;
 }
 
-static void npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
-			   const struct npu_trace_rec_hdr *h)
+static inline __attribute__((always_inline)) void
+npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
+	       const struct npu_trace_rec_hdr *h)
 {
 	uint64_t a = 0, b = 0;
 	bool dev_times = false;
