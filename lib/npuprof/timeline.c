@@ -309,8 +309,8 @@ static void npf_ro_heap_pop(struct npf_reorder *ro)
 }
 
 /* Add @nd to the sorted ring if it belongs near its end, else the heap */
-static inline void npf_ro_insert(struct npf_reorder *ro,
-				 const struct npf_ro_node *nd)
+static inline __attribute__((always_inline)) void
+npf_ro_insert(struct npf_reorder *ro, const struct npf_ro_node *nd)
 {
 	size_t m = ro->ring_mask, n = ro->ring_n, j, k;
 	struct npf_ro_node *r = ro->ring;
