@@ -836,18 +836,14 @@ void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 	map_at(fit, map_piece(fit, tick), tick, out);
 }
 
-/* The piece of @tick: *@piece, the last one's, if @tick is in it too */
+/* The piece of @tick: @l, the last tick's, if @tick is in it too */
 static inline __attribute__((always_inline))
-uint32_t cached_piece(const struct npf_clock_fit *fit, uint32_t *piece,
+uint32_t cached_piece(const struct npf_clock_fit *fit, uint32_t l,
 		      uint64_t tick)
 {
-	uint32_t l = *piece;
-
 	if (npf_unlikely(l >= fit->nseg || tick < fit->seg[l].tick0 ||
-			 (l + 1 < fit->nseg && tick >= fit->seg[l + 1].tick0))) {
+			 (l + 1 < fit->nseg && tick >= fit->seg[l + 1].tick0)))
 		l = map_piece(fit, tick);
-		*piece = l;
-	}
 	return l;
 }
 
@@ -858,7 +854,8 @@ void npf_clock_map_cached(const struct npf_clock_fit *fit, uint32_t *piece,
 		map_none(out);
 		return;
 	}
-	map_at(fit, cached_piece(fit, piece, tick), tick, out);
+	*piece = cached_piece(fit, *piece, tick);
+	map_at(fit, *piece, tick, out);
 }
 
 void npf_clock_map2_cached(const struct npf_clock_fit *fit, uint32_t *piece,
@@ -866,13 +863,19 @@ void npf_clock_map2_cached(const struct npf_clock_fit *fit, uint32_t *piece,
 			   struct npuprof_clock_map *out_a,
 			   struct npuprof_clock_map *out_b)
 {
+	uint32_t la, lb;
+
 	if (!fit || !fit->nseg || !fit->seg) {
 		map_none(out_a);
 		map_none(out_b);
 		return;
 	}
-	map_at(fit, cached_piece(fit, piece, a), a, out_a);
-	map_at(fit, cached_piece(fit, piece, b), b, out_b);
+	/* both pieces first: *@piece is read and written once */
+	la = cached_piece(fit, *piece, a);
+	lb = cached_piece(fit, la, b);
+	*piece = lb;
+	map_at(fit, la, a, out_a);
+	map_at(fit, lb, b, out_b);
 }
 
 void npf_clock_fit_release(struct npf_clock_fit *fit)

@@ -590,9 +590,10 @@ const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev);
 
 /*
- * npf_trace_next() - npuprof_trace_next(), but a RECORD event's fit and
- * summary are left as they were, not zeroed (the timeline never reads
- * them for a record: half the stores of an event)
+ * npf_trace_next() - npuprof_trace_next(), but the fit and summary of an
+ * event of another type than CLOCK_FIT and SUMMARY are left as they were,
+ * not zeroed (the timeline reads them only there: half the stores of an
+ * event)
  */
 int npf_trace_next(struct npuprof_trace *t, struct npuprof_event *ev);
 

@@ -347,11 +347,11 @@ npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 }
 
 /*
- * The fields of a RECORD event that npf_run_next()'s caller does not set,
+ * The fields of an event up to its fit but its type, dev, offset and rec,
  * zeroed one by one: a memset() of the struct is a "rep stos" of one
  * store an iteration here, twice the instructions
  */
-static inline void npf_trace_clear_rec(struct npuprof_event *ev)
+static inline void npf_trace_clear(struct npuprof_event *ev)
 {
 	ev->time_ns = 0;
 	ev->key = NULL;
@@ -369,9 +369,9 @@ static inline void npf_trace_clear_rec(struct npuprof_event *ev)
 }
 
 /*
- * npuprof_trace_next(); @whole false: a RECORD event's fit and summary
- * (the last fields of the struct, about half of it) are left as they were
- * instead of zeroed (npf_trace_next())
+ * npuprof_trace_next(); @whole false: the fit and summary (the last fields
+ * of the struct, about half of it) of an event of another type are left as
+ * they were instead of zeroed (npf_trace_next())
  */
 static inline __attribute__((always_inline)) int
 npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
@@ -397,7 +397,7 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 				if (whole)
 					memset(ev, 0, sizeof(*ev));
 				else
-					npf_trace_clear_rec(ev);
+					npf_trace_clear(ev);
 				ev->type = NPUPROF_EV_RECORD;
 				ev->offset = off;
 				ev->dev = t->run_dev;
@@ -424,7 +424,14 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 		/* END and unknown types are not events */
 	}
 	body = it + 1;
-	memset(ev, 0, sizeof(*ev));
+	if (whole || it->type == NPF_ITEM_CLOCK_FIT ||
+	    it->type == NPF_ITEM_SUMMARY) {
+		memset(ev, 0, sizeof(*ev));
+	} else {
+		npf_trace_clear(ev);
+		ev->dev = 0;
+		ev->rec = NULL;
+	}
 	ev->type = it->type;
 	ev->offset = off;
 	switch (it->type) {
