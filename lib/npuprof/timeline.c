@@ -315,9 +315,17 @@ npf_ro_insert(struct npf_reorder *ro, const struct npf_ro_node *nd)
 	size_t m = ro->ring_mask, n = ro->ring_n, j, k;
 	struct npf_ro_node *r = ro->ring;
 
-	for (j = n; j && n - j < NPF_RO_SCAN; j--)
-		if (!npf_ro_less(nd, &r[(ro->ring_head + j - 1) & m]))
+	/*
+	 * From the end, the keys alone while they differ (nearly always):
+	 * !npf_ro_less() is key > key then; the whole order only on a tie
+	 */
+	for (j = n; j && n - j < NPF_RO_SCAN; j--) {
+		const struct npf_ro_node *x = &r[(ro->ring_head + j - 1) & m];
+
+		if (nd->key > x->key ||
+		    (nd->key == x->key && !npf_ro_less(nd, x)))
 			break;
+	}
 	if (j && n - j == NPF_RO_SCAN) {
 		npf_ro_heap_push(ro, nd);
 	} else if (!j && n) {
