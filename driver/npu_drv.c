@@ -326,6 +326,8 @@ static struct npu_dev *npu_dev_alloc(struct pci_dev *pdev)
 	init_waitqueue_head(&ndev->mbox_wq);
 	spin_lock_init(&ndev->mbox_irq_lock);
 	spin_lock_init(&ndev->intr_lock);
+	INIT_WORK(&ndev->cpl_work, npu_job_cpl_work);
+	INIT_WORK(&ndev->trace_work, npu_trace_work);
 	return ndev;
 }
 
@@ -349,6 +351,42 @@ static irqreturn_t npu_error_irq(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
+/*
+ * The completion and trace vectors queue work on system_unbound_wq instead
+ * of running a threaded handler. Their work (draining the trace area into
+ * the rings, completing jobs) grows with the device's record rate, and a
+ * threaded handler runs at SCHED_FIFO: under a level-2 flood in the VM it
+ * held its CPU for up to 30 ms at a time, and a task the scheduler woke on
+ * that CPU (the ring's own reader, or any thread of the application) did
+ * not run meanwhile, since CFS does not see real-time load when it places
+ * a wakeup. A kworker is a CFS task like them: the scheduler shares its
+ * CPU and balances it. Documentation/npu/driver.rst, "Interrupts".
+ */
+static irqreturn_t npu_cpl_irq(int irq, void *arg)
+{
+	struct npu_dev *ndev = arg;
+
+	queue_work(system_unbound_wq, &ndev->cpl_work);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t npu_trace_raise_irq(int irq, void *arg)
+{
+	struct npu_dev *ndev = arg;
+
+	queue_work(system_unbound_wq, &ndev->trace_work);
+	return IRQ_HANDLED;
+}
+
+/* devres: once the interrupts are freed, nothing queues the work again */
+static void npu_cancel_irq_work(void *arg)
+{
+	struct npu_dev *ndev = arg;
+
+	cancel_work_sync(&ndev->cpl_work);
+	cancel_work_sync(&ndev->trace_work);
+}
+
 static int npu_request_irqs(struct npu_dev *ndev)
 {
 	static const struct {
@@ -356,14 +394,19 @@ static int npu_request_irqs(struct npu_dev *ndev)
 		irq_handler_t handler;
 		irq_handler_t thread;
 	} irqs[] = {
-		{ NPU_MSIX_CPL, NULL, npu_job_cpl_irq },
+		{ NPU_MSIX_CPL, npu_cpl_irq, NULL },
 		{ NPU_MSIX_MBOX, npu_hw_mbox_irq, NULL },
-		{ NPU_MSIX_TRACE, NULL, npu_trace_irq },
+		{ NPU_MSIX_TRACE, npu_trace_raise_irq, NULL },
 		{ NPU_MSIX_ERROR, NULL, npu_error_irq },
 	};
 	struct pci_dev *pdev = ndev->pdev;
 	unsigned int i;
 	int ret;
+
+	/* Released after the interrupts (devres runs in reverse). */
+	ret = devm_add_action_or_reset(&pdev->dev, npu_cancel_irq_work, ndev);
+	if (ret)
+		return ret;
 
 	ret = pci_alloc_irq_vectors(pdev, NPU_MSIX_COUNT, NPU_MSIX_COUNT,
 				    PCI_IRQ_MSIX);

@@ -129,6 +129,8 @@ struct npu_pe_stats {
  * @done_wq: woken when jobs complete and at unplug
  * @space_wq: woken when queue space frees up and at unplug
  * @timeout_work: job timeout check
+ * @cpl_work: drains the completion queue; queued by NPU_MSIX_CPL
+ * @trace_work: drains the trace area; queued by NPU_MSIX_TRACE
  * @trace: trace state (npu_trace.c), set by npu_trace_init()
  * @trace_rings: enabled trace rings, maintained by npu_trace_ctl.c; the job
  *	path's only test when tracing is off (npu_trace_on())
@@ -173,6 +175,8 @@ struct npu_dev {
 	wait_queue_head_t done_wq;
 	wait_queue_head_t space_wq;
 	struct delayed_work timeout_work;
+	struct work_struct cpl_work;
+	struct work_struct trace_work;
 
 	struct npu_trace_dev *trace;
 	atomic_t trace_rings;

@@ -299,19 +299,19 @@ static void npu_job_wake(struct npu_dev *ndev)
 }
 
 /**
- * npu_job_cpl_irq() - NPU_MSIX_CPL handler (threaded)
- * @irq: the interrupt
- * @arg: the struct npu_dev
+ * npu_job_cpl_work() - drain the completion queue (NPU_MSIX_CPL's work)
+ * @work: npu_dev.cpl_work
  *
- * Return: IRQ_HANDLED.
+ * Queued by the vector's hard handler (npu_drv.c says why not a threaded
+ * one); a raise while it runs queues it once more.
  */
-irqreturn_t npu_job_cpl_irq(int irq, void *arg)
+void npu_job_cpl_work(struct work_struct *work)
 {
-	struct npu_dev *ndev = arg;
+	struct npu_dev *ndev = container_of(work, struct npu_dev, cpl_work);
 	int idx;
 
 	if (!npu_dev_enter(ndev, &idx))
-		return IRQ_HANDLED;
+		return;
 	npu_hw_ack_intr(ndev, NPU_INTR_CPL);
 	/*
 	 * The clear before the producer read: the device merges completions
@@ -323,7 +323,6 @@ irqreturn_t npu_job_cpl_irq(int irq, void *arg)
 		npu_job_wake(ndev);
 	mutex_unlock(&ndev->jobs_lock);
 	npu_dev_exit(ndev, idx);
-	return IRQ_HANDLED;
 }
 
 /* ------------------------------------------------------------------------

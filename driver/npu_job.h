@@ -20,6 +20,7 @@ struct npu_dev;
 struct pid;
 struct npu_file;
 struct task_struct;
+struct work_struct;
 
 /**
  * struct npu_job - one submitted job
@@ -116,7 +117,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg);
 __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait);
 
-irqreturn_t npu_job_cpl_irq(int irq, void *arg);
+void npu_job_cpl_work(struct work_struct *work);
 void npu_job_device_error(struct npu_dev *ndev);
 
 #endif /* _NPU_JOB_H */

@@ -13,8 +13,8 @@
  * device counted meanwhile, which are reported as such).
  *
  * The drain runs in the completion path (before the completion entries it
- * covers, with npu_dev.jobs_lock held), in the NPU_MSIX_TRACE threaded
- * handler, and at the first enable to discard leftovers.
+ * covers, with npu_dev.jobs_lock held), in the NPU_MSIX_TRACE work
+ * (npu_trace_work()), and at the first enable to discard leftovers.
  *
  * Locking: npu_trace_dev.lock held across a drain: it owns the area's
  * consumer position and the table of traced jobs. Hardware access inside
@@ -183,21 +183,19 @@ void __npu_trace_drain(struct npu_dev *ndev)
 }
 
 /**
- * npu_trace_irq() - NPU_MSIX_TRACE handler (threaded)
- * @irq: the interrupt
- * @arg: the struct npu_dev
+ * npu_trace_work() - drain the trace area (NPU_MSIX_TRACE's work)
+ * @work: npu_dev.trace_work
  *
- * Return: IRQ_HANDLED.
+ * Queued by the vector's hard handler, as npu_job_cpl_work() is.
  */
-irqreturn_t npu_trace_irq(int irq, void *arg)
+void npu_trace_work(struct work_struct *work)
 {
-	struct npu_dev *ndev = arg;
+	struct npu_dev *ndev = container_of(work, struct npu_dev, trace_work);
 	int idx;
 
 	if (!npu_dev_enter(ndev, &idx))
-		return IRQ_HANDLED;
+		return;
 	npu_hw_ack_intr(ndev, NPU_INTR_TRACE);
 	npu_trace_drain(ndev);
 	npu_dev_exit(ndev, idx);
-	return IRQ_HANDLED;
 }

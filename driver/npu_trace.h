@@ -14,7 +14,6 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
-#include <linux/irqreturn.h>
 #include <linux/types.h>
 
 #include "npu_drv.h"
@@ -52,7 +51,7 @@ void npu_trace_fini(struct npu_dev *ndev);
 int npu_trace_open_ioctl(struct npu_file *nf, void __user *uarg);
 int npu_clock_sample_ioctl(struct npu_file *nf, void __user *uarg);
 
-irqreturn_t npu_trace_irq(int irq, void *arg);
+void npu_trace_work(struct work_struct *work);
 
 /* Slow paths of the hooks below, for enabled rings only. */
 void __npu_trace_drain(struct npu_dev *ndev);
