@@ -17,7 +17,8 @@
 #   all   both.
 # The output of every suite is shown and kept in BUILD/check/*.log; the last
 # line printed is "N passed, N failed" over all of them (scripts/totals.sh).
-# Exits 1 if anything failed.
+# Exits 1 if anything failed. Runs in one build directory take turns (a
+# lock on BUILD/check/.lock).
 #
 # Environment: BUILD (default <repo>/build); NPU_BUILD_STATUS (exit status
 # of the build that preceded, counted as one failure if not 0); NPU_KERNELS
@@ -40,11 +41,18 @@ what=${1:-all}
 
 case "$what" in
 host|vm|all) ;;
--h|--help) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "check.sh: unknown argument $what (host, vm or all)" >&2; exit 2 ;;
 esac
 
 mkdir -p "$LOGDIR"
+# One run at a time per build directory: a second would delete the first's
+# logs and count its suites in its own totals. It waits for the first.
+exec 9>"$LOGDIR/.lock"
+if ! flock -n 9; then
+	echo "check.sh: another check is running in $BUILD; waiting for it (a run of your own: BUILD=DIR)"
+	flock 9
+fi
 rm -f "$LOGDIR"/*.log
 logs=()
 
