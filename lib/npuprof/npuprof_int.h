@@ -985,6 +985,13 @@ struct npf_tl_stats {
 };
 
 /*
+ * npf_second_cpu() - whether reading a trace may use a second thread:
+ * NPUPROF_PIPELINE=1 in the environment and two CPUs or more in this
+ * thread's affinity (the open's read-ahead, the export's pipeline)
+ */
+bool npf_second_cpu(void);
+
+/*
  * npf_timeline_run() - rewind @trace and pass its merged timeline to
  * @fn, in time order within the reorder buffer's bounds (@max_held
  * events, @window_ns; 0: the defaults), then the names, sort indices,

@@ -594,7 +594,15 @@ struct npf_tl_dev {
 };
 
 struct npf_tl {
+	/*
+	 * Read-only during the run, and first: the pipeline's reader reads
+	 * them (npf_tl_dur()) while the second thread writes the fields
+	 * further down at every event; on one cache line with those, they
+	 * moved between the CPUs at every record
+	 */
 	struct npuprof_trace *trace;
+	/* the devices' clock fits, NULL without a piece (npf_tl_dur()) */
+	const struct npf_clock_fit *fit[NPF_TL_MAX_DEVS];
 	npf_tl_fn fn;
 	void *ctx;
 	struct npf_tl_stats *st;
@@ -617,8 +625,6 @@ struct npf_tl {
 	 * computed by the reader's thread (npf_pl_take()), or NULL
 	 */
 	const struct npf_dur *pre_dur;
-	/* the devices' clock fits, NULL without a piece (npf_tl_dur()) */
-	const struct npf_clock_fit *fit[NPF_TL_MAX_DEVS];
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
 	uint64_t *flows;	/* npf_tl_flow() */
@@ -1589,7 +1595,7 @@ static void npf_tl_release(struct npf_tl *tl)
 /* ------------------------------------------------------------------ */
 
 /*
- * With NPUPROF_PIPELINE=1 in the environment and two CPUs or more,
+ * With npf_second_cpu() (NPUPROF_PIPELINE=1 and two CPUs or more),
  * npf_timeline_run() runs in two threads: the caller's reads the file, maps the device
  * times (the start and the end of each record), orders the events (the
  * reorder buffer) and computes each released EXEC record's durations
@@ -1627,19 +1633,23 @@ struct npf_pl_slot {
 	struct npf_dur dur;
 };
 
+/*
+ * A cache line for each side's hot fields: a line written by one thread
+ * and read by the other at every event moves between the CPUs each time
+ * (on a 2-vCPU KVM guest that doubled both threads' CPU time)
+ */
 struct npf_pl {
 	_Atomic uint64_t head;		/* slots published by the reader */
-	char pad0_[56];
-	_Atomic uint64_t tail;		/* slots consumed (done) */
-	char pad1_[56];
-	_Atomic int err;		/* the consumer's first error */
+	_Alignas(64) _Atomic uint64_t tail;	/* slots consumed (done) */
+	/* the producer's own */
+	_Alignas(64) uint64_t put;	/* slots filled */
+	uint64_t tail_seen;
+	_Alignas(64) _Atomic int err;	/* the consumer's first error */
 	_Atomic bool done;		/* no more slots: the consumer ends */
 	_Atomic bool flush;		/* the producer waits for an empty ring */
 	_Atomic bool cons_sleeps;
 	_Atomic bool prod_sleeps;
-	/* the producer's */
-	uint64_t put;			/* slots filled */
-	uint64_t tail_seen;
+	/* read-only while the threads run */
 	struct npf_pl_slot *slot;
 	struct npf_tl *tl;
 	struct npf_reorder *ro;
@@ -1880,30 +1890,35 @@ static int npf_pl_sync(struct npf_pl *pl)
 	return atomic_load(&pl->err);
 }
 
-/* CPUs this thread may run on */
-static int npf_pl_cpus(void)
+/*
+ * NPUPROF_PIPELINE=1 and two CPUs or more for this thread: the reading of
+ * a trace may use a second thread, the open's read-ahead (trace.c) and
+ * the export's pipeline (below). Off by default: what the second thread
+ * gains depends on what moving cache lines between the two CPUs costs,
+ * +40 % on one 2-vCPU machine, -30 to -50 % on another
+ * (Documentation/npu/export.rst, "One CPU by default").
+ */
+bool npf_second_cpu(void)
 {
+	const char *env = getenv("NPUPROF_PIPELINE");
 	cpu_set_t set;
 
+	if (!env || strcmp(env, "1"))
+		return false;
 	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	return CPU_COUNT(&set);
+		return false;
+	return CPU_COUNT(&set) >= 2;
 }
 
 /*
- * Start the pipeline for @tl and @ro when NPUPROF_PIPELINE=1 is in the
- * environment and this thread may run on two CPUs or more; NULL (one
- * thread) otherwise, or with no thread to be had. Off by default: whether
- * it wins depends on what moving the entries' cache lines between the two
- * CPUs costs, +40 % on one 2-vCPU machine, -50 % on another
- * (Documentation/npu/export.rst, "The pipeline off by default again").
+ * Start the pipeline for @tl and @ro when npf_second_cpu() says so; NULL
+ * (one thread) otherwise, or with no thread to be had.
  */
 static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
 {
-	const char *env = getenv("NPUPROF_PIPELINE");
 	struct npf_pl *pl;
 
-	if (!env || strcmp(env, "1") || npf_pl_cpus() < 2)
+	if (!npf_second_cpu())
 		return NULL;
 	if (posix_memalign((void **)&pl, 64, sizeof(*pl)))
 		return NULL;
@@ -1979,6 +1994,7 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	struct npuprof_event ev;
 	struct npf_tl *tl;
 	struct npf_pl *pl;
+	uint64_t nev = 0;
 	uint32_t i;
 	int ret, err;
 
@@ -2010,7 +2026,12 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	pl = npf_pl_start(tl, ro);
 	/* the fits and the summary come last in a file: keep theirs */
 	while ((ret = npf_trace_next(trace, &ev)) > 0) {
-		stats->events++;
+		/*
+		 * Counted here, stored once at the end: @stats is written by
+		 * the pipeline's second thread (items), and may share a cache
+		 * line with its caller's hot state (the exporter's output)
+		 */
+		nev++;
 		ret = 0;
 		switch (ev.type) {
 		case NPUPROF_EV_META:
@@ -2066,6 +2087,7 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		if (ret)
 			break;
 	}
+	stats->events += nev;
 	if (!ret)
 		ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
 	/* the consumer's error came first: its event was read earlier */

@@ -255,11 +255,13 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
 	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
 	if (!ret) {
 		/*
-		 * Pass 1 reads the whole file for a few samples: its reads
-		 * overlap its CRCs and walks in the reader's thread (pass 2
-		 * keeps the second CPU for the exporter's pipeline).
+		 * Pass 1 reads the whole file for a few samples: with a
+		 * second CPU its reads may overlap its CRCs and walks in
+		 * the reader's thread (npf_second_cpu(); pass 2 keeps that
+		 * CPU for the exporter's pipeline).
 		 */
-		npf_reader_readahead(t->r, true);
+		if (npf_second_cpu())
+			npf_reader_readahead(t->r, true);
 		ret = npf_trace_fit_all(t);
 	}
 	if (t->r) {

@@ -9,7 +9,7 @@
  * (user and system: the figure to compare on a busy machine) at 1 M and
  * 10 M events: memory must stay flat as the trace grows. The CPU time is
  * also split: the caller's thread (open, read, map, reorder) and the rest
- * (the open's read-ahead thread; with NPUPROF_PIPELINE=1 and two CPUs,
+ * (with NPUPROF_PIPELINE=1 and two CPUs: the open's read-ahead thread and
  * the export's second thread, items and formatting: then the larger part
  * bounds the export on an idle machine).
  * Figures only; never
