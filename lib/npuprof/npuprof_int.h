@@ -762,9 +762,58 @@ uint32_t npf_join_minor(const struct npf_join *j, uint32_t dev);
 void npf_join_free(struct npf_join *j);
 
 /*
- * npf_dev_dur() - durations of @run_ticks and @iowait_ticks of device
- * @dev, with the slope at @tick (nominal @clock_hz without a fit); the
- * error bound is @start.err_ns + @end.err_ns
+ * npf_fit_slope() - ns a tick at @tick in @fit (with pieces): the slope of
+ * the piece npf_clock_map() maps @tick with, the last one starting at or
+ * before it (pieces are few)
+ */
+static inline double npf_fit_slope(const struct npf_clock_fit *fit,
+				   uint64_t tick)
+{
+	uint32_t l = fit->nseg - 1;
+
+	while (l && fit->seg[l].tick0 > tick)
+		l--;
+	return fit->seg[l].ns_per_tick;
+}
+
+/* @ticks * @slope rounded to the nearest ns (as llround() would: the range
+ * is checked first); false if out of range */
+static inline bool npf_ticks_ns(uint64_t ticks, double slope, int64_t *ns)
+{
+	double v = (double)ticks * slope;
+
+	if (!(v >= 0) || v >= 9.2e18)
+		return false;
+	*ns = npf_round_i64(v);
+	return true;
+}
+
+/*
+ * npf_dur_at() - *@out: durations of @run_ticks and @iowait_ticks at
+ * @slope ns a tick (not ok if @slope is not > 0 or a value is out of
+ * range); the error bound is @start.err_ns + @end.err_ns (UINT64_MAX
+ * without both). Inline: the timeline computes one for every record.
+ */
+static inline void npf_dur_at(double slope, uint64_t run_ticks,
+			      uint64_t iowait_ticks,
+			      const struct npuprof_clock_map *start,
+			      const struct npuprof_clock_map *end,
+			      struct npf_dur *out)
+{
+	*out = (struct npf_dur){ 0 };
+	if (!(slope > 0) || !npf_ticks_ns(run_ticks, slope, &out->run) ||
+	    !npf_ticks_ns(iowait_ticks, slope, &out->iowait) ||
+	    __builtin_add_overflow(out->run, out->iowait, &out->total))
+		return;
+	out->ok = true;
+	if (!start || !end || !start->valid || !end->valid ||
+	    __builtin_add_overflow(start->err_ns, end->err_ns, &out->err_ns))
+		out->err_ns = UINT64_MAX;
+}
+
+/*
+ * npf_dev_dur() - npf_dur_at() for device @dev, with the slope at @tick
+ * (nominal @clock_hz without a fit)
  */
 void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
 		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,

@@ -74,18 +74,6 @@ char *npf_hex_span(char *buf, uint64_t id)
 	return buf;
 }
 
-/* @ticks * @slope rounded to the nearest ns (as llround() would: inline,
- * the range is checked first); false if out of range */
-static bool ticks_ns(uint64_t ticks, double slope, int64_t *ns)
-{
-	double v = (double)ticks * slope;
-
-	if (!(v >= 0) || v >= 9.2e18)
-		return false;
-	*ns = npf_round_i64(v);
-	return true;
-}
-
 void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
 		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,
 		 uint64_t iowait_ticks, const struct npuprof_clock_map *start,
@@ -93,26 +81,10 @@ void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
 {
 	const struct npf_clock_fit *fit = npf_trace_fit(trace, dev);
 	double slope = 0;
-	uint32_t l;
 
-	*out = (struct npf_dur){ 0 };
-	if (fit && fit->nseg && fit->seg) {
-		/* the piece npf_clock_map() maps @tick with: the last one
-		 * starting at or before it (pieces are few) */
-		for (l = fit->nseg - 1; l && fit->seg[l].tick0 > tick; l--)
-			;
-		slope = fit->seg[l].ns_per_tick;
-	} else if (clock_hz) {
+	if (fit && fit->nseg && fit->seg)
+		slope = npf_fit_slope(fit, tick);
+	else if (clock_hz)
 		slope = 1e9 / (double)clock_hz;
-	}
-	if (!(slope > 0) || !ticks_ns(run_ticks, slope, &out->run) ||
-	    !ticks_ns(iowait_ticks, slope, &out->iowait) ||
-	    __builtin_add_overflow(out->run, out->iowait, &out->total))
-		return;
-	out->ok = true;
-	if (start && end && start->valid && end->valid &&
-	    __builtin_add_overflow(start->err_ns, end->err_ns, &out->err_ns))
-		out->err_ns = UINT64_MAX;
-	else if (!start || !end || !start->valid || !end->valid)
-		out->err_ns = UINT64_MAX;
+	npf_dur_at(slope, run_ticks, iowait_ticks, start, end, out);
 }

@@ -1018,46 +1018,6 @@ static int npf_tl_unmapped(struct npf_tl *tl, const struct npuprof_event *ev,
 }
 
 /*
- * npf_dev_dur() inline, for a device with a fit (@fit, not NULL): the same
- * slope (the piece that maps @tick), products and rounding, so the same
- * results to the bit; anything out of the usual range (a slope not > 0, a
- * product beyond what npf_round_i64() takes, a sum that overflows) goes to
- * npf_dev_dur() itself. About a third of its instructions: no call into
- * report_util.c and trace.c, no zeroed struct first.
- */
-static inline __attribute__((always_inline)) void
-npf_tl_dur_fit(const struct npuprof_trace *t, uint32_t dev,
-	       const struct npf_clock_fit *fit, uint64_t tick, uint64_t run,
-	       uint64_t iowait, const struct npuprof_clock_map *start,
-	       const struct npuprof_clock_map *end, struct npf_dur *out)
-{
-	uint32_t l = fit->nseg - 1;
-	double slope, r, w;
-
-	while (l && fit->seg[l].tick0 > tick)
-		l--;
-	slope = fit->seg[l].ns_per_tick;
-	r = (double)run * slope;
-	w = (double)iowait * slope;
-	if (npf_unlikely(!(slope > 0) || !(r >= 0) || r >= 9.2e18 ||
-			 !(w >= 0) || w >= 9.2e18)) {
-		npf_dev_dur(t, dev, 0, tick, run, iowait, start, end, out);
-		return;
-	}
-	out->run = npf_round_i64(r);
-	out->iowait = npf_round_i64(w);
-	if (npf_unlikely(__builtin_add_overflow(out->run, out->iowait,
-						&out->total))) {
-		npf_dev_dur(t, dev, 0, tick, run, iowait, start, end, out);
-		return;
-	}
-	out->ok = true;
-	if (!start->valid || !end->valid ||
-	    __builtin_add_overflow(start->err_ns, end->err_ns, &out->err_ns))
-		out->err_ns = UINT64_MAX;
-}
-
-/*
  * The durations of record @rec (EXEC or OP) of device @dev from its ticks
  * (npf_dev_dur()); @start, @end: its mapped times
  */
@@ -1084,8 +1044,8 @@ npf_tl_dur(const struct npf_tl *tl, uint32_t dev, const void *rec,
 		iowait = o->iowait_ticks;
 	}
 	if (npf_likely(fit != NULL))
-		npf_tl_dur_fit(tl->trace, dev, fit, tick, run, iowait, start,
-			       end, out);
+		npf_dur_at(npf_fit_slope(fit, tick), run, iowait, start, end,
+			   out);
 	else
 		npf_dev_dur(tl->trace, dev, 0, tick, run, iowait, start, end,
 			    out);
@@ -1596,9 +1556,10 @@ static void npf_tl_release(struct npf_tl *tl)
 
 /*
  * With npf_second_cpu() (NPUPROF_PIPELINE=1 and two CPUs or more),
- * npf_timeline_run() runs in two threads: the caller's reads the file, maps the device
- * times (the start and the end of each record), orders the events (the
- * reorder buffer) and computes each released EXEC record's durations
+ * npf_timeline_run() runs in two threads: the caller's reads the file,
+ * maps the device times (the start and the end of each record), orders
+ * the events (the reorder buffer) and computes each released EXEC
+ * record's durations
  * (npf_tl_dur()); a second one computes an OP's, turns the released
  * events into items and passes them to the run's callback. That split
  * gives the two about the same work (callgrind counts in

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,11 @@ npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
  * zeroed one by one: a memset() of the struct is a "rep stos" of one
  * store an iteration here, twice the instructions
  */
+_Static_assert(offsetof(struct npuprof_event, fit) == 152 &&
+	       sizeof(struct npuprof_event) == 288,
+	       "struct npuprof_event changed: npf_trace_clear() must clear "
+	       "every field before fit");
+
 static inline void npf_trace_clear(struct npuprof_event *ev)
 {
 	ev->time_ns = 0;
