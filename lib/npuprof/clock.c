@@ -638,6 +638,7 @@ static void piece_fit(struct work *w, size_t from, size_t to, int32_t id,
 	seg->err_slope = es + fabs(seg->ns_per_tick) * NPF_CLOCK_EPS;
 	seg->err_ns = (uint64_t)ceil(fmax(seg->err_first, seg->err_last));
 	seg->n = cnt;
+	npf_clock_seg_prepare(seg);
 }
 
 int npf_clock_fit_build(struct npf_clock_sample *s, size_t n,
@@ -719,25 +720,37 @@ static inline uint64_t ceil_u64(double x)
 	return (uint64_t)c + ((double)c < x);
 }
 
+void npf_clock_seg_prepare(struct npf_clock_seg *g)
+{
+	g->span = udiff(g->last_tick, g->ref_tick);
+	/*
+	 * Between the samples the bound is err_first + (err_last -
+	 * err_first) * d / span, plus |ns_per_tick * d| * EPS for the
+	 * rounding of the offset: one line in d >= 0, its slope here
+	 */
+	g->err_in = (g->span > 0 ? (g->err_last - g->err_first) / g->span : 0) +
+		    fabs(g->ns_per_tick) * NPF_CLOCK_EPS;
+}
+
 /*
  * A tick through piece @g: host ns = @base + *@off, with error bound *@err
- * (doubles: the caller rounds once).
+ * (doubles: the caller rounds once). Between the piece's samples (nearly
+ * every tick) the bound is one multiply-add (npf_clock_seg_prepare()).
  */
 static inline void piece_eval(const struct npf_clock_seg *g, uint64_t tick,
 			      double *off, double *err)
 {
 	double d = udiff(tick, g->ref_tick);
-	double dl = udiff(g->last_tick, g->ref_tick);
 
 	*off = g->ns_per_tick * d;
+	if (npf_likely(d >= 0 && d <= g->span)) {
+		*err = g->err_first + d * g->err_in;
+		return;
+	}
 	if (d < 0)
 		*err = g->err_first - d * g->err_slope;
-	else if (d > dl)
-		*err = g->err_last + (d - dl) * g->err_slope;
-	else if (dl > 0)
-		*err = g->err_first + (g->err_last - g->err_first) * (d / dl);
 	else
-		*err = g->err_first;
+		*err = g->err_last + (d - g->span) * g->err_slope;
 	/* d and the product round: relative 2^-53 each */
 	*err += fabs(*off) * NPF_CLOCK_EPS;
 }
@@ -795,7 +808,7 @@ static void map_zone(const struct npf_clock_seg *a, uint64_t tick, double off,
 	}
 	piece_eval(b, tick, &ob, &eb);
 	ob += (double)dref;
-	dab = a->ns_per_tick * udiff(a->last_tick, a->ref_tick);
+	dab = a->ns_per_tick * a->span;
 	t = udiff(tick, a->last_tick) / udiff(b->ref_tick, a->last_tick);
 	chord = dab + ((double)dref - dab) * t;
 	lo = fmin(off - err, ob - eb);

@@ -38,11 +38,11 @@ static inline int64_t npf_round_i64(double x)
 	int64_t i = (int64_t)x;
 	double f = x - (double)i;
 
-	if (f >= 0.5)
-		i++;
-	else if (f <= -0.5)
-		i--;
-	return i;
+	/*
+	 * Without branches: the fraction of a mapped time is random, and a
+	 * branch on it mispredicts every other time (half the cost of a map)
+	 */
+	return i + (int64_t)(f >= 0.5) - (int64_t)(f <= -0.5);
 }
 
 /* ------------------------------------------------------------------ */
@@ -415,6 +415,9 @@ struct npf_clock_sample {
  * @err_last: error bound at @last_tick, ns (linear in between)
  * @err_slope: growth of the bound per tick before @ref_tick and after
  *	@last_tick (extrapolation)
+ * @span: @last_tick - @ref_tick, as a double (npf_clock_seg_prepare())
+ * @err_in: growth of the bound per tick between @ref_tick and @last_tick,
+ *	the rounding of the mapped offset included (npf_clock_seg_prepare())
  *
  * See Documentation/npu/clock-fit.rst.
  */
@@ -429,7 +432,16 @@ struct npf_clock_seg {
 	double err_first;
 	double err_last;
 	double err_slope;
+	double span;
+	double err_in;
 };
+
+/*
+ * npf_clock_seg_prepare() - set @g's @span and @err_in from its other
+ * fields: a piece is mapped with them (one multiply for the bound between
+ * its samples, no division)
+ */
+void npf_clock_seg_prepare(struct npf_clock_seg *g);
 
 /**
  * struct npf_clock_fit - a piecewise linear map from ticks to host ns

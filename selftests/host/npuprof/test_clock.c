@@ -739,6 +739,7 @@ TEST(map_rounding)
 	uint32_t piece = 0;
 	unsigned int i;
 
+	npf_clock_seg_prepare(&g);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		npf_clock_map(&fit, (uint64_t)(1000 + want[i].d), &m);
 		EXPECT_EQ(1, m.valid);
