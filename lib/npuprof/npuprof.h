@@ -570,9 +570,12 @@ struct npuprof_event {
  * @errlen: bytes of @err
  *
  * Checks the file header, then reads the clock samples of every device
- * (a first pass that keeps only them) and fits the device clocks, so that
- * events carry mapped host times. Memory stays bounded by the chunk size
- * and the number of clock samples, whatever the length of the trace.
+ * and fits the device clocks, so that events carry mapped host times: from
+ * the index at the end of a file a session completed (its last chunks
+ * alone), else from a first pass over the file that keeps only them (a
+ * file cut short, or of an older writer). Memory stays bounded by the
+ * chunk size and the number of clock samples, whatever the length of the
+ * trace.
  *
  * Return: 0; -errno of open(); -ENOEXEC for a file that is not a trace
  * file; -EPROTONOSUPPORT for an unknown version; -EBADMSG for a corrupt

@@ -131,7 +131,8 @@ enum npf_item_type {
 	NPF_ITEM_THREAD = 10,	/* struct npf_item_thread */
 	NPF_ITEM_END = 11,	/* struct npf_item_end: the file is complete */
 	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
-	NPF_ITEM_TYPE_MAX = 12,
+	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
+	NPF_ITEM_TYPE_MAX = 13,
 };
 
 /* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
@@ -204,10 +205,29 @@ struct npf_item_thread {
 	char name[16];
 };
 
-/* END: last item of a complete file */
+/*
+ * CLOCKS: @count clock samples of device @dev (struct npf_clock_sample:
+ * host_before_ns, device_tick, host_after_ns, as in its CLOCK records, in
+ * file order), in the file's index; @clock_hz is its nominal frequency
+ * from its DEVICE item, 0 when that did not say
+ */
+struct npf_item_clocks {
+	uint32_t dev;
+	uint32_t count;
+	uint64_t clock_hz;
+	/* @count struct npf_clock_sample follow */
+};
+
+/*
+ * END: last item of a complete file. @index_off: offset of the chunk where
+ * the file's index (the CLOCKS items) starts, and @index_seq its seq; 0
+ * and 0 without an index. With an index, END is alone in its chunk.
+ */
 struct npf_item_end {
 	uint64_t chunks;	/* chunks before the one holding this item */
 	uint64_t items;		/* items before this one */
+	uint64_t index_off;
+	uint64_t index_seq;
 };
 
 /* Minimum body size of each known item type (index: type), 0: unknown */
@@ -273,6 +293,25 @@ int npf_writer_add_items(struct npf_writer *w, const void *items,
 int npf_writer_flush(struct npf_writer *w);
 
 /*
+ * npf_writer_index() - the items added from now on are the file's index:
+ * the current chunk is written, the next one's offset and seq go into the
+ * END item, which then gets a chunk of its own. Called once, just before
+ * the CLOCKS items that end a file. Return: 0, or the sticky error.
+ */
+int npf_writer_index(struct npf_writer *w);
+
+struct npf_clock_sample;
+
+/*
+ * npf_writer_add_clocks() - CLOCKS items for the @n samples @s of device
+ * @dev of nominal frequency @clock_hz (0: unknown): as many items as the
+ * chunk size needs, one when @n is 0. Return: as npf_writer_add().
+ */
+int npf_writer_add_clocks(struct npf_writer *w, uint32_t dev,
+			  uint64_t clock_hz,
+			  const struct npf_clock_sample *s, size_t n);
+
+/*
  * npf_writer_close() - append the END item, flush, close the fd and free
  * @w (also on error). Return: 0 or the first error.
  */
@@ -316,6 +355,24 @@ const char *npf_reader_error(const struct npf_reader *r);
 int npf_reader_truncated(const struct npf_reader *r);
 /* back to the first item */
 int npf_reader_rewind(struct npf_reader *r);
+
+/*
+ * npf_reader_index() - where the file's index starts (END's index_off and
+ * index_seq), from its last chunk alone: END by itself, with a good CRC.
+ * Reads nothing else and leaves the reader where it was. Return: 0, or
+ * -ENOENT (no index: an older or cut file, or a last chunk that is not
+ * such an END), or -errno of fstat() or pread().
+ */
+int npf_reader_index(struct npf_reader *r, uint64_t *off, uint64_t *seq);
+
+/*
+ * npf_reader_seek() - read on from the chunk at @off, which must have seq
+ * @seq (npf_reader_index()); chunks and items are checked as ever, but
+ * the items before @off being unknown, END's count of them is not, until
+ * the next npf_reader_rewind(). Return: 0, -EINVAL (@off not 8-aligned
+ * or inside the file header).
+ */
+int npf_reader_seek(struct npf_reader *r, uint64_t off, uint64_t seq);
 /*
  * npf_reader_readahead() - @on: a thread of the reader's reads the next
  * chunk while the caller walks the current one (same items, checks and
@@ -600,6 +657,31 @@ int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
 /* The clock fit of device @dev of an open trace, or NULL (trace.c) */
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev);
+
+/*
+ * npf_trace_open() - npuprof_trace_open(); with @keep, the clock samples
+ * the fits were made of are kept, for npf_trace_write_index()
+ */
+int npf_trace_open(const char *path, bool keep, struct npuprof_trace **trace,
+		   char *err, size_t errlen);
+
+/*
+ * npf_trace_write_index() - the index of a file being written (the
+ * session's, at stop) from trace @t, a reading of that file opened with
+ * @keep: npf_writer_index(), then CLOCKS items of every device of @t
+ * with the samples its fits were made of, so that a reader of the
+ * complete file fits the same clocks without reading the rest of it.
+ * Return: 0, -EINVAL (the samples were not kept), or as npf_writer_add().
+ */
+int npf_trace_write_index(const struct npuprof_trace *t, struct npf_writer *w);
+
+/*
+ * npf_trace_index_file() - the index of @path, being written by @w: its
+ * chunks so far flushed and read back (npf_trace_open() with @keep), then
+ * npf_trace_write_index(); for writers of files other than a session's
+ * (which has that reading already). Return: 0 or -errno.
+ */
+int npf_trace_index_file(struct npf_writer *w, const char *path);
 
 /*
  * npf_trace_next() - npuprof_trace_next(), but the fit and summary of an

@@ -936,9 +936,11 @@ static void npf_disable(struct npuprof_session *s)
  * executions whose mapped device interval lies outside their host
  * submit..complete interval by more than the fit's bound are counted.
  * Streams the file; memory is bounded by the chunk and the clock samples.
+ * *@tp: the reading, its samples kept for the file's index, or NULL.
  */
 static int npf_check_file(struct npuprof_session *s,
-			  struct npf_item_clock_fit *fits)
+			  struct npf_item_clock_fit *fits,
+			  struct npuprof_trace **tp)
 {
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
@@ -946,7 +948,8 @@ static int npf_check_file(struct npuprof_session *s,
 	unsigned int i;
 	int ret;
 
-	ret = npuprof_trace_open(s->output, &t, err, sizeof(err));
+	*tp = NULL;
+	ret = npf_trace_open(s->output, true, &t, err, sizeof(err));
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s", err);
 		return ret;
@@ -982,20 +985,24 @@ static int npf_check_file(struct npuprof_session *s,
 		    ev.end.ns < ev.start.ns)
 			fits[ev.dev].violations++;
 	}
-	if (ret < 0)
+	if (ret < 0) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s",
 			npuprof_trace_error(t));
-	npuprof_trace_close(t);
-	return ret < 0 ? ret : 0;
+		npuprof_trace_close(t);
+		return ret;
+	}
+	*tp = t;
+	return 0;
 }
 
 /*
- * Fits, causality, totals and END; under s->lock, the reader and writer
- * threads gone (items go straight to the writer).
+ * Fits, causality, totals, the index and END; under s->lock, the reader
+ * and writer threads gone (items go straight to the writer).
  */
 static int npf_finish_file(struct npuprof_session *s)
 {
 	struct npf_item_clock_fit fits[NPF_MAX_DEVS];
+	struct npuprof_trace *t = NULL;
 	struct npf_item_summary sum;
 	unsigned int i;
 	int ret;
@@ -1003,7 +1010,7 @@ static int npf_finish_file(struct npuprof_session *s)
 	memset(fits, 0, sizeof(fits));
 	npf_flush(s);
 	if (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
-		npf_check_file(s, fits);
+		npf_check_file(s, fits, &t);
 	for (i = 0; i < s->ndev; i++) {
 		s->st.clock_violations += fits[i].violations;
 		npf_add(s, NPF_ITEM_CLOCK_FIT, &fits[i], sizeof(fits[i]), NULL,
@@ -1027,6 +1034,17 @@ static int npf_finish_file(struct npuprof_session *s)
 	sum.start_ns = s->start_ns;
 	sum.stop_ns = npf_now_ns();
 	npf_add(s, NPF_ITEM_SUMMARY, &sum, sizeof(sum), NULL, 0);
+	/*
+	 * The index: the clock samples of the whole file again, at its end,
+	 * so that opening it reads them alone (trace-file.rst). Without the
+	 * check's reading (a write error), none: readers then make a pass.
+	 */
+	if (t) {
+		ret = npf_trace_write_index(t, s->w);
+		if (ret)
+			npf_werr(s, ret);
+		npuprof_trace_close(t);
+	}
 	npf_flush(s);
 	ret = npf_writer_close(s->w);
 	s->w = NULL;

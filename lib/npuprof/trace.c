@@ -2,9 +2,12 @@
 /*
  * trace.c - the public reader of trace files: npuprof_trace_*.
  *
- * Opening a file makes a first pass that keeps only the devices and their
- * CLOCK records and fits each device's clock (clock.c); the events then
- * come in file order with device times mapped to host time. Memory is the
+ * Opening a file fits each device's clock (clock.c) from its samples: those
+ * of the file's index (the CLOCKS items at its end, found from its last
+ * chunk: npf_reader_index()) when it has one, else those of a first pass
+ * over the whole file that keeps only the devices and their CLOCK records.
+ * The events then come in file order with device times mapped to host
+ * time. Memory is the
  * reader's chunk buffer, the clock samples, and the last few label strings
  * (a label's STRING item is written just before its SPAN item by the same
  * thread, so a small cache resolves every label of a well-formed file).
@@ -28,6 +31,12 @@ struct npf_str {
 	char *text;
 };
 
+struct npf_samples {
+	struct npf_clock_sample *s;
+	size_t n, cap;
+	uint64_t clock_hz;
+};
+
 struct npuprof_trace {
 	struct npf_reader *r;
 	char *path;
@@ -45,26 +54,35 @@ struct npuprof_trace {
 	struct npf_str str[NPF_STR_CACHE];
 	unsigned int nstr_next;
 	int64_t last_time;
+	bool keep;
+	struct npf_samples *kept;	/* the fits' samples, with @keep */
 };
 
-struct npf_samples {
-	struct npf_clock_sample *s;
-	size_t n, cap;
-	uint64_t clock_hz;
-};
+/* Room in @v for @n more samples */
+static int npf_samples_room(struct npf_samples *v, size_t n)
+{
+	size_t cap = v->cap ? v->cap : 64;
+	void *p;
+
+	if (n > SIZE_MAX / sizeof(*v->s) - v->n)
+		return -ENOMEM;
+	while (cap < v->n + n)
+		cap *= 2;
+	if (cap == v->cap)
+		return 0;
+	p = realloc(v->s, cap * sizeof(*v->s));
+	if (!p)
+		return -ENOMEM;
+	v->s = p;
+	v->cap = cap;
+	return 0;
+}
 
 static int npf_push_sample(struct npf_samples *v,
 			   const struct npu_trace_rec_clock *c)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		void *p = realloc(v->s, cap * sizeof(*v->s));
-
-		if (!p)
-			return -ENOMEM;
-		v->s = p;
-		v->cap = cap;
-	}
+	if (v->n == v->cap && npf_samples_room(v, 1))
+		return -ENOMEM;
 	v->s[v->n].before_ns = c->host_before_ns;
 	v->s[v->n].tick = c->device_tick;
 	v->s[v->n].after_ns = c->host_after_ns;
@@ -174,7 +192,46 @@ static int npf_run_clocks(struct npuprof_trace *t, const struct npf_item *it,
 	return 0;
 }
 
-/* Pass 1: the devices and their clock samples, then the fits. */
+/*
+ * The devices and their clock samples from the file's index: 0; -ENOENT
+ * when the file has none, or one that is not sound (pass 1 then reads the
+ * whole file, and reports what is corrupt); -ENOMEM.
+ */
+static int npf_trace_index(struct npuprof_trace *t, struct npf_samples *v)
+{
+	const struct npf_item *it;
+	uint64_t off, seq;
+	int ret;
+
+	if (npf_reader_index(t->r, &off, &seq) ||
+	    npf_reader_seek(t->r, off, seq))
+		return -ENOENT;
+	while ((ret = npf_reader_next(t->r, &it, NULL)) == 1) {
+		const struct npf_item_clocks *c = (const void *)(it + 1);
+		struct npf_samples *d;
+
+		if (it->type != NPF_ITEM_CLOCKS ||
+		    c->dev >= NPF_TRACE_MAX_DEVS)
+			continue;
+		d = &v[c->dev];
+		d->clock_hz = c->clock_hz;
+		if (c->dev >= t->ndev)
+			t->ndev = c->dev + 1;
+		/* the reader checked that @count samples fit in the item */
+		if (npf_samples_room(d, c->count))
+			return -ENOMEM;
+		memcpy(d->s + d->n, c + 1, c->count * sizeof(*d->s));
+		d->n += c->count;
+	}
+	if (ret < 0 || npf_reader_truncated(t->r))
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * The devices and their clock samples, from the index or pass 1, then the
+ * fits.
+ */
 static int npf_trace_fit_all(struct npuprof_trace *t)
 {
 	struct npf_samples *v;
@@ -186,6 +243,16 @@ static int npf_trace_fit_all(struct npuprof_trace *t)
 	v = calloc(NPF_TRACE_MAX_DEVS, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	ret = npf_trace_index(t, v);
+	if (ret != -ENOENT)
+		goto fit;
+	/* pass 1, from the start: what an unsound index gave is dropped */
+	for (i = 0; i < NPF_TRACE_MAX_DEVS; i++) {
+		v[i].n = 0;
+		v[i].clock_hz = 0;
+	}
+	t->ndev = 0;
+	npf_reader_rewind(t->r);
 	while ((ret = npf_reader_next(t->r, &it, &off)) == 1) {
 		const void *body = it + 1;
 
@@ -219,12 +286,30 @@ static int npf_trace_fit_all(struct npuprof_trace *t)
 		}
 	}
 	/* a corrupt item is reported again, with its offset, by _next() */
+fit:
 	if (ret != -ENOMEM)
 		ret = 0;
 	t->bad = 0;
 	t->err[0] = 0;
 	t->run_left = 0;
 	t->run_count = 0;
+	if (!ret && t->keep) {
+		/* npf_clock_fit_build() may reorder its samples: a copy */
+		t->kept = calloc(NPF_TRACE_MAX_DEVS, sizeof(*t->kept));
+		if (!t->kept)
+			ret = -ENOMEM;
+		for (i = 0; !ret && i < t->ndev; i++) {
+			t->kept[i].clock_hz = v[i].clock_hz;
+			if (npf_samples_room(&t->kept[i], v[i].n)) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (v[i].n)
+				memcpy(t->kept[i].s, v[i].s,
+				       v[i].n * sizeof(*v[i].s));
+			t->kept[i].n = v[i].n;
+		}
+	}
 	for (i = 0; !ret && i < t->ndev; i++)
 		ret = npf_clock_fit_build(v[i].s, v[i].n,
 					  v[i].clock_hz ? v[i].clock_hz : 1,
@@ -235,9 +320,22 @@ static int npf_trace_fit_all(struct npuprof_trace *t)
 	return ret;
 }
 
-NPUPROF_EXPORT
-int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
-		       char *err, size_t errlen)
+int npf_trace_write_index(const struct npuprof_trace *t, struct npf_writer *w)
+{
+	uint32_t i;
+	int ret;
+
+	if (!t->kept)
+		return -EINVAL;
+	ret = npf_writer_index(w);
+	for (i = 0; !ret && i < t->ndev; i++)
+		ret = npf_writer_add_clocks(w, i, t->kept[i].clock_hz,
+					    t->kept[i].s, t->kept[i].n);
+	return ret;
+}
+
+int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
+		   char *err, size_t errlen)
 {
 	struct npuprof_trace *t;
 	int ret;
@@ -248,6 +346,7 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->keep = keep;
 	t->path = strdup(path);
 	if (!t->path) {
 		free(t);
@@ -285,6 +384,28 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
 	}
 	*tracep = t;
 	return 0;
+}
+
+int npf_trace_index_file(struct npf_writer *w, const char *path)
+{
+	struct npuprof_trace *t;
+	int ret;
+
+	ret = npf_writer_flush(w);
+	if (!ret)
+		ret = npf_trace_open(path, true, &t, NULL, 0);
+	if (ret)
+		return ret;
+	ret = npf_trace_write_index(t, w);
+	npuprof_trace_close(t);
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_trace_open(const char *path, struct npuprof_trace **tracep,
+		       char *err, size_t errlen)
+{
+	return npf_trace_open(path, false, tracep, err, errlen);
 }
 
 static void npf_str_put(struct npuprof_trace *t,
@@ -608,6 +729,9 @@ void npuprof_trace_close(struct npuprof_trace *t)
 	npf_reader_close(t->r);
 	for (i = 0; i < NPF_TRACE_MAX_DEVS; i++)
 		npf_clock_fit_release(&t->fit[i]);
+	for (i = 0; t->kept && i < NPF_TRACE_MAX_DEVS; i++)
+		free(t->kept[i].s);
+	free(t->kept);
 	for (i = 0; i < NPF_STR_CACHE; i++)
 		free(t->str[i].text);
 	free(t->path);

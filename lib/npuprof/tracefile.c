@@ -59,7 +59,9 @@ _Static_assert(sizeof(struct npf_item_clock_fit) == 56, "CLOCK_FIT body");
 _Static_assert(sizeof(struct npf_item_summary) == 80, "SUMMARY body");
 _Static_assert(sizeof(struct npf_item_string) == 8, "STRING body");
 _Static_assert(sizeof(struct npf_item_thread) == 24, "THREAD body");
-_Static_assert(sizeof(struct npf_item_end) == 16, "END body");
+_Static_assert(sizeof(struct npf_item_end) == 32, "END body");
+_Static_assert(sizeof(struct npf_item_clocks) == 16, "CLOCKS body");
+_Static_assert(sizeof(struct npf_clock_sample) == 24, "a CLOCKS sample");
 _Static_assert(sizeof(struct npf_item_records) == 8, "RECORDS body");
 _Static_assert(sizeof(struct npuprof_span_rec) == 80, "SPAN body");
 _Static_assert(NPF_CHUNK_MIN % 8 == 0 && NPF_CHUNK_MAX % 8 == 0,
@@ -77,9 +79,11 @@ const uint32_t npf_item_min_body[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_SUMMARY] = sizeof(struct npf_item_summary),
 	[NPF_ITEM_STRING] = sizeof(struct npf_item_string) + 1,
 	[NPF_ITEM_THREAD] = sizeof(struct npf_item_thread),
-	[NPF_ITEM_END] = sizeof(struct npf_item_end),
+	/* files without an index end with the first two fields only */
+	[NPF_ITEM_END] = offsetof(struct npf_item_end, index_off),
 	[NPF_ITEM_RECORDS] = sizeof(struct npf_item_records) +
 			     sizeof(struct npu_trace_rec_hdr),
+	[NPF_ITEM_CLOCKS] = sizeof(struct npf_item_clocks),
 };
 
 static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
@@ -95,6 +99,7 @@ static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_THREAD] = "THREAD",
 	[NPF_ITEM_END] = "END",
 	[NPF_ITEM_RECORDS] = "RECORDS",
+	[NPF_ITEM_CLOCKS] = "CLOCKS",
 };
 
 /* writev() all of @iov, looping on short writes and EINTR; 0 or -errno */
@@ -172,6 +177,8 @@ static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
  * @seq: chunks written, the seq of the current chunk
  * @items: items added, END excluded
  * @bytes: bytes written (file header and complete chunks)
+ * @index_off: offset of the index's first chunk (npf_writer_index()), 0
+ * @index_seq: its seq
  * @buf: struct npf_chunk_hdr then @chunk_max payload bytes
  */
 struct npf_writer {
@@ -183,6 +190,8 @@ struct npf_writer {
 	uint64_t seq;
 	uint64_t items;
 	uint64_t bytes;
+	uint64_t index_off;
+	uint64_t index_seq;
 	uint8_t *buf;
 };
 
@@ -376,19 +385,58 @@ int npf_writer_flush(struct npf_writer *w)
 	return ret;
 }
 
+int npf_writer_index(struct npf_writer *w)
+{
+	int saved = errno;
+	int ret = writer_flush(w);
+
+	if (!ret) {
+		w->index_off = w->bytes;
+		w->index_seq = w->seq;
+	}
+	errno = saved;
+	return ret;
+}
+
+int npf_writer_add_clocks(struct npf_writer *w, uint32_t dev,
+			  uint64_t clock_hz,
+			  const struct npf_clock_sample *s, size_t n)
+{
+	/* as many samples as one chunk holds, per item */
+	size_t per = (w->chunk_max - sizeof(struct npf_item) -
+		      sizeof(struct npf_item_clocks)) / sizeof(*s);
+	struct npf_item_clocks c = { .dev = dev, .clock_hz = clock_hz };
+	int ret;
+
+	do {
+		c.count = (uint32_t)(n < per ? n : per);
+		ret = npf_writer_add(w, NPF_ITEM_CLOCKS, &c, sizeof(c), s,
+				     c.count * sizeof(*s));
+		s += c.count;
+		n -= c.count;
+	} while (!ret && n);
+	return ret;
+}
+
 int npf_writer_close(struct npf_writer *w)
 {
 	int saved = errno;
 	struct npf_item_end end;
 	size_t isize = sizeof(struct npf_item) + sizeof(end);
-	int ret;
+	int ret = 0;
 
 	if (!w)
 		return 0;
-	ret = writer_reserve(w, isize);
+	/* with an index, END alone in the last chunk: found from the end */
+	if (w->index_off)
+		ret = writer_flush(w);
+	if (!ret)
+		ret = writer_reserve(w, isize);
 	if (!ret) {
 		end.chunks = w->seq;
 		end.items = w->items;
+		end.index_off = w->index_off;
+		end.index_seq = w->index_seq;
 		writer_put(w, NPF_ITEM_END, isize, &end, sizeof(end), NULL, 0);
 		ret = writer_flush(w);
 	}
@@ -435,6 +483,7 @@ uint64_t npf_writer_chunks(const struct npf_writer *w)
  * @done: npf_reader_next() returned 0
  * @ended: the END item was met
  * @truncated: the file stops before its END item
+ * @seeked: npf_reader_seek() moved on past chunks it did not read
  * @hdr: the file header (the first 64 bytes)
  * @next_off: file offset of the next chunk
  * @seq: seq the next chunk must have
@@ -459,6 +508,7 @@ struct npf_reader {
 	bool done;
 	bool ended;
 	bool truncated;
+	bool seeked;
 	struct npf_file_hdr hdr;
 	uint64_t next_off;
 	uint64_t seq;
@@ -701,6 +751,18 @@ static int check_item(struct npf_reader *r, const struct npf_item *it,
 					 s->len, (size_t)(nul - text));
 		break;
 	}
+	case NPF_ITEM_CLOCKS: {
+		const struct npf_item_clocks *c = (const void *)body;
+
+		if ((uint64_t)c->count * sizeof(struct npf_clock_sample) >
+		    blen - sizeof(*c))
+			return ITEM_FAIL(r, boff + offsetof(struct npf_item_clocks,
+							    count),
+					 "CLOCKS count %u, the item holds %zu samples",
+					 c->count, (blen - sizeof(*c)) /
+					 sizeof(struct npf_clock_sample));
+		break;
+	}
 	case NPF_ITEM_THREAD: {
 		const struct npf_item_thread *t = (const void *)body;
 
@@ -719,7 +781,8 @@ static int check_item(struct npf_reader *r, const struct npf_item *it,
 					 "END counts %llu chunks before its own, there are %llu",
 					 (unsigned long long)e->chunks,
 					 (unsigned long long)r->seq);
-		if (e->items != before)
+		/* after npf_reader_seek(), the items before are unknown */
+		if (!r->seeked && e->items != before)
 			return ITEM_FAIL(r, boff + offsetof(struct npf_item_end,
 							    items),
 					 "END counts %llu items before it, there are %llu",
@@ -1057,14 +1120,17 @@ static int load_chunk(struct npf_reader *r)
 				       off + offsetof(struct npf_chunk_hdr, crc),
 				       "chunk crc 0x%08x, its payload has 0x%08x",
 				       ch.crc, crc);
-		r->verified = ch.seq + 1;
+		/* a prefix of the file: not past chunks a seek skipped */
+		if (ch.seq == r->verified)
+			r->verified = ch.seq + 1;
 	}
 	if (ch.seq >= r->checked) {
 		ret = check_items(r, body + extra, ch.size, poff, off,
 				  ch.items);
 		if (ret)
 			return ret;
-		r->checked = ch.seq + 1;
+		if (ch.seq == r->checked)
+			r->checked = ch.seq + 1;
 		if (r->ended)
 			r->end_seq = ch.seq;
 	} else {
@@ -1133,6 +1199,7 @@ int npf_reader_rewind(struct npf_reader *r)
 	r->done = false;
 	r->ended = false;
 	r->truncated = false;
+	r->seeked = false;
 	r->next_off = r->hdr.hdr_size;
 	r->seq = 0;
 	r->items = 0;
@@ -1141,6 +1208,58 @@ int npf_reader_rewind(struct npf_reader *r)
 	r->pos = 0;
 	r->payload_off = 0;
 	r->msg[0] = '\0';
+	return 0;
+}
+
+int npf_reader_index(struct npf_reader *r, uint64_t *off, uint64_t *seq)
+{
+	/* the last chunk: a header, then END alone, as npf_writer_close() */
+	struct {
+		struct npf_chunk_hdr ch;
+		struct npf_item it;
+		struct npf_item_end end;
+	} t;
+	int saved = errno;
+	struct stat st;
+	uint64_t at;
+	ssize_t n;
+
+	_Static_assert(sizeof(t) == 72, "the last chunk of a file with an index");
+	if (fstat(r->fd, &st)) {
+		n = -errno;
+		errno = saved;
+		return (int)n;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < r->hdr.hdr_size + sizeof(t))
+		return -ENOENT;
+	at = (uint64_t)st.st_size - sizeof(t);
+	n = pread_full(r->fd, &t, sizeof(t), at);
+	errno = saved;
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < sizeof(t) || t.ch.magic != NPF_CHUNK_MAGIC ||
+	    t.ch.hdr_size != sizeof(t.ch) ||
+	    t.ch.size != sizeof(t.it) + sizeof(t.end) || t.ch.items != 1 ||
+	    t.ch.crc != npf_crc32(0, &t.it, t.ch.size) ||
+	    t.it.type != NPF_ITEM_END || t.it.size != t.ch.size ||
+	    t.end.chunks != t.ch.seq || !t.end.index_off ||
+	    t.end.index_off % 8 || t.end.index_off < r->hdr.hdr_size ||
+	    t.end.index_off >= at || t.end.index_seq >= t.ch.seq)
+		return -ENOENT;
+	*off = t.end.index_off;
+	*seq = t.end.index_seq;
+	return 0;
+}
+
+int npf_reader_seek(struct npf_reader *r, uint64_t off, uint64_t seq)
+{
+	if (off % 8 || off < r->hdr.hdr_size)
+		return -EINVAL;
+	npf_reader_rewind(r);
+	r->seeked = true;
+	r->next_off = off;
+	r->seq = seq;
 	return 0;
 }
 

@@ -18,9 +18,14 @@
  * versions of the library byte for byte) rather than only counting it;
  * --trace FILE exports FILE instead of a synthetic trace; --gen FILE only
  * writes the synthetic trace to FILE (for callgrind or perf on the export).
+ * The synthetic trace ends with an index of its clock samples, as a
+ * session's does; --no-index leaves it out (as in a file cut short, or of
+ * an older writer: opening it then reads the whole file once more), and
+ * the full run also exports 10 M events without it. The open's share of
+ * the time is printed too.
  *
  * Usage: npuprof-bench-export [--quick] [--dir DIR] [--events N]
- *	[--json FILE] [--trace FILE] [--gen FILE]
+ *	[--json FILE] [--trace FILE] [--gen FILE] [--no-index]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +42,8 @@
 #define OPS_PER_JOB	8
 #define EVENTS_PER_JOB	(2 + OPS_PER_JOB)	/* span, EXEC, OPs */
 #define PES		4
+
+static int no_index;	/* --no-index */
 
 static double now_s(void)
 {
@@ -69,10 +76,14 @@ static uint64_t gen(const char *path, uint64_t events)
 	struct npf_item_records ir = { .dev = 0 };
 	uint8_t run[sizeof(struct npu_trace_rec_clock) + sizeof(struct npu_trace_rec_exec) +
 		    OPS_PER_JOB * sizeof(struct npu_trace_rec_op)];
+	struct npf_clock_sample *cs;
+	size_t ncs = 0;
 	struct npf_writer *w;
 	uint32_t seq = 0;
 
-	if (npf_writer_open(path, 0, &w)) {
+	/* a sample per 10 ms of trace, a job per 4 us */
+	cs = calloc(jobs / 2500 + 2, sizeof(*cs));
+	if (!cs || npf_writer_open(path, 0, &w)) {
 		fprintf(stderr, "%s: cannot create\n", path);
 		exit(1);
 	}
@@ -103,6 +114,10 @@ static uint64_t gen(const char *path, uint64_t events)
 			c->host_after_ns = t + 100;
 			c->width_ns = 200;
 			c->clock_hz = 1000000000;
+			cs[ncs++] = (struct npf_clock_sample){
+				c->host_before_ns, c->device_tick,
+				c->host_after_ns,
+			};
 			len += sizeof(*c);
 			ir.count++;
 			next_clock = t + 10000000;
@@ -149,6 +164,13 @@ static uint64_t gen(const char *path, uint64_t events)
 		n += EVENTS_PER_JOB;
 		t += 4000;	/* 4 PEs: a job every 4 us, each 8 us long */
 	}
+	/* the index, as npf_trace_write_index() writes a session's */
+	if (!no_index && (npf_writer_index(w) ||
+			  npf_writer_add_clocks(w, 0, info.clock_hz, cs, ncs))) {
+		fprintf(stderr, "%s: write error\n", path);
+		exit(1);
+	}
+	free(cs);
 	if (npf_writer_close(w)) {
 		fprintf(stderr, "%s: write error\n", path);
 		exit(1);
@@ -197,8 +219,8 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	struct rusage ru;
 	struct stat st;
 	int pfd[2], status;
-	uint64_t n = 0, out_bytes = 0, res[2] = { 0 };
-	double t0, t, in_mb, cpu, cpu_main;
+	uint64_t n = 0, out_bytes = 0, res[3] = { 0 };
+	double t0, t, in_mb, cpu, cpu_main, t_open;
 	pid_t pid;
 
 	if (trace) {
@@ -231,6 +253,7 @@ static void bench(const char *dir, uint64_t events, const char *json,
 			fprintf(stderr, "%s\n", err);
 			_exit(1);
 		}
+		res[2] = (uint64_t)((now_s() - t0) * 1e9);	/* fork and open */
 		/* the exporter buffers itself: no second copy in stdio */
 		setvbuf(f, NULL, _IONBF, 0);
 		ret = npuprof_export_chrome(tr, f, NULL);
@@ -270,13 +293,15 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	close(pfd[0]);
 	out_bytes = res[0];
 	cpu_main = (double)res[1] * 1e-6;
+	t_open = (double)res[2] * 1e-9;
 
 	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	printf("chrome export, %5.1f M events: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (CPU %.2f s: %.2f M events/s; threads %.2f + %.2f s)\n",
-	       (double)n / 1e6, (double)n / t / 1e6,
+	printf("chrome export, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s; threads %.2f + %.2f s)\n",
+	       (double)n / 1e6, trace ? "" : no_index ? " (no index)" : "",
+	       (double)n / t / 1e6,
 	       (double)out_bytes / t / 1e6, (double)out_bytes / 1e6,
-	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, cpu,
+	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, t_open, cpu,
 	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0, cpu_main,
 	       cpu > cpu_main ? cpu - cpu_main : 0.0);
 	if (!trace)
@@ -302,8 +327,10 @@ int main(int argc, char **argv)
 			trace = argv[++i];
 		} else if (!strcmp(argv[i], "--gen") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--no-index")) {
+			no_index = 1;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--events N] [--json FILE] [--trace FILE] [--gen FILE]\n",
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--events N] [--json FILE] [--trace FILE] [--gen FILE] [--no-index]\n",
 				argv[0]);
 			return 2;
 		}
@@ -320,7 +347,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	bench(dir, 1000000, NULL, NULL);
-	if (!quick)
+	if (!quick) {
 		bench(dir, 10000000, NULL, NULL);
+		no_index = 1;
+		bench(dir, 10000000, NULL, NULL);
+	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * bench-report.c - benchmarks of libnpuprof's analysis side: a synthetic
  * trace of N events (1 M and 10 M by default) as a capture writes them
  * (per inference: seven host spans, an EXEC and ten OP records in one
- * RECORDS item, a CLOCK sample every 1000 inferences) exported to SQLite
+ * RECORDS item, a CLOCK sample every 1000 inferences; at the end the
+ * index of clock samples a session writes at stop) exported to SQLite
  * (npuprof_export_sqlite()), and the time of the summary
  * (npuprof_print_summary()) and of the latency breakdown
  * (npuprof_print_breakdown()). Each measurement runs in a child process so
@@ -151,7 +152,8 @@ static uint64_t make_trace(const char *path, uint64_t events)
 		span(w, NPUPROF_SPAN_INFERENCE, 0, id, 0, t, 60000 + i % 7919, 0);
 		written += EV_PER_INF;
 	}
-	if (npf_writer_close(w))
+	/* the index, as a session writes it at stop: from a reading so far */
+	if (npf_trace_index_file(w, path) || npf_writer_close(w))
 		abort();
 	return written;
 }

@@ -3,12 +3,16 @@
  * test_trace.c - the public reader (npuprof_trace_*) on synthetic trace
  * files: device records in RECORDS and RECORD items mapped to host time by
  * the clock fit of their device, a drifting device clock, label strings,
- * and RECORDS items that lie about their contents.
+ * RECORDS items that lie about their contents, and the index of clock
+ * samples at the end of a file (what the open reads instead of the whole
+ * file, and how it falls back when the index is unsound).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -59,8 +63,17 @@ static void exec_rec(struct npu_trace_rec_exec *e, uint32_t seq, uint64_t job,
 	e->iowait_ticks = 1000;
 }
 
-static char *write_file(const char *name, int lie)
+/* The index write_file() ends a file with */
+enum {
+	IDX_NONE,	/* none, as a file cut short or of an older writer */
+	IDX_SAME,	/* the samples of its CLOCK records */
+	IDX_SHIFTED,	/* them 50 us later: only the index tells */
+	IDX_SESSION,	/* npf_trace_write_index(), as a session at stop */
+};
+
+static char *write_file(const char *name, int lie, int index)
 {
+	static struct npf_clock_sample cs[500];
 	struct npf_item_device dev;
 	struct npu_info info;
 	struct npf_writer *w;
@@ -90,6 +103,13 @@ static char *write_file(const char *name, int lie)
 
 		len = 0;
 		clock_rec((void *)run, seq++, t);
+		cs[i].before_ns = ((struct npu_trace_rec_clock *)run)->host_before_ns;
+		cs[i].tick = ((struct npu_trace_rec_clock *)run)->device_tick;
+		cs[i].after_ns = ((struct npu_trace_rec_clock *)run)->host_after_ns;
+		if (index == IDX_SHIFTED) {
+			cs[i].before_ns += 50000;
+			cs[i].after_ns += 50000;
+		}
 		len += sizeof(struct npu_trace_rec_clock);
 		for (k = 0; k < 9; k++) {
 			exec_rec((void *)(run + len), seq++, (uint64_t)i * 9 + k,
@@ -122,14 +142,79 @@ static char *write_file(const char *name, int lie)
 	sp.start_ns = 5;
 	sp.end_ns = 6;
 	npf_writer_add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0);
+	if (index == IDX_SAME || index == IDX_SHIFTED) {
+		if (npf_writer_index(w) ||
+		    npf_writer_add_clocks(w, 0, info.clock_hz, cs, 500))
+			abort();
+	} else if (index == IDX_SESSION) {
+		/* the file so far, read back (no END yet), then its index */
+		if (npf_trace_index_file(w, path))
+			abort();
+	}
 	if (npf_writer_close(w))
 		abort();
 	return path;
 }
 
+/* Device @dev of @a and @b maps every tick alike */
+static int same_maps(struct npuprof_trace *a, struct npuprof_trace *b)
+{
+	struct npuprof_clock_map ma, mb;
+	uint64_t tick;
+	int n = 0;
+
+	/* before the first sample, across all of them, beyond the last */
+	for (tick = 0; tick < tick_of(55000000000ull); tick += 99999989) {
+		if (npuprof_trace_map(a, 0, tick, &ma) ||
+		    npuprof_trace_map(b, 0, tick, &mb) ||
+		    ma.valid != mb.valid || ma.ns != mb.ns ||
+		    ma.err_ns != mb.err_ns)
+			return 0;
+		n++;
+	}
+	return n > 500;
+}
+
+static int64_t map_ns(struct npuprof_trace *t, uint64_t tick)
+{
+	struct npuprof_clock_map m;
+
+	if (npuprof_trace_map(t, 0, tick, &m) || !m.valid)
+		return INT64_MIN;
+	return m.ns;
+}
+
+/* Flip bit 4 of the byte at @off of @path */
+static void flip(const char *path, uint64_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+
+	if (fd < 0 || pread(fd, &b, 1, (off_t)off) != 1)
+		abort();
+	b ^= 0x10;
+	if (pwrite(fd, &b, 1, (off_t)off) != 1)
+		abort();
+	close(fd);
+}
+
+/* Where the index of @path starts */
+static uint64_t index_off(const char *path)
+{
+	struct npf_reader *r;
+	uint64_t off = 0, seq;
+	char err[256];
+
+	if (npf_reader_open(path, &r, err, sizeof(err)) ||
+	    npf_reader_index(r, &off, &seq))
+		abort();
+	npf_reader_close(r);
+	return off;
+}
+
 TEST(device_times_are_mapped)
 {
-	char *path = write_file("good", 0);
+	char *path = write_file("good", 0, IDX_NONE);
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
 	struct npuprof_clock_map m;
@@ -200,7 +285,7 @@ TEST(device_times_are_mapped)
 
 TEST(lying_records_item_is_an_error_with_an_offset)
 {
-	char *path = write_file("lie", 1);
+	char *path = write_file("lie", 1, IDX_NONE);
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
 	char err[256];
@@ -224,6 +309,111 @@ TEST(lying_records_item_is_an_error_with_an_offset)
 	}
 	unlink(path);
 	free(path);
+}
+
+/*
+ * A file's index gives the fits a pass over the whole file gives: the same
+ * mapping of every tick, the same mapped events; whether the index was
+ * written from the samples directly or by npf_trace_write_index() from a
+ * reading of the file so far (the session's way).
+ */
+TEST(index_gives_the_fits_of_a_full_pass)
+{
+	char *p0 = write_file("idx-none", 0, IDX_NONE);
+	char *p1 = write_file("idx-same", 0, IDX_SAME);
+	char *p3 = write_file("idx-session", 0, IDX_SESSION);
+	struct npuprof_trace *t0, *t1, *t3;
+	struct npuprof_event e0, e1;
+	char err[256];
+	int r0, r1, n = 0;
+
+	ASSERT_EQ(0, npuprof_trace_open(p0, &t0, err, sizeof(err)));
+	ASSERT_EQ(0, npuprof_trace_open(p1, &t1, err, sizeof(err)));
+	ASSERT_EQ(0, npuprof_trace_open(p3, &t3, err, sizeof(err)));
+	EXPECT_TRUE(same_maps(t0, t1));
+	EXPECT_TRUE(same_maps(t0, t3));
+	/* the events, mapped alike; the index is no event */
+	for (;;) {
+		r0 = npuprof_trace_next(t0, &e0);
+		r1 = npuprof_trace_next(t1, &e1);
+		ASSERT_EQ(r0, r1);
+		if (r0 != 1)
+			break;
+		ASSERT_EQ(e0.type, e1.type);
+		ASSERT_EQ(e0.time_ns, e1.time_ns);
+		ASSERT_EQ(e0.start.ns, e1.start.ns);
+		ASSERT_EQ(e0.start.err_ns, e1.start.err_ns);
+		ASSERT_EQ(e0.end.ns, e1.end.ns);
+		n++;
+	}
+	EXPECT_EQ(0, r0);
+	EXPECT_EQ(5000 + 3, n);	/* and DEVICE, STRING, SPAN */
+	EXPECT_EQ(0, npuprof_trace_truncated(t1));
+	/* only a reading that kept its samples writes an index */
+	EXPECT_EQ(-EINVAL, npf_trace_write_index(t0, NULL));
+	npuprof_trace_close(t0);
+	npuprof_trace_close(t1);
+	npuprof_trace_close(t3);
+	unlink(p0);
+	unlink(p1);
+	unlink(p3);
+	free(p0);
+	free(p1);
+	free(p3);
+}
+
+/*
+ * The open takes the fits from the index alone: an index whose samples
+ * are 50 us later than the CLOCK records moves every mapped time by 50 us.
+ * An unsound one is not used: with its END chunk or an index chunk
+ * corrupt, the open makes its pass over the file (the fits of the CLOCK
+ * records), and the corrupt chunk is reported when the events reach it.
+ */
+TEST(open_reads_only_a_sound_index)
+{
+	char *p0 = write_file("only-none", 0, IDX_NONE);
+	char *p1 = write_file("only-same", 0, IDX_SAME);
+	char *p2 = write_file("only-shifted", 0, IDX_SHIFTED);
+	struct npuprof_trace *t0, *t;
+	struct npuprof_event ev;
+	uint64_t tick = tick_of(30000000000ull);
+	struct stat st;
+	char err[256];
+	int64_t d;
+	int ret, n = 0;
+
+	ASSERT_EQ(0, npuprof_trace_open(p0, &t0, err, sizeof(err)));
+	ASSERT_EQ(0, npuprof_trace_open(p2, &t, err, sizeof(err)));
+	d = map_ns(t, tick) - map_ns(t0, tick);
+	EXPECT_LE(49000, d);
+	EXPECT_GE(51000, d);
+	npuprof_trace_close(t);
+
+	/* END's chunk corrupt: no index, a pass over the CLOCK records */
+	ASSERT_EQ(0, stat(p2, &st));
+	flip(p2, (uint64_t)st.st_size - 8);
+	ASSERT_EQ(0, npuprof_trace_open(p2, &t, err, sizeof(err)));
+	EXPECT_TRUE(same_maps(t0, t));
+	npuprof_trace_close(t);
+
+	/* a sample of the index changed: its CRC fails, a pass instead */
+	flip(p1, index_off(p1) + 32 + 8 + 16);
+	ASSERT_EQ(0, npuprof_trace_open(p1, &t, err, sizeof(err)));
+	EXPECT_TRUE(same_maps(t0, t));
+	while ((ret = npuprof_trace_next(t, &ev)) == 1)
+		n++;
+	EXPECT_EQ(-EBADMSG, ret);
+	EXPECT_NE(NULL, strstr(npuprof_trace_error(t), "crc"));
+	EXPECT_EQ(5000 + 3, n);	/* every event came before it */
+	npuprof_trace_close(t);
+
+	npuprof_trace_close(t0);
+	unlink(p0);
+	unlink(p1);
+	unlink(p2);
+	free(p0);
+	free(p1);
+	free(p2);
 }
 
 TEST(open_errors)

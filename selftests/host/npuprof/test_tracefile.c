@@ -490,10 +490,10 @@ TEST_F(tf, streaming_bounded)
 		  npf_writer_bytes(w));
 	ASSERT_EQ(0, npf_writer_close(w));
 
-	/* the last chunk: the rest and the END item (it fits: 64 * 88 + 24) */
+	/* the last chunk: the rest and the END item (it fits: 64 * 88 + 40) */
 	ASSERT_NE(0u, n % per);
 	expect_len = 64 + full * (32 + (uint64_t)per * isize) +
-		     32 + (uint64_t)(n % per) * isize + 24;
+		     32 + (uint64_t)(n % per) * isize + 40;
 	ASSERT_EQ(0, stat(self->path, &st));
 	EXPECT_EQ(expect_len, (uint64_t)st.st_size);
 
@@ -1152,6 +1152,200 @@ TEST_F(tf, write_cut_by_file_size_limit)
 	rd_free(r);
 }
 
+/*
+ * The index: npf_writer_index() starts it on a chunk of its own, CLOCKS
+ * items hold the samples (several items when one chunk cannot), END is
+ * alone in the last 72 bytes and points at the index, and a reader finds
+ * it from there and reads it alone; the whole file still reads, END's
+ * counts checked.
+ */
+TEST_F(tf, index_from_the_last_chunk)
+{
+	const uint32_t per = (NPF_CHUNK_MIN - 8 - 16) / 24;	/* 169 */
+	struct npf_clock_sample cs[500];
+	uint64_t ioff, iseq, off, seq;
+	const struct npf_item *it;
+	struct npf_item_end end;
+	struct npf_reader *rdr;
+	struct npf_writer *w;
+	uint8_t body[80];
+	size_t len, got = 0;
+	uint8_t *buf;
+	uint32_t i, nclocks = 0;
+	char err[256];
+	struct rd *r;
+	int ret;
+
+	for (i = 0; i < 500; i++)
+		cs[i] = (struct npf_clock_sample){ 1000 + i, 7 * i, 2000 + i };
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	memset(body, 0, sizeof(body));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_SPAN, body,
+					    sizeof(body), NULL, 0));
+	ASSERT_EQ(0, npf_writer_index(w));
+	/* the chunk in progress went out: the index starts a chunk */
+	ioff = npf_writer_bytes(w);
+	iseq = npf_writer_chunks(w);
+	EXPECT_LT(1u, iseq);
+	ASSERT_EQ(0, npf_writer_add_clocks(w, 3, 1000000000, cs, 500));
+	ASSERT_EQ(0, npf_writer_add_clocks(w, 5, 0, NULL, 0));
+	ASSERT_EQ(0, npf_writer_close(w));
+
+	/* END alone in the last chunk, pointing at the index */
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	memcpy(&end, buf + len - sizeof(end), sizeof(end));
+	EXPECT_EQ(ioff, end.index_off);
+	EXPECT_EQ(iseq, end.index_seq);
+	EXPECT_EQ(100u + 4, end.items);
+	EXPECT_EQ(NPF_ITEM_END, ((const struct npf_item *)(buf + len - 40))->type);
+	EXPECT_EQ(40u, ((const struct npf_chunk_hdr *)(buf + len - 72))->size);
+	EXPECT_EQ(1u, ((const struct npf_chunk_hdr *)(buf + len - 72))->items);
+	free(buf);
+
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	ASSERT_EQ(0, npf_reader_index(rdr, &off, &seq));
+	EXPECT_EQ(ioff, off);
+	EXPECT_EQ(iseq, seq);
+	ASSERT_EQ(0, npf_reader_seek(rdr, off, seq));
+	while ((ret = npf_reader_next(rdr, &it, &off)) == 1) {
+		const struct npf_item_clocks *c = (const void *)(it + 1);
+		const struct npf_clock_sample *x = (const void *)(c + 1);
+
+		if (it->type == NPF_ITEM_END)
+			continue;
+		ASSERT_EQ(NPF_ITEM_CLOCKS, it->type);
+		nclocks++;
+		if (c->dev == 5) {
+			EXPECT_EQ(0u, c->count);
+			EXPECT_EQ(0u, c->clock_hz);
+			continue;
+		}
+		EXPECT_EQ(3u, c->dev);
+		EXPECT_EQ(1000000000u, c->clock_hz);
+		/* 169, 169, 162: as many as a chunk holds */
+		EXPECT_EQ(got + per <= 500 ? per : 500 - got, c->count);
+		for (i = 0; i < c->count; i++, got++) {
+			EXPECT_EQ(1000 + got, x[i].before_ns);
+			EXPECT_EQ(7 * got, x[i].tick);
+			EXPECT_EQ(2000 + got, x[i].after_ns);
+		}
+	}
+	EXPECT_EQ(0, ret) TH_LOG("%s", npf_reader_error(rdr));
+	EXPECT_EQ(0, npf_reader_truncated(rdr));
+	EXPECT_EQ(500u, got);
+	EXPECT_EQ(4u, nclocks);
+	/* after a rewind, the whole file, END's count of items checked */
+	ASSERT_EQ(0, npf_reader_rewind(rdr));
+	for (i = 0; (ret = npf_reader_next(rdr, &it, NULL)) == 1; i++)
+		;
+	EXPECT_EQ(0, ret) TH_LOG("%s", npf_reader_error(rdr));
+	EXPECT_EQ(100u + 4 + 1, i);
+	npf_reader_close(rdr);
+
+	r = rd_read(self->path);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->ret);
+	EXPECT_EQ(0, r->truncated);
+	rd_free(r);
+}
+
+/*
+ * No index to find: a file without one, the same file cut by a byte, or
+ * with a byte of its END chunk changed (-ENOENT, nothing read). A seek
+ * does not count the chunks it skipped as checked: after a rewind, a
+ * corrupt chunk before the index is found.
+ */
+TEST_F(tf, index_absent_or_unsound)
+{
+	struct npf_clock_sample cs = { 1, 2, 3 };
+	const struct npf_item *it;
+	struct npf_reader *rdr;
+	struct npf_writer *w;
+	struct npf_item_clocks c = { .dev = 0, .count = 2 };
+	uint64_t off, seq;
+	uint8_t body[80];
+	size_t len, i;
+	uint8_t *buf;
+	char err[256];
+	int ret;
+
+	/* without an index */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	memset(body, 0, sizeof(body));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_SPAN, body,
+					    sizeof(body), NULL, 0));
+	ASSERT_EQ(0, npf_writer_close(w));
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, npf_reader_index(rdr, &off, &seq));
+	npf_reader_close(rdr);
+
+	/* with one */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_SPAN, body,
+					    sizeof(body), NULL, 0));
+	ASSERT_EQ(0, npf_writer_index(w));
+	ASSERT_EQ(0, npf_writer_add_clocks(w, 0, 0, &cs, 1));
+	ASSERT_EQ(0, npf_writer_close(w));
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+
+	/* cut by a byte */
+	ASSERT_EQ(0, write_file(self->path, buf, len - 1));
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, npf_reader_index(rdr, &off, &seq));
+	npf_reader_close(rdr);
+
+	/* every byte of the END chunk changed in turn, but the ignored rsvd */
+	for (i = len - 72; i < len; i++) {
+		if (i - (len - 72) >= offsetof(struct npf_chunk_hdr, rsvd) &&
+		    i - (len - 72) < sizeof(struct npf_chunk_hdr))
+			continue;
+		buf[i] ^= 0x10;
+		ASSERT_EQ(0, write_file(self->path, buf, len));
+		buf[i] ^= 0x10;
+		ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err,
+					     sizeof(err)));
+		EXPECT_EQ(-ENOENT, npf_reader_index(rdr, &off, &seq))
+			TH_LOG("byte %zu of %zu", i, len);
+		npf_reader_close(rdr);
+	}
+
+	/* a span chunk before the index corrupt: the seek does not see it */
+	buf[64 + 32 + 8] ^= 1;
+	ASSERT_EQ(0, write_file(self->path, buf, len));
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	ASSERT_EQ(0, npf_reader_index(rdr, &off, &seq));
+	ASSERT_EQ(0, npf_reader_seek(rdr, off, seq));
+	while ((ret = npf_reader_next(rdr, &it, NULL)) == 1)
+		;
+	EXPECT_EQ(0, ret);
+	/* ... and after a rewind, the first chunk's CRC is checked */
+	ASSERT_EQ(0, npf_reader_rewind(rdr));
+	EXPECT_EQ(-EBADMSG, npf_reader_next(rdr, &it, NULL));
+	EXPECT_EQ(64 + 20, msg_offset(npf_reader_error(rdr), self->path))
+		TH_LOG("%s", npf_reader_error(rdr));
+	EXPECT_EQ(-EINVAL, npf_reader_seek(rdr, 12, 0));
+	EXPECT_EQ(-EINVAL, npf_reader_seek(rdr, 68, 0));
+	npf_reader_close(rdr);
+	free(buf);
+
+	/* a CLOCKS item that counts more samples than it holds */
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_CLOCKS, &c, sizeof(c), &cs,
+				    sizeof(cs)));
+	ASSERT_EQ(0, npf_writer_close(w));
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	EXPECT_EQ(-EBADMSG, npf_reader_next(rdr, &it, NULL));
+	EXPECT_EQ(64 + 32 + 8 + 4, msg_offset(npf_reader_error(rdr), self->path))
+		TH_LOG("%s", npf_reader_error(rdr));
+	EXPECT_NE(NULL, strstr(npf_reader_error(rdr), "CLOCKS count 2"));
+	npf_reader_close(rdr);
+}
+
 TEST(item_min_body)
 {
 	EXPECT_EQ(2u, npf_item_min_body[NPF_ITEM_META]);
@@ -1166,6 +1360,7 @@ TEST(item_min_body)
 	EXPECT_EQ(24u, npf_item_min_body[NPF_ITEM_THREAD]);
 	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_END]);
 	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_RECORDS]);
+	EXPECT_EQ(16u, npf_item_min_body[NPF_ITEM_CLOCKS]);
 	EXPECT_EQ(0u, npf_item_min_body[0]);
 }
 
