@@ -240,7 +240,7 @@ extern const uint32_t npf_item_min_body[NPF_ITEM_TYPE_MAX + 1];
 uint32_t npf_crc32(uint32_t crc, const void *data, size_t len);
 
 /* Implementations of npf_crc32(): 0 is slicing-by-8, on every CPU */
-#define NPF_CRC32_IMPLS		2
+#define NPF_CRC32_IMPLS		3
 /* Bytes each implementation is timed on by npf_crc32_select() */
 #define NPF_CRC32_PROBE		(64u * 1024)
 

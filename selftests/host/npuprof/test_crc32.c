@@ -65,8 +65,8 @@ TEST(implementations_agree)
 			TH_LOG("implementation %u: %s", i, npf_crc32_impl(i));
 		}
 	ASSERT_LE(1, have);
-	/* random lengths (0 to 256 KiB, many around the 64-byte fold and
-	 * 16-byte steps), alignments and starting CRCs */
+	/* random lengths (0 to 256 KiB, many around the 64- and 256-byte
+	 * folds and 16-byte steps), alignments and starting CRCs */
 	for (round = 0; round < 400; round++) {
 		size_t len, off;
 		uint32_t start, ref;
