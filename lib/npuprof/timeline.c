@@ -650,7 +650,14 @@ static bool npf_tl_flow(struct npf_tl *tl, const struct npf_tl_item *it)
 		if (!tl->flows)
 			return false;	/* no arrows rather than wrong ones */
 	}
-	set = tl->flows + (((it->id * 0x9e3779b97f4a7c15ull) >> 40) &
+	/*
+	 * A device's jobs are numbered in order: the set of a job is its
+	 * number's low bits (the device's moved by a constant of its own),
+	 * so the flows in flight, a few consecutive jobs, are a few
+	 * consecutive sets in the cache, not random lines of the table,
+	 * and 4096 consecutive jobs of a device never share a set
+	 */
+	set = tl->flows + ((it->id + (it->id >> 48) * 0x9e3779b9ull) &
 			   (NPF_TL_FLOW_SETS - 1)) * NPF_TL_FLOW_WAYS;
 	for (i = 0; i < NPF_TL_FLOW_WAYS; i++) {
 		if (set[i] != it->id)
@@ -975,7 +982,10 @@ static int npf_tl_bw(struct npf_tl *tl, uint32_t dev, struct npf_tl_pe *p,
 	if (e <= s)
 		return 0;
 	/* bytes per ns is GB/s: MB/s with 3 decimals is bytes * 1e6 / ns */
+	/* in 64 bits unless the product needs more (a 64-bit division) */
 	ret = npf_tl_counter(tl, NPF_TL_DEV_PID + dev, s, p->bw_name, "MB/s",
+			     bytes <= UINT64_MAX / 1000000 ?
+			     (int64_t)(bytes * 1000000 / (uint64_t)(e - s)) :
 			     (int64_t)((__int128)bytes * 1000000 / (e - s)), 3);
 	p->bw_pending = true;
 	p->bw_zero_at = e;
