@@ -1113,26 +1113,31 @@ static int load_chunk(struct npf_reader *r)
 	 * over the clock samples and the events' pass then compute each CRC
 	 * once. A chunk that failed is checked again, and fails again.
 	 */
-	if (ch.seq >= r->verified) {
+	/*
+	 * What a seek reached is checked whole and remembered for nothing:
+	 * the prefix above is of chunks read in order, and a seek (to an
+	 * offset a file's END gave) may land on other bytes with the same seq
+	 */
+	if (r->seeked || ch.seq >= r->verified) {
 		crc = npf_crc32(0, body + extra, ch.size);
 		if (crc != ch.crc)
 			return rd_fail(r, -EBADMSG,
 				       off + offsetof(struct npf_chunk_hdr, crc),
 				       "chunk crc 0x%08x, its payload has 0x%08x",
 				       ch.crc, crc);
-		/* a prefix of the file: not past chunks a seek skipped */
-		if (ch.seq == r->verified)
+		if (!r->seeked)
 			r->verified = ch.seq + 1;
 	}
-	if (ch.seq >= r->checked) {
+	if (r->seeked || ch.seq >= r->checked) {
 		ret = check_items(r, body + extra, ch.size, poff, off,
 				  ch.items);
 		if (ret)
 			return ret;
-		if (ch.seq == r->checked)
+		if (!r->seeked) {
 			r->checked = ch.seq + 1;
-		if (r->ended)
-			r->end_seq = ch.seq;
+			if (r->ended)
+				r->end_seq = ch.seq;
+		}
 	} else {
 		r->ended = ch.seq == r->end_seq;
 	}

@@ -10,12 +10,15 @@
  * or overread (ASan), must end in a documented state, hand out only items
  * inside the file with sizes that are multiples of 8 at increasing
  * offsets, name the file and an offset inside it in every message, and
- * give the same result after a rewind.
+ * give the same result after a rewind. When the file's last chunk points
+ * at an index, the reader is moved there (npf_reader_seek()) and read on
+ * under the same checks; then the public reader opens the file (from its
+ * index, or with a pass) and reads every event.
  *
  * With NPUPROF_FUZZ_SEEDS=DIR set, LLVMFuzzerInitialize writes valid files
- * there (seed-*: complete files over one and many chunks, a file cut by an
- * aborted writer, an empty trace), as selftests/host/npuprof/run-fuzz.sh
- * expects.
+ * there (seed-*: complete files over one and many chunks, one ending with
+ * an index of clock samples, a file cut by an aborted writer, an empty
+ * trace), as selftests/host/npuprof/run-fuzz.sh expects.
  *
  * Locking: single-threaded. Lifetime: each input's memfd is closed before
  * the call returns.
@@ -60,6 +63,7 @@ static void check_msg(const char *msg, const char *path, uint64_t len)
 	}
 }
 
+/* Read on to the end or an error, checking what the reader hands out */
 static void read_pass(struct npf_reader *r, const char *path, uint64_t len,
 		      struct pass *p)
 {
@@ -88,6 +92,43 @@ static void read_pass(struct npf_reader *r, const char *path, uint64_t len,
 		CHECK(!npf_reader_error(r)[0]);
 		CHECK(npf_reader_next(r, &it, &off) == 0);
 	}
+}
+
+/*
+ * The index, when the last chunk points at one: inside the file, before
+ * its last chunk; read from there under the same checks
+ */
+static void index_pass(struct npf_reader *r, const char *path, uint64_t len)
+{
+	uint64_t off, seq;
+	struct pass p;
+
+	if (npf_reader_index(r, &off, &seq))
+		return;
+	CHECK(off >= 64 && !(off & 7) && off + 72 <= len);
+	CHECK(npf_reader_seek(r, off, seq) == 0);
+	read_pass(r, path, len, &p);
+}
+
+/* The public reader: an open (from the index or by a pass), every event */
+static void trace_pass(const char *path, uint64_t len)
+{
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	uint64_t n = 0;
+	char err[512];
+	int ret;
+
+	ret = npuprof_trace_open(path, &t, err, sizeof(err));
+	if (ret) {
+		CHECK(ret == -ENOEXEC || ret == -EPROTONOSUPPORT ||
+		      ret == -EBADMSG || ret == -ENOMEM);
+		return;
+	}
+	while ((ret = npuprof_trace_next(t, &ev)) == 1)
+		CHECK(++n <= len / 8);
+	CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOMEM);
+	npuprof_trace_close(t);
 }
 
 /*
@@ -148,7 +189,14 @@ static void fuzz_one(const uint8_t *in, size_t len)
 	read_pass(r, path, len, &b);
 	CHECK(a.ret == b.ret && a.truncated == b.truncated &&
 	      a.items == b.items && a.sum == b.sum);
+	index_pass(r, path, len);
+	/* a seek leaves the rest of the file to the next pass: the same */
+	CHECK(npf_reader_rewind(r) == 0);
+	read_pass(r, path, len, &b);
+	CHECK(a.ret == b.ret && a.truncated == b.truncated &&
+	      a.items == b.items && a.sum == b.sum);
 	npf_reader_close(r);
+	trace_pass(path, len);
 	close(fd);
 }
 
@@ -164,6 +212,56 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 		fuzz_one(copy, len);
 	free(copy);
 	return 0;
+}
+
+/* A small trace of one device as a session writes it, with its index */
+static int seed_index(const char *path)
+{
+	struct npf_item_device dev = { .dev = 0, .info_size = sizeof(struct npu_info) };
+	struct npu_info info = { .version = 1, .pe_count = 2,
+				 .clock_hz = 1000000000 };
+	struct npf_item_records ir = { .dev = 0, .count = 2 };
+	struct npf_clock_sample cs[4];
+	struct npf_writer *w;
+	uint8_t run[sizeof(struct npu_trace_rec_clock) +
+		    sizeof(struct npu_trace_rec_op)];
+	int i, ret;
+
+	ret = npf_writer_open(path, NPF_CHUNK_MIN, &w);
+	if (ret)
+		return ret;
+	strcpy(dev.path, "/dev/npu0");
+	npf_writer_add(w, NPF_ITEM_DEVICE, &dev, sizeof(dev), &info,
+		       sizeof(info));
+	for (i = 0; i < 4; i++) {
+		struct npu_trace_rec_clock *c = (void *)run;
+		struct npu_trace_rec_op *o = (void *)(c + 1);
+		uint64_t t = 1000000000ull + (uint64_t)i * 10000000;
+
+		memset(run, 0, sizeof(run));
+		c->hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_CLOCK,
+						     sizeof(*c), 2 * i };
+		c->host_before_ns = t - 100;
+		c->device_tick = t - 500000000;
+		c->host_after_ns = t + 100;
+		cs[i] = (struct npf_clock_sample){ c->host_before_ns,
+						   c->device_tick,
+						   c->host_after_ns };
+		o->hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP,
+						     sizeof(*o), 2 * i + 1 };
+		o->start_tick = c->device_tick + 1000;
+		o->end_tick = o->start_tick + 900;
+		npf_writer_add(w, NPF_ITEM_RECORDS, &ir, sizeof(ir), run,
+			       sizeof(run));
+	}
+	ret = npf_writer_index(w);
+	if (!ret)
+		ret = npf_writer_add_clocks(w, 0, info.clock_hz, cs, 4);
+	if (ret) {
+		npf_writer_abort(w);
+		return ret;
+	}
+	return npf_writer_close(w);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -192,5 +290,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		CHECK(gen_file(path, seeds[i].chunk_max, seeds[i].items,
 			       seeds[i].complete) == 0);
 	}
+	/* a device, its CLOCK records and OPs, and the index at the end */
+	snprintf(path, sizeof(path), "%s/seed-index", dir);
+	CHECK(seed_index(path) == 0);
 	return 0;
 }

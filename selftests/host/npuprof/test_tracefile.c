@@ -1346,6 +1346,82 @@ TEST_F(tf, index_absent_or_unsound)
 	npf_reader_close(rdr);
 }
 
+/*
+ * What a seek reaches counts for nothing in the later passes: an END that
+ * points at a forged chunk 0 (a valid chunk image inside an item of an
+ * unknown type) does not make the real chunk 0 pass as checked, and its
+ * bad CRC is still found after a rewind. (Found by fuzz_tracefile: the
+ * reader used to remember the forged chunk as chunk 0 checked.)
+ */
+TEST_F(tf, seek_to_a_forged_chunk)
+{
+	struct {
+		struct npf_chunk_hdr ch;
+		struct npf_item it;
+		char kv[8];
+	} forged;
+	const struct npf_item *it;
+	struct npf_item_end end;
+	struct npf_reader *rdr;
+	struct npf_writer *w;
+	uint64_t off, seq, at;
+	uint8_t body[80];
+	size_t len;
+	uint8_t *buf;
+	char err[256];
+
+	memset(&forged, 0, sizeof(forged));
+	forged.ch.magic = NPF_CHUNK_MAGIC;
+	forged.ch.hdr_size = sizeof(forged.ch);
+	forged.ch.seq = 0;
+	forged.ch.size = sizeof(forged.it) + sizeof(forged.kv);
+	forged.ch.items = 1;
+	forged.it.type = NPF_ITEM_META;
+	forged.it.size = forged.ch.size;
+	memcpy(forged.kv, "k\0v", 4);
+	forged.ch.crc = npf_crc32(0, &forged.it, forged.ch.size);
+
+	ASSERT_EQ(0, npf_writer_open(self->path, NPF_CHUNK_MIN, &w));
+	memset(body, 0, sizeof(body));
+	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_SPAN, body, sizeof(body),
+				    NULL, 0));
+	ASSERT_EQ(0, npf_writer_flush(w));
+	/* chunk 1: the image, as the body of an item of an unknown type */
+	at = npf_writer_bytes(w) + 32 + 8;
+	ASSERT_EQ(0, npf_writer_add(w, 200, &forged, sizeof(forged), NULL, 0));
+	ASSERT_EQ(0, npf_writer_index(w));
+	ASSERT_EQ(0, npf_writer_close(w));
+	buf = slurp(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	/* END points at the image; chunk 0's payload corrupt */
+	memcpy(&end, buf + len - sizeof(end), sizeof(end));
+	end.index_off = at;
+	end.index_seq = 0;
+	memcpy(buf + len - sizeof(end), &end, sizeof(end));
+	fix_crc(buf, len - 72);
+	buf[64 + 32 + 8] ^= 1;
+	ASSERT_EQ(0, write_file(self->path, buf, len));
+	free(buf);
+
+	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
+	ASSERT_EQ(0, npf_reader_index(rdr, &off, &seq));
+	ASSERT_EQ(at, off);
+	ASSERT_EQ(0u, seq);
+	ASSERT_EQ(0, npf_reader_seek(rdr, off, seq));
+	/* the forged chunk reads as a sound chunk 0 */
+	ASSERT_EQ(1, npf_reader_next(rdr, &it, &off));
+	EXPECT_EQ(NPF_ITEM_META, it->type);
+	EXPECT_EQ(at + 32, off);
+	while (npf_reader_next(rdr, &it, &off) == 1)
+		;
+	/* from the start: the real chunk 0 fails its CRC */
+	ASSERT_EQ(0, npf_reader_rewind(rdr));
+	EXPECT_EQ(-EBADMSG, npf_reader_next(rdr, &it, &off));
+	EXPECT_EQ(64 + 20, msg_offset(npf_reader_error(rdr), self->path))
+		TH_LOG("%s", npf_reader_error(rdr));
+	npf_reader_close(rdr);
+}
+
 TEST(item_min_body)
 {
 	EXPECT_EQ(2u, npf_item_min_body[NPF_ITEM_META]);
