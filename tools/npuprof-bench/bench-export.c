@@ -76,14 +76,10 @@ static uint64_t gen(const char *path, uint64_t events)
 	struct npf_item_records ir = { .dev = 0 };
 	uint8_t run[sizeof(struct npu_trace_rec_clock) + sizeof(struct npu_trace_rec_exec) +
 		    OPS_PER_JOB * sizeof(struct npu_trace_rec_op)];
-	struct npf_clock_sample *cs;
-	size_t ncs = 0;
 	struct npf_writer *w;
 	uint32_t seq = 0;
 
-	/* a sample per 10 ms of trace, a job per 4 us */
-	cs = calloc(jobs / 2500 + 2, sizeof(*cs));
-	if (!cs || npf_writer_open(path, 0, &w)) {
+	if (npf_writer_open(path, 0, &w)) {
 		fprintf(stderr, "%s: cannot create\n", path);
 		exit(1);
 	}
@@ -114,10 +110,6 @@ static uint64_t gen(const char *path, uint64_t events)
 			c->host_after_ns = t + 100;
 			c->width_ns = 200;
 			c->clock_hz = 1000000000;
-			cs[ncs++] = (struct npf_clock_sample){
-				c->host_before_ns, c->device_tick,
-				c->host_after_ns,
-			};
 			len += sizeof(*c);
 			ir.count++;
 			next_clock = t + 10000000;
@@ -164,14 +156,9 @@ static uint64_t gen(const char *path, uint64_t events)
 		n += EVENTS_PER_JOB;
 		t += 4000;	/* 4 PEs: a job every 4 us, each 8 us long */
 	}
-	/* the index, as npf_trace_write_index() writes a session's */
-	if (!no_index && (npf_writer_index(w) ||
-			  npf_writer_add_clocks(w, 0, info.clock_hz, cs, ncs))) {
-		fprintf(stderr, "%s: write error\n", path);
-		exit(1);
-	}
-	free(cs);
-	if (npf_writer_close(w)) {
+	/* the index, as a session writes it at stop: from a reading so far */
+	if ((!no_index && npf_trace_index_file(w, path)) ||
+	    npf_writer_close(w)) {
 		fprintf(stderr, "%s: write error\n", path);
 		exit(1);
 	}
