@@ -487,8 +487,9 @@ uint64_t npf_writer_chunks(const struct npf_writer *w)
  * @hdr: the file header (the first 64 bytes)
  * @next_off: file offset of the next chunk
  * @seq: seq the next chunk must have
- * @verified: chunks 0 .. @verified - 1 passed their CRC check in an
- *	earlier pass (before a rewind): a later pass does not compute it again
+ * @verified: chunks 0 .. @verified - 1, read in order, passed their CRC
+ *	check in an earlier pass (before a rewind): a later pass does not
+ *	compute it again
  * @checked: chunks 0 .. @checked - 1 passed their item checks too: a later
  *	pass does not walk their items again (the same bytes, the same result)
  * @end_seq: the chunk holding the END item, UINT64_MAX before it is met
@@ -1107,16 +1108,14 @@ static int load_chunk(struct npf_reader *r)
 		body = r->buf;
 	}
 	/*
-	 * A chunk whose CRC an earlier pass checked is the same bytes (a
-	 * trace file only ever grows: a cut shortens it, never changes it),
-	 * and its items are still checked below: npuprof_trace_open()'s pass
-	 * over the clock samples and the events' pass then compute each CRC
-	 * once. A chunk that failed is checked again, and fails again.
-	 */
-	/*
-	 * What a seek reached is checked whole and remembered for nothing:
-	 * the prefix above is of chunks read in order, and a seek (to an
-	 * offset a file's END gave) may land on other bytes with the same seq
+	 * A chunk that an earlier pass read in order and checked is the same
+	 * bytes (a trace file only ever grows: a cut shortens it, never
+	 * changes it): a later pass neither computes its CRC nor walks its
+	 * items again, so npuprof_trace_open()'s pass over the clock samples
+	 * and the events' pass check each chunk once. A chunk that failed is
+	 * checked again, and fails again. What a seek reached is checked
+	 * whole and remembered for nothing: a seek (to an offset a file's
+	 * END gave) may land on other bytes with the same seq.
 	 */
 	if (r->seeked || ch.seq >= r->verified) {
 		crc = npf_crc32(0, body + extra, ch.size);
