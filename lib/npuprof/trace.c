@@ -7,10 +7,10 @@
  * chunk: npf_reader_index()) when it has one, else those of a first pass
  * over the whole file that keeps only the devices and their CLOCK records.
  * The events then come in file order with device times mapped to host
- * time. Memory is the
- * reader's chunk buffer, the clock samples, and the last few label strings
- * (a label's STRING item is written just before its SPAN item by the same
- * thread, so a small cache resolves every label of a well-formed file).
+ * time. Memory is the reader's chunk buffer, the clock samples, and the
+ * last few label strings (a label's STRING item is written just before
+ * its SPAN item by the same thread, so a small cache resolves every label
+ * of a well-formed file).
  *
  * A reader is used by one thread at a time.
  */
@@ -64,7 +64,8 @@ static int npf_samples_room(struct npf_samples *v, size_t n)
 	size_t cap = v->cap ? v->cap : 64;
 	void *p;
 
-	if (n > SIZE_MAX / sizeof(*v->s) - v->n)
+	/* at most half of SIZE_MAX in bytes: the doubling cannot wrap */
+	if (n > SIZE_MAX / 2 / sizeof(*v->s) - v->n)
 		return -ENOMEM;
 	while (cap < v->n + n)
 		cap *= 2;
