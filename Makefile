@@ -79,7 +79,8 @@ userspace:
 	if [ -n "$$failed" ]; then echo "=== build failed in:$$failed" >&2; exit 1; fi
 
 # npu.ko per kernel: build/kmod/VERSION is a tree of real directories holding
-# symlinks to Kbuild and the files of driver/ and uapi/, so kbuild writes its
+# symlinks to Kbuild, the files of driver/ and uapi/ and the hardware
+# contract include/npu/npu_hw.h, so kbuild writes its
 # objects there and never into the source tree.
 modules:
 	@if [ ! -f "$(ROOT)/Kbuild" ]; then \
@@ -100,7 +101,8 @@ kmod/%: FORCE
 	mkdir -p "$$out"; \
 	ln -sfn "$(ROOT)/Kbuild" "$$out/Kbuild"; \
 	cd "$(ROOT)"; \
-	for d in driver uapi; do \
+	for d in driver uapi include/npu/npu_hw.h; do \
+		mkdir -p "$$out/$$(dirname $$d)"; \
 		find "$$d" -type d -exec mkdir -p "$$out/{}" \; ; \
 		find "$$d" -type f \( -name '*.[ch]' -o -name Kbuild -o -name '*.S' \) \
 			-exec ln -sfn "$(ROOT)/{}" "$$out/{}" \; ; \
@@ -178,7 +180,7 @@ CHECKPATCH_IGNORE_npu_hw.h :=
 checkpatch:
 	@[ -x "$(CHECKPATCH)" ] || { echo "$(CHECKPATCH) missing (run scripts/deps.sh)" >&2; exit 1; }
 	@cd $(ROOT) && rc=0 && n=0 && \
-	for f in driver/*.c driver/*.h; do \
+	for f in driver/*.c driver/*.h include/npu/npu_hw.h; do \
 		[ -f "$$f" ] || continue; \
 		n=$$((n + 1)); \
 		case "$${f##*/}" in \

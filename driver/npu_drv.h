@@ -22,7 +22,7 @@
 
 #include <linux/npu.h>
 
-#include "npu_hw.h"
+#include "npu/npu_hw.h"
 #include "npu_job.h"
 
 #define NPU_DRV_NAME	"npu"

@@ -11,7 +11,7 @@
 #include "libnpu.h"
 #include "npuprof.h"
 #include "npu/npu_program.h"
-#include "npu_model_file.h"
+#include "npu/npu_model_file.h"
 
 #define NPU_EXPORT __attribute__((visibility("default")))
 

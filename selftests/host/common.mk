@@ -17,7 +17,7 @@
 #                                        test directories
 #   EMU_CPPFLAGS                         what code including the emulator's
 #                                        headers adds to CPPFLAGS (the
-#                                        device's side, driver/npu_hw.h)
+#                                        device's side, include/npu/npu_hw.h)
 #   $(BUILD)/lib/libnpu.a, libnpuref.a   made by their own Makefiles
 #   all, check, clean
 #
@@ -36,7 +36,7 @@ TESTDIR := $(BUILD)/tests
 KSFT := $(BUILD)/linux-src/tools/testing/selftests
 HARNESS := $(KSFT)/kselftest_harness.h
 EMU_DIR := $(TOP)/tools/npu-emu
-EMU_CPPFLAGS := -I$(EMU_DIR) -I$(TOP)/driver
+EMU_CPPFLAGS := -I$(EMU_DIR)
 
 CC ?= cc
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \

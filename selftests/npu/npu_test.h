@@ -406,7 +406,7 @@ static inline void *npu_bo_map(int fd, const struct npu_bo_create *bo)
  * (selftests/npuprof, tools/npuprof-bench) finds the program format.
  */
 #include "../../include/npu/npu_program.h"
-#include "npu_hw.h"
+#include "npu/npu_hw.h"
 
 /*
  * A one-operator program: out = clamp(zy + x - zx) over @n bytes (CLIP),

@@ -20,8 +20,8 @@
 
 #include "libnpu.h"
 #include "npu_cli.h"
-#include "npu_hw.h"
-#include "npu_model_file.h"
+#include "npu/npu_hw.h"
+#include "npu/npu_model_file.h"
 #include "npuref.h"
 #include "refcache.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npu_model_file.h"
+#include "npu/npu_model_file.h"
 #include "npuref.h"
 #include "refcache.h"
 

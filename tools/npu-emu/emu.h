@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "npu_hw.h"
+#include "npu/npu_hw.h"
 
 /* Fixed geometry of this device model (see hw.rst, "Memory map") */
 #define NPU_EMU_CMDQ_BASE	0x10000u

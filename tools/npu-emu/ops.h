@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "npu/npu_program.h"
-#include "npu_hw.h"
+#include "npu/npu_hw.h"
 #include "program.h"
 
 /**

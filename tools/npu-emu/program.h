@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "npu/npu_program.h"
-#include "npu_hw.h"
+#include "npu/npu_hw.h"
 
 /** struct npu_prog_slot - one buffer slot, resolved to host memory */
 struct npu_prog_slot {

@@ -25,7 +25,7 @@
 #include "libnpu.h"
 #include "modelgen.h"
 #include "npu/npu_program.h"
-#include "npu_model_file.h"
+#include "npu/npu_model_file.h"
 #include "npu_progbuild.h"
 
 #define SLOT_CONST	0

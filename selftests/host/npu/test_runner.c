@@ -24,7 +24,7 @@
 #include "libnpu.h"
 #include "modelgen.h"
 #include "npu/npu_program.h"
-#include "npu_model_file.h"
+#include "npu/npu_model_file.h"
 #include "npuref.h"
 
 #define FAKE_DRAM	(64u << 20)
