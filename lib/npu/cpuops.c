@@ -23,7 +23,6 @@ static float round_half_even(float v)
 	return fmodf(f, 2.0f) == 0.0f ? f : f + 1.0f;
 }
 
-NPU_EXPORT
 int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
 		 int32_t zero_point)
 {
@@ -54,7 +53,6 @@ int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
 		   int32_t zero_point)
 {
@@ -67,7 +65,6 @@ int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
 	return 0;
 }
 
-NPU_EXPORT
 size_t npu_nchwc16_size(const uint32_t dims[4])
 {
 	size_t cb = ((size_t)dims[3] + 15) / 16;
@@ -140,7 +137,6 @@ static size_t layout_size(const uint32_t dims[4], uint32_t layout)
 	return 0;
 }
 
-NPU_EXPORT
 int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
 	      const uint32_t dims[4], uint32_t layout, uint8_t pad)
 {
@@ -155,7 +151,6 @@ int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
 		const uint32_t dims[4], uint32_t layout)
 {
@@ -170,7 +165,6 @@ int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift)
 {
 	int64_t q;
@@ -202,7 +196,6 @@ int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift)
 	return 0;
 }
 
-NPU_EXPORT
 uint32_t npu_crc32(uint32_t crc, const void *data, size_t len)
 {
 	const uint8_t *p = data;

@@ -11,7 +11,6 @@
 
 #include "npu_internal.h"
 
-NPU_EXPORT
 int npu_device_open(const char *path, struct npu_device **devp)
 {
 	struct npu_device *dev;
@@ -40,7 +39,6 @@ int npu_device_open(const char *path, struct npu_device **devp)
 	return 0;
 }
 
-NPU_EXPORT
 int npu_device_open_index(unsigned int index, struct npu_device **dev)
 {
 	char path[32];
@@ -49,7 +47,6 @@ int npu_device_open_index(unsigned int index, struct npu_device **dev)
 	return npu_device_open(path, dev);
 }
 
-NPU_EXPORT
 void npu_device_close(struct npu_device *dev)
 {
 	if (!dev)
@@ -58,19 +55,16 @@ void npu_device_close(struct npu_device *dev)
 	free(dev);
 }
 
-NPU_EXPORT
 const struct npu_info *npu_device_info(const struct npu_device *dev)
 {
 	return &dev->info;
 }
 
-NPU_EXPORT
 int npu_device_fd(const struct npu_device *dev)
 {
 	return dev->fd;
 }
 
-NPU_EXPORT
 int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
 		      struct npu_buffer **bufp)
 {
@@ -99,7 +93,6 @@ int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_buffer_map(struct npu_buffer *buf, void **addr)
 {
 	int ret = 0;
@@ -120,25 +113,21 @@ int npu_buffer_map(struct npu_buffer *buf, void **addr)
 	return ret;
 }
 
-NPU_EXPORT
 size_t npu_buffer_size(const struct npu_buffer *buf)
 {
 	return buf->size;
 }
 
-NPU_EXPORT
 uint32_t npu_buffer_handle(const struct npu_buffer *buf)
 {
 	return buf->handle;
 }
 
-NPU_EXPORT
 uint64_t npu_buffer_dev_addr(const struct npu_buffer *buf)
 {
 	return buf->dev_addr;
 }
 
-NPU_EXPORT
 void npu_buffer_free(struct npu_buffer *buf)
 {
 	struct npu_bo_free req = { .handle = buf ? buf->handle : 0 };

@@ -26,6 +26,15 @@
 extern "C" {
 #endif
 
+/*
+ * LIBNPU_API marks every function of this header: the library is built
+ * with -fvisibility=hidden, so a function is exported only when it is
+ * declared here (and listed by name in libnpu.map).
+ */
+#ifndef LIBNPU_API
+#define LIBNPU_API __attribute__((visibility("default")))
+#endif
+
 struct npu_device;
 struct npu_buffer;
 struct npu_model;
@@ -46,6 +55,7 @@ struct npu_inference;
  *
  * Return: 0, or -errno of open() or the ioctl.
  */
+LIBNPU_API
 int npu_device_open(const char *path, struct npu_device **dev);
 
 /**
@@ -55,6 +65,7 @@ int npu_device_open(const char *path, struct npu_device **dev);
  *
  * Return: as npu_device_open().
  */
+LIBNPU_API
 int npu_device_open_index(unsigned int index, struct npu_device **dev);
 
 /**
@@ -62,6 +73,7 @@ int npu_device_open_index(unsigned int index, struct npu_device **dev);
  * have been freed before
  * @dev: the device, or NULL
  */
+LIBNPU_API
 void npu_device_close(struct npu_device *dev);
 
 /**
@@ -70,6 +82,7 @@ void npu_device_close(struct npu_device *dev);
  *
  * Return: pointer valid until npu_device_close().
  */
+LIBNPU_API
 const struct npu_info *npu_device_info(const struct npu_device *dev);
 
 /**
@@ -78,6 +91,7 @@ const struct npu_info *npu_device_info(const struct npu_device *dev);
  *
  * Return: the fd, owned by @dev.
  */
+LIBNPU_API
 int npu_device_fd(const struct npu_device *dev);
 
 /* ------------------------------------------------------------------ */
@@ -93,6 +107,7 @@ int npu_device_fd(const struct npu_device *dev);
  *
  * Return: 0, -EINVAL for size 0, -ENOMEM, or -errno of the ioctl.
  */
+LIBNPU_API
 int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
 		      struct npu_buffer **buf);
 
@@ -104,6 +119,7 @@ int npu_buffer_create(struct npu_device *dev, size_t size, uint32_t flags,
  *
  * Return: 0 or -errno of mmap().
  */
+LIBNPU_API
 int npu_buffer_map(struct npu_buffer *buf, void **addr);
 
 /**
@@ -112,6 +128,7 @@ int npu_buffer_map(struct npu_buffer *buf, void **addr);
  *
  * Return: the size passed to npu_buffer_create().
  */
+LIBNPU_API
 size_t npu_buffer_size(const struct npu_buffer *buf);
 
 /**
@@ -120,6 +137,7 @@ size_t npu_buffer_size(const struct npu_buffer *buf);
  *
  * Return: the handle NPU_IOCTL_BO_CREATE returned.
  */
+LIBNPU_API
 uint32_t npu_buffer_handle(const struct npu_buffer *buf);
 
 /**
@@ -128,12 +146,14 @@ uint32_t npu_buffer_handle(const struct npu_buffer *buf);
  *
  * Return: the address NPU_IOCTL_BO_CREATE returned.
  */
+LIBNPU_API
 uint64_t npu_buffer_dev_addr(const struct npu_buffer *buf);
 
 /**
  * npu_buffer_free() - unmap and release the buffer
  * @buf: the buffer, or NULL
  */
+LIBNPU_API
 void npu_buffer_free(struct npu_buffer *buf);
 
 /* ------------------------------------------------------------------ */
@@ -184,6 +204,7 @@ struct npu_tensor_desc {
  * NPU_MODEL_MAX_FILE; -ENOMEM; -EINVAL for a NULL argument, a file that is
  * not a regular file, or any other malformation.
  */
+LIBNPU_API
 int npu_model_load(const char *path, struct npu_model **model,
 		   char *err, size_t errlen);
 
@@ -197,6 +218,7 @@ int npu_model_load(const char *path, struct npu_model **model,
  *
  * Return: as npu_model_load().
  */
+LIBNPU_API
 int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 		       char *err, size_t errlen);
 
@@ -204,6 +226,7 @@ int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
  * npu_model_free() - free a model
  * @model: the model, or NULL; runners using it must have been freed
  */
+LIBNPU_API
 void npu_model_free(struct npu_model *model);
 
 /**
@@ -212,6 +235,7 @@ void npu_model_free(struct npu_model *model);
  *
  * Return: the NUL-terminated name, valid while @model lives.
  */
+LIBNPU_API
 const char *npu_model_name(const struct npu_model *model);
 
 /**
@@ -220,6 +244,7 @@ const char *npu_model_name(const struct npu_model *model);
  *
  * Return: 1 or more.
  */
+LIBNPU_API
 unsigned int npu_model_num_inputs(const struct npu_model *model);
 
 /**
@@ -228,6 +253,7 @@ unsigned int npu_model_num_inputs(const struct npu_model *model);
  *
  * Return: 1 or more.
  */
+LIBNPU_API
 unsigned int npu_model_num_outputs(const struct npu_model *model);
 
 /**
@@ -238,6 +264,7 @@ unsigned int npu_model_num_outputs(const struct npu_model *model);
  * Return: descriptor valid while @model lives, or NULL if @idx is out of
  * range.
  */
+LIBNPU_API
 const struct npu_tensor_desc *npu_model_input(const struct npu_model *model,
 					      unsigned int idx);
 
@@ -248,6 +275,7 @@ const struct npu_tensor_desc *npu_model_input(const struct npu_model *model,
  *
  * Return: as npu_model_input().
  */
+LIBNPU_API
 const struct npu_tensor_desc *npu_model_output(const struct npu_model *model,
 					       unsigned int idx);
 
@@ -257,6 +285,7 @@ const struct npu_tensor_desc *npu_model_output(const struct npu_model *model,
  *
  * Return: 2..NPU_MODEL_MAX_SLOTS.
  */
+LIBNPU_API
 unsigned int npu_model_num_slots(const struct npu_model *model);
 
 /**
@@ -268,6 +297,7 @@ unsigned int npu_model_num_slots(const struct npu_model *model);
  *
  * Return: 0 or -EINVAL if @idx is out of range.
  */
+LIBNPU_API
 int npu_model_slot(const struct npu_model *model, unsigned int idx,
 		   uint32_t *kind, size_t *size);
 
@@ -281,6 +311,7 @@ int npu_model_slot(const struct npu_model *model, unsigned int idx,
  *
  * Return: the image, valid while @model lives.
  */
+LIBNPU_API
 const void *npu_model_const_image(const struct npu_model *model, size_t *size,
 				  uint32_t *prog_offset, uint32_t *prog_size);
 
@@ -354,6 +385,7 @@ struct npu_job_result {
  *
  * Return: 0, -EINVAL for bad options, -ENOMEM, or -errno of the driver.
  */
+LIBNPU_API
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 		      const struct npu_runner_opts *opts,
 		      struct npu_runner **runner);
@@ -364,12 +396,14 @@ int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
  *
  * Return: NPU_SUBMIT_IOCTL or NPU_SUBMIT_URING (never NPU_SUBMIT_AUTO).
  */
+LIBNPU_API
 enum npu_submit_path npu_runner_submit_path(const struct npu_runner *runner);
 
 /**
  * npu_runner_free() - free a runner; no inference may be acquired
  * @runner: the runner, or NULL
  */
+LIBNPU_API
 void npu_runner_free(struct npu_runner *runner);
 
 /**
@@ -382,6 +416,7 @@ void npu_runner_free(struct npu_runner *runner);
  *
  * Return: 0.
  */
+LIBNPU_API
 int npu_runner_acquire(struct npu_runner *runner, struct npu_inference **inf);
 
 /**
@@ -393,6 +428,7 @@ int npu_runner_acquire(struct npu_runner *runner, struct npu_inference **inf);
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_inference_set_input(struct npu_inference *inf, unsigned int idx,
 			    const float *data, size_t count);
 
@@ -405,6 +441,7 @@ int npu_inference_set_input(struct npu_inference *inf, unsigned int idx,
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_inference_set_input_u8(struct npu_inference *inf, unsigned int idx,
 			       const uint8_t *data, size_t count);
 
@@ -417,6 +454,7 @@ int npu_inference_set_input_u8(struct npu_inference *inf, unsigned int idx,
  * Return: 0, -EBUSY if already submitted and not waited for, or -errno of
  * NPU_IOCTL_SUBMIT.
  */
+LIBNPU_API
 int npu_inference_submit(struct npu_inference *inf);
 
 /**
@@ -431,6 +469,7 @@ int npu_inference_submit(struct npu_inference *inf);
  * wait again); -EINVAL if nothing was submitted; -errno of NPU_IOCTL_WAIT,
  * or of the io_uring command (its CQE).
  */
+LIBNPU_API
 int npu_inference_wait(struct npu_inference *inf, int64_t timeout_ns,
 		       struct npu_job_result *res);
 
@@ -443,6 +482,7 @@ int npu_inference_wait(struct npu_inference *inf, int64_t timeout_ns,
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_inference_get_output(struct npu_inference *inf, unsigned int idx,
 			     float *data, size_t count);
 
@@ -455,6 +495,7 @@ int npu_inference_get_output(struct npu_inference *inf, unsigned int idx,
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_inference_get_output_u8(struct npu_inference *inf, unsigned int idx,
 				uint8_t *data, size_t count);
 
@@ -468,6 +509,7 @@ int npu_inference_get_output_u8(struct npu_inference *inf, unsigned int idx,
  *
  * Return: the mapping, or NULL if @slot is out of range.
  */
+LIBNPU_API
 const void *npu_inference_slot(const struct npu_inference *inf,
 			       unsigned int slot, size_t *size);
 
@@ -479,6 +521,7 @@ const void *npu_inference_slot(const struct npu_inference *inf,
  * The next owner of the context cannot read this inference's outputs:
  * npu_inference_get_output() fails until its own job has completed.
  */
+LIBNPU_API
 void npu_inference_release(struct npu_inference *inf);
 
 /**
@@ -495,6 +538,7 @@ void npu_inference_release(struct npu_inference *inf);
  * Return: -EINVAL if the model has not exactly one input and one output;
  * else as the steps.
  */
+LIBNPU_API
 int npu_runner_run(struct npu_runner *runner, const float *input,
 		   size_t in_count, float *output, size_t out_count,
 		   struct npu_job_result *res);
@@ -514,6 +558,7 @@ int npu_runner_run(struct npu_runner *runner, const float *input,
  *
  * Return: 0 or -EINVAL for a bad scale or zero point.
  */
+LIBNPU_API
 int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
 		 int32_t zero_point);
 
@@ -527,6 +572,7 @@ int npu_quantize(const float *in, uint8_t *out, size_t count, float scale,
  *
  * Return: 0 or -EINVAL for a bad zero point.
  */
+LIBNPU_API
 int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
 		   int32_t zero_point);
 
@@ -536,6 +582,7 @@ int npu_dequantize(const uint8_t *in, float *out, size_t count, float scale,
  *
  * Return: N * ceil(C / 16) * H * W * 16, or 0 on overflow.
  */
+LIBNPU_API
 size_t npu_nchwc16_size(const uint32_t dims[4]);
 
 /**
@@ -549,6 +596,7 @@ size_t npu_nchwc16_size(const uint32_t dims[4]);
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
 	      const uint32_t dims[4], uint32_t layout, uint8_t pad);
 
@@ -562,6 +610,7 @@ int npu_lower(const uint8_t *in, uint8_t *out, size_t out_size,
  *
  * Return: 0 or -EINVAL.
  */
+LIBNPU_API
 int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
 		const uint32_t dims[4], uint32_t layout);
 
@@ -576,6 +625,7 @@ int npu_unlower(const uint8_t *in, size_t in_size, uint8_t *out,
  *
  * Return: 0, or -EINVAL if @real is negative, not finite or >= 2^30.
  */
+LIBNPU_API
 int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
 
 /**
@@ -586,6 +636,7 @@ int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift);
  *
  * Return: the updated CRC.
  */
+LIBNPU_API
 uint32_t npu_crc32(uint32_t crc, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ */
@@ -697,12 +748,14 @@ struct npu_nl_event {
  * Return: 0, -ENOENT when the family is not registered (npu.ko is not
  * loaded), -ENOMEM, or -ECONNREFUSED when no netlink socket can be made.
  */
+LIBNPU_API
 int npu_nl_open(struct npu_nl **nl);
 
 /**
  * npu_nl_close() - close a handle and its sockets
  * @nl: the handle, or NULL
  */
+LIBNPU_API
 void npu_nl_close(struct npu_nl *nl);
 
 /**
@@ -712,6 +765,7 @@ void npu_nl_close(struct npu_nl *nl);
  * Return: the extended ack's text, "" if the kernel sent none; valid until
  * the next request.
  */
+LIBNPU_API
 const char *npu_nl_extack(const struct npu_nl *nl);
 
 /**
@@ -723,6 +777,7 @@ const char *npu_nl_extack(const struct npu_nl *nl);
  * Return: the number of devices, which may exceed @max (then only @max
  * were stored), or a negative errno.
  */
+LIBNPU_API
 int npu_nl_dev_list(struct npu_nl *nl, struct npu_nl_dev *devs,
 		    unsigned int max);
 
@@ -734,6 +789,7 @@ int npu_nl_dev_list(struct npu_nl *nl, struct npu_nl_dev *devs,
  *
  * Return: 0, -ENODEV when no device has that index, or a negative errno.
  */
+LIBNPU_API
 int npu_nl_dev_get(struct npu_nl *nl, uint32_t index, struct npu_nl_dev *dev);
 
 /**
@@ -744,6 +800,7 @@ int npu_nl_dev_get(struct npu_nl *nl, uint32_t index, struct npu_nl_dev *dev);
  *
  * Return: 0, -ENODEV when no device has that index, or a negative errno.
  */
+LIBNPU_API
 int npu_nl_stats_get(struct npu_nl *nl, uint32_t index,
 		     struct npu_nl_stats *st);
 
@@ -756,6 +813,7 @@ int npu_nl_stats_get(struct npu_nl *nl, uint32_t index,
  * Return: the number of devices, which may exceed @max, or a negative
  * errno.
  */
+LIBNPU_API
 int npu_nl_stats_list(struct npu_nl *nl, struct npu_nl_stats *st,
 		      unsigned int max);
 
@@ -768,6 +826,7 @@ int npu_nl_stats_list(struct npu_nl *nl, struct npu_nl_stats *st,
  *
  * Return: 0 or a negative errno.
  */
+LIBNPU_API
 int npu_nl_subscribe(struct npu_nl *nl);
 
 /**
@@ -776,6 +835,7 @@ int npu_nl_subscribe(struct npu_nl *nl);
  *
  * Return: the fd (owned by @nl), or -EINVAL before npu_nl_subscribe().
  */
+LIBNPU_API
 int npu_nl_event_fd(const struct npu_nl *nl);
 
 /**
@@ -787,6 +847,7 @@ int npu_nl_event_fd(const struct npu_nl *nl);
  * overflowed and events were lost (reading may go on), -EINVAL before
  * npu_nl_subscribe(), or another negative errno.
  */
+LIBNPU_API
 int npu_nl_event_read(struct npu_nl *nl, struct npu_nl_event *ev);
 
 #ifdef __cplusplus

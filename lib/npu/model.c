@@ -351,7 +351,6 @@ static int validate(struct vctx *v, struct npu_model *m)
 	return 0;
 }
 
-NPU_EXPORT
 int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 		       char *err, size_t errlen)
 {
@@ -400,7 +399,6 @@ int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_model_load(const char *path, struct npu_model **model, char *err,
 		   size_t errlen)
 {
@@ -473,7 +471,6 @@ int npu_model_load(const char *path, struct npu_model **model, char *err,
 	return ret;
 }
 
-NPU_EXPORT
 void npu_model_free(struct npu_model *model)
 {
 	if (!model)
@@ -482,45 +479,38 @@ void npu_model_free(struct npu_model *model)
 	free(model);
 }
 
-NPU_EXPORT
 const char *npu_model_name(const struct npu_model *model)
 {
 	return model->name;
 }
 
-NPU_EXPORT
 unsigned int npu_model_num_inputs(const struct npu_model *model)
 {
 	return model->n_inputs;
 }
 
-NPU_EXPORT
 unsigned int npu_model_num_outputs(const struct npu_model *model)
 {
 	return model->n_outputs;
 }
 
-NPU_EXPORT
 const struct npu_tensor_desc *npu_model_input(const struct npu_model *model,
 					      unsigned int idx)
 {
 	return idx < model->n_inputs ? &model->io[idx] : NULL;
 }
 
-NPU_EXPORT
 const struct npu_tensor_desc *npu_model_output(const struct npu_model *model,
 					       unsigned int idx)
 {
 	return idx < model->n_outputs ? &model->io[model->n_inputs + idx] : NULL;
 }
 
-NPU_EXPORT
 unsigned int npu_model_num_slots(const struct npu_model *model)
 {
 	return model->n_slots;
 }
 
-NPU_EXPORT
 int npu_model_slot(const struct npu_model *model, unsigned int idx,
 		   uint32_t *kind, size_t *size)
 {
@@ -533,7 +523,6 @@ int npu_model_slot(const struct npu_model *model, unsigned int idx,
 	return 0;
 }
 
-NPU_EXPORT
 const void *npu_model_const_image(const struct npu_model *model, size_t *size,
 				  uint32_t *prog_offset, uint32_t *prog_size)
 {

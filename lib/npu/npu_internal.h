@@ -13,8 +13,6 @@
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
 
-#define NPU_EXPORT __attribute__((visibility("default")))
-
 struct npu_device {
 	int fd;
 	struct npu_info info;

@@ -78,13 +78,11 @@ static int npu_runner_uring(struct npu_runner *r, unsigned int path)
 	return 0;
 }
 
-NPU_EXPORT
 enum npu_submit_path npu_runner_submit_path(const struct npu_runner *r)
 {
 	return r->uring ? NPU_SUBMIT_URING : NPU_SUBMIT_IOCTL;
 }
 
-NPU_EXPORT
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 		      const struct npu_runner_opts *opts,
 		      struct npu_runner **runnerp)
@@ -148,7 +146,6 @@ err:
 	return ret;
 }
 
-NPU_EXPORT
 void npu_runner_free(struct npu_runner *r)
 {
 	unsigned int i;
@@ -187,13 +184,11 @@ static int npu_runner_acquire_in(struct npu_runner *r,
 	return 0;
 }
 
-NPU_EXPORT
 int npu_runner_acquire(struct npu_runner *r, struct npu_inference **inf)
 {
 	return npu_runner_acquire_in(r, inf, NULL);
 }
 
-NPU_EXPORT
 void npu_inference_release(struct npu_inference *c)
 {
 	struct npu_runner *r;
@@ -248,7 +243,6 @@ static int npu_span_unlower(struct npu_inference *c,
 	return ret;
 }
 
-NPU_EXPORT
 int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
 			       const uint8_t *data, size_t count)
 {
@@ -265,7 +259,6 @@ int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
 	return ret;
 }
 
-NPU_EXPORT
 int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
 			    const float *data, size_t count)
 {
@@ -286,7 +279,6 @@ int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
 	return ret;
 }
 
-NPU_EXPORT
 int npu_inference_submit(struct npu_inference *c)
 {
 	struct npu_runner *r = c->runner;
@@ -363,7 +355,6 @@ static int npu_wait_ioctl(int fd, struct npu_wait *req, int64_t timeout_ns)
 	}
 }
 
-NPU_EXPORT
 int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		       struct npu_job_result *res)
 {
@@ -401,7 +392,6 @@ int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 	return req.status == NPU_JOB_OK ? 0 : -EIO;
 }
 
-NPU_EXPORT
 int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
 				uint8_t *data, size_t count)
 {
@@ -417,7 +407,6 @@ int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
 	return ret;
 }
 
-NPU_EXPORT
 int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
 			     float *data, size_t count)
 {
@@ -439,7 +428,6 @@ int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
 	return ret;
 }
 
-NPU_EXPORT
 const void *npu_inference_slot(const struct npu_inference *c,
 			       unsigned int slot, size_t *size)
 {
@@ -452,7 +440,6 @@ const void *npu_inference_slot(const struct npu_inference *c,
 	return c->maps[slot];
 }
 
-NPU_EXPORT
 int npu_runner_run(struct npu_runner *r, const float *input, size_t in_count,
 		   float *output, size_t out_count, struct npu_job_result *res)
 {
