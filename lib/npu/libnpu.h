@@ -336,21 +336,43 @@ enum npu_submit_path {
 	NPU_SUBMIT_URING,
 };
 
+/* Default of npu_runner_opts.contexts */
+#define NPU_RUNNER_DEFAULT_CONTEXTS	2
+
 /**
  * struct npu_runner_opts - how a runner schedules inferences
- * @contexts: inferences that may be in flight at once, 1..64 (0: 2).
- *	Each context owns its own input, output and scratch buffers.
+ * @sz: sizeof(struct npu_runner_opts); set by npu_runner_opts_init(). A
+ *	program built against an older, smaller struct keeps working (the
+ *	fields it lacks take their defaults); a newer, larger one is
+ *	accepted when every byte this version does not know is zero.
+ * @contexts: inferences that may be in flight at once, 1..64 (0: the
+ *	default, NPU_RUNNER_DEFAULT_CONTEXTS). Each context owns its own
+ *	input, output and scratch buffers.
  * @n_pes: entries in @pes; 0 submits every job with NPU_PE_ANY
  * @pes: PEs to use round-robin, each < npu_info.pe_count
  * @submit: enum npu_submit_path; NPU_SUBMIT_URING fails the runner's
  *	creation with -EOPNOTSUPP where io_uring submission is not offered
+ *
+ * Initialize with npu_runner_opts_init(), then set fields, as libbpf's
+ * and libnpuprof's options structs.
  */
 struct npu_runner_opts {
+	size_t sz;
 	unsigned int contexts;
 	unsigned int n_pes;
 	uint32_t pes[16];
 	unsigned int submit;
 };
+
+/**
+ * npu_runner_opts_init() - fill @opts with the defaults
+ * @opts: the options to initialize
+ *
+ * Sets @sz, contexts NPU_RUNNER_DEFAULT_CONTEXTS, submit NPU_SUBMIT_AUTO,
+ * and every other field to 0.
+ */
+LIBNPU_API
+void npu_runner_opts_init(struct npu_runner_opts *opts);
 
 /**
  * struct npu_job_result - how a job went (struct npu_wait, in short)
@@ -376,14 +398,19 @@ struct npu_job_result {
  * npu_runner_create() - prepare a model for running on a device
  * @dev: the device
  * @model: a loaded model; must outlive the runner
- * @opts: scheduling options, or NULL for defaults
+ * @opts: scheduling options (npu_runner_opts_init() first), or NULL for
+ *	the defaults
  * @runner: out: the runner
  *
  * Uploads slot 0 (constants and program) once, and allocates the per-
  * inference buffers of @opts->contexts contexts. A runner may be used by
  * several threads at once.
  *
- * Return: 0, -EINVAL for bad options, -ENOMEM, or -errno of the driver.
+ * Return: 0; -EINVAL for bad options, among them an @opts->sz smaller
+ * than the size field itself (an opts struct not initialized); -E2BIG when
+ * @opts->sz is larger than this library's struct and a byte it does not
+ * know is not zero; -ENOMEM; -EOPNOTSUPP (see @opts->submit); or -errno
+ * of the driver.
  */
 LIBNPU_API
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,

@@ -83,11 +83,54 @@ enum npu_submit_path npu_runner_submit_path(const struct npu_runner *r)
 	return r->uring ? NPU_SUBMIT_URING : NPU_SUBMIT_IOCTL;
 }
 
+void npu_runner_opts_init(struct npu_runner_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->contexts = NPU_RUNNER_DEFAULT_CONTEXTS;
+	opts->submit = NPU_SUBMIT_AUTO;
+}
+
+/*
+ * @in as this version of the struct: the fields a smaller (older) caller's
+ * struct lacks keep their defaults; the bytes of a larger (newer) one that
+ * this version does not know must be zero, as libbpf's OPTS_VALID() and
+ * the kernel's bpf_check_uarg_tail_zero() want them.
+ */
+static int npu_runner_opts_get(const struct npu_runner_opts *in,
+			       struct npu_runner_opts *o, unsigned int pe_count)
+{
+	const unsigned char *b = (const unsigned char *)in;
+	unsigned int i;
+	size_t n;
+
+	npu_runner_opts_init(o);
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz))
+		return -EINVAL;
+	for (n = sizeof(*o); n < in->sz; n++)
+		if (b[n])
+			return -E2BIG;
+	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!o->contexts)
+		o->contexts = NPU_RUNNER_DEFAULT_CONTEXTS;
+	if (o->contexts > NPU_RUNNER_MAX_CONTEXTS ||
+	    o->n_pes > sizeof(o->pes) / sizeof(o->pes[0]) ||
+	    o->submit > NPU_SUBMIT_URING)
+		return -EINVAL;
+	for (i = 0; i < o->n_pes; i++)
+		if (o->pes[i] >= pe_count)
+			return -EINVAL;
+	return 0;
+}
+
 int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 		      const struct npu_runner_opts *opts,
 		      struct npu_runner **runnerp)
 {
-	struct npu_runner_opts def = { .contexts = 2 };
+	struct npu_runner_opts o;
 	struct npu_runner *r;
 	unsigned int i;
 	void *p;
@@ -95,26 +138,20 @@ int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 
 	if (!dev || !model || !runnerp)
 		return -EINVAL;
-	if (!opts)
-		opts = &def;
-	if (opts->contexts > NPU_RUNNER_MAX_CONTEXTS ||
-	    opts->n_pes > sizeof(opts->pes) / sizeof(opts->pes[0]) ||
-	    opts->submit > NPU_SUBMIT_URING)
-		return -EINVAL;
-	for (i = 0; i < opts->n_pes; i++)
-		if (opts->pes[i] >= dev->info.pe_count)
-			return -EINVAL;
+	ret = npu_runner_opts_get(opts, &o, dev->info.pe_count);
+	if (ret)
+		return ret;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->dev = dev;
 	r->model = model;
-	r->n_ctx = opts->contexts ? opts->contexts : 2;
-	r->n_pes = opts->n_pes;
-	memcpy(r->pes, opts->pes, sizeof(r->pes));
+	r->n_ctx = o.contexts;
+	r->n_pes = o.n_pes;
+	memcpy(r->pes, o.pes, sizeof(r->pes));
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	ret = npu_runner_uring(r, opts->submit);
+	ret = npu_runner_uring(r, o.submit);
 	if (ret)
 		goto err;
 

@@ -469,8 +469,8 @@ static void runner_session(struct __test_metadata *_metadata,
 			   unsigned int path, unsigned int pe, const char *out,
 			   struct ck_trace *t)
 {
-	struct npu_runner_opts ro = { .contexts = 2, .n_pes = 1, .submit = path };
 	struct npuprof_session *sess;
+	struct npu_runner_opts ro;
 	struct npu_runner *runner;
 	struct npu_model *model;
 	struct npu_device *dev;
@@ -484,7 +484,10 @@ static void runner_session(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, npu_model_load(mpath, &model, err, sizeof(err)))
 		TH_LOG("%s: %s", mpath, err);
 	ASSERT_EQ(0, npu_device_open(NPU_DEV, &dev));
+	npu_runner_opts_init(&ro);
+	ro.n_pes = 1;
 	ro.pes[0] = pe;
+	ro.submit = path;
 	ASSERT_EQ(0, npu_runner_create(dev, model, &ro, &runner));
 	ASSERT_EQ(path, npu_runner_submit_path(runner));
 	nx = npu_model_input(model, 0)->count;

@@ -360,6 +360,7 @@ int main(int argc, char **argv)
 	unsigned int i, n_thr;
 	int c, ret, status = 1;
 
+	npu_runner_opts_init(&o.ropts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:m:n:j:p:s:i:r:k:Vqh", lopts, NULL)) != -1) {
 		switch (c) {

@@ -474,23 +474,81 @@ TEST_F(runner, run_sync_matches_npuref)
 
 TEST_F(runner, bad_options)
 {
-	struct npu_runner_opts o = { .contexts = 2, .n_pes = 1, .pes = { 2 } };
+	struct npu_runner_opts o;
 	struct npu_runner *r;
 
+	npu_runner_opts_init(&o);
+	o.n_pes = 1;
+	o.pes[0] = 2;
 	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
 	o.pes[0] = 1;
 	o.contexts = 65;
 	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
+	o.contexts = 2;
+	o.submit = NPU_SUBMIT_URING + 1;
+	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
+}
+
+TEST_F(runner, opts_init_defaults)
+{
+	struct npu_runner_opts o;
+
+	memset(&o, 0xa5, sizeof(o));
+	npu_runner_opts_init(&o);
+	EXPECT_EQ(sizeof(o), o.sz);
+	EXPECT_EQ(NPU_RUNNER_DEFAULT_CONTEXTS, o.contexts);
+	EXPECT_EQ(0, o.n_pes);
+	EXPECT_EQ(0, o.pes[15]);
+	EXPECT_EQ(NPU_SUBMIT_AUTO, o.submit);
+}
+
+/* the size field: older (smaller) structs work, newer ones must be zero */
+TEST_F(runner, opts_size)
+{
+	struct {
+		struct npu_runner_opts o;
+		uint64_t newer;
+	} big;
+	struct npu_runner_opts o;
+	struct npu_runner *r;
+
+	/* not initialized: no size */
+	memset(&o, 0, sizeof(o));
+	o.contexts = 1;
+	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
+
+	/* a caller that knows @contexts only: what follows is not read */
+	npu_runner_opts_init(&o);
+	o.sz = offsetof(struct npu_runner_opts, n_pes);
+	o.contexts = 65;
+	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
+	o.contexts = 1;
+	o.n_pes = 99;
+	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &o, &r));
+	npu_runner_free(r);
+
+	/* a newer caller's struct: its unknown tail must be zero */
+	memset(&big, 0, sizeof(big));
+	npu_runner_opts_init(&big.o);
+	big.o.sz = sizeof(big);
+	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &big.o, &r));
+	npu_runner_free(r);
+	big.newer = 1;
+	EXPECT_EQ(-E2BIG, npu_runner_create(self->dev, self->model, &big.o, &r));
 }
 
 TEST_F(runner, async_out_of_order)
 {
-	struct npu_runner_opts o = { .contexts = 3, .n_pes = 2, .pes = { 0, 1 } };
 	struct npu_inference *inf[3];
+	struct npu_runner_opts o;
 	struct npu_job_result res;
 	struct npu_runner *r;
 	int i;
 
+	npu_runner_opts_init(&o);
+	o.contexts = 3;
+	o.n_pes = 2;
+	o.pes[1] = 1;
 	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &o, &r));
 	fake_set(&fk.hold, 1);
 	for (i = 0; i < 3; i++) {
@@ -539,10 +597,12 @@ TEST_F(runner, release_collects_pending_job)
 
 TEST_F(runner, release_forgets_outputs)
 {
-	struct npu_runner_opts o = { .contexts = 1 };
 	struct npu_inference *inf, *again;
+	struct npu_runner_opts o;
 	struct npu_runner *r;
 
+	npu_runner_opts_init(&o);
+	o.contexts = 1;
 	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &o, &r));
 	ASSERT_EQ(0, npu_runner_acquire(r, &inf));
 	ASSERT_EQ(0, npu_inference_set_input(inf, 0, self->x[0], self->in_count));
@@ -613,12 +673,15 @@ static void *thread_fn(void *arg)
 
 TEST_F(runner, threads_share_a_runner)
 {
-	struct npu_runner_opts o = { .contexts = 2, .n_pes = 2, .pes = { 0, 1 } };
+	struct npu_runner_opts o;
 	struct thr t[4];
 	pthread_t tid[4];
 	struct npu_runner *r;
 	int i;
 
+	npu_runner_opts_init(&o);
+	o.n_pes = 2;
+	o.pes[1] = 1;
 	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, &o, &r));
 	for (i = 0; i < 4; i++) {
 		t[i] = (struct thr){ .r = r, .self = self, .id = i };

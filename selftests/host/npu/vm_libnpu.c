@@ -126,8 +126,7 @@ static void *thread_fn(void *arg)
 static void run_net(struct __test_metadata *_metadata, const char *name,
 		    unsigned int threads, unsigned int per_thread)
 {
-	struct npu_runner_opts o = { .contexts = threads, .n_pes = 2,
-				     .pes = { 0, 1 } };
+	struct npu_runner_opts o;
 	struct npu_device *dev;
 	struct npu_model *m;
 	struct npu_runner *r;
@@ -155,6 +154,10 @@ static void run_net(struct __test_metadata *_metadata, const char *name,
 		nc_random_input(npu_model_input(m, 0), x[i], 1 + i);
 	}
 	ASSERT_EQ(0, references(m, name, x, want, &want_size));
+	npu_runner_opts_init(&o);
+	o.contexts = threads;
+	o.n_pes = 2;
+	o.pes[1] = 1;
 	ret = npu_runner_create(dev, m, &o, &r);
 	ASSERT_EQ(0, ret) TH_LOG("runner: %s", strerror(-ret));
 	for (i = 0; i < threads; i++) {

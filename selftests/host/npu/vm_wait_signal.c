@@ -69,7 +69,7 @@ static int param(const char *path, char *old, size_t len, const char *val)
 TEST(timed_wait_survives_a_signal_storm)
 {
 	const char *env = getenv("NPU_EMU_STALL_PE");
-	struct npu_runner_opts ro = { .contexts = 1, .n_pes = 1 };
+	struct npu_runner_opts ro;
 	struct sigaction sa;
 	struct npu_device *dev;
 	struct npu_model *m;
@@ -85,6 +85,9 @@ TEST(timed_wait_survives_a_signal_storm)
 
 	if (!env)
 		SKIP(return, "NPU_EMU_STALL_PE not set (npu-vm --stall-pe N)");
+	npu_runner_opts_init(&ro);
+	ro.contexts = 1;
+	ro.n_pes = 1;
 	ro.pes[0] = (uint32_t)atoi(env);
 	ASSERT_EQ(0, mg_build("mnist", 1, &file, &size, err, sizeof(err)));
 	ASSERT_EQ(0, npu_model_load_mem(file, size, &m, err, sizeof(err)));
