@@ -2,7 +2,7 @@
 /*
  * bench-ops - throughput of the NPU's operators on MobileNet-like shapes.
  *
- * Each case is a one-operator program run through npu_prog_run() (so it
+ * Each case is a one-operator program run through emu_prog_run() (so it
  * includes validation, weight packing and requantization) on NCHWC16
  * activations with random data; it prints GMAC/s per second of the
  * thread's CPU time (so other load on the machine does not skew it). --mobilenet runs a whole
@@ -118,7 +118,7 @@ struct macs_hook {
 };
 
 static void count_end(void *arg, uint32_t i, const struct npu_prog_op *op,
-		      const struct npu_op_cost *cost)
+		      const struct emu_op_cost *cost)
 {
 	(void)i;
 	(void)op;
@@ -129,7 +129,7 @@ static void count_end(void *arg, uint32_t i, const struct npu_prog_op *op,
 static double time_prog(struct progbuild *b, double secs, uint64_t *macs)
 {
 	struct macs_hook mh = { 0 };
-	struct npu_prog_hooks hooks = { .arg = &mh, .op_end = count_end };
+	struct emu_prog_hooks hooks = { .arg = &mh, .op_end = count_end };
 	double t0, t;
 	uint16_t idx;
 	long runs = 0;
@@ -229,7 +229,7 @@ static const char usage_text[] =
 "DESCRIPTION\n"
 "    Runs one-operator programs with MobileNet-like shapes (convolutions,\n"
 "    depthwise convolutions, a fully connected layer) through the device\n"
-"    model's program interpreter, npu_prog_run(), on NCHWC16 activations\n"
+"    model's program interpreter, emu_prog_run(), on NCHWC16 activations\n"
 "    with random data, and prints the GMAC/s of each per second of the\n"
 "    thread's CPU time, so that other load on the machine does not skew\n"
 "    the figures. Each figure includes validation, weight packing and\n"
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		case 'g':
-			npu_ops_set_fast_path(false);
+			emu_ops_set_fast_path(false);
 			break;
 		case 'm':
 			mnet = true;

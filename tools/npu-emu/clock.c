@@ -14,9 +14,9 @@
 #include <math.h>
 #include <time.h>
 
-#include "emu.h"
+#include "clock.h"
 
-uint64_t npu_mono_ns(void)
+uint64_t emu_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -24,7 +24,7 @@ uint64_t npu_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void npu_clock_init(struct npu_clock *c, uint64_t hz, uint64_t offset,
+void emu_clock_init(struct emu_clock *c, uint64_t hz, uint64_t offset,
 		    double drift_ppm, uint64_t start_ns)
 {
 	c->start_ns = start_ns;
@@ -33,7 +33,7 @@ void npu_clock_init(struct npu_clock *c, uint64_t hz, uint64_t offset,
 			  (1.0L + (long double)drift_ppm / 1e6L);
 }
 
-uint64_t npu_clock_at(const struct npu_clock *c, uint64_t mono_ns)
+uint64_t emu_clock_at(const struct emu_clock *c, uint64_t mono_ns)
 {
 	long double t;
 	uint64_t ns, ticks;
@@ -45,12 +45,12 @@ uint64_t npu_clock_at(const struct npu_clock *c, uint64_t mono_ns)
 	return c->offset + ticks;
 }
 
-uint64_t npu_clock_now(const struct npu_clock *c)
+uint64_t emu_clock_now(const struct emu_clock *c)
 {
-	return npu_clock_at(c, npu_mono_ns());
+	return emu_clock_at(c, emu_mono_ns());
 }
 
-uint64_t npu_clock_ns_for_ticks(const struct npu_clock *c, uint64_t ticks)
+uint64_t emu_clock_ns_for_ticks(const struct emu_clock *c, uint64_t ticks)
 {
 	long double ns = ceill((long double)ticks / c->ticks_per_ns);
 
@@ -59,18 +59,18 @@ uint64_t npu_clock_ns_for_ticks(const struct npu_clock *c, uint64_t ticks)
 	return (uint64_t)ns;
 }
 
-void npu_clock_wait_until(const struct npu_clock *c, uint64_t tick)
+void emu_clock_wait_until(const struct emu_clock *c, uint64_t tick)
 {
 	struct timespec ts;
 	uint64_t now, ns;
 	int64_t left;
 
 	for (;;) {
-		now = npu_clock_now(c);
+		now = emu_clock_now(c);
 		left = (int64_t)(tick - now);
 		if (left <= 0)
 			return;
-		ns = npu_clock_ns_for_ticks(c, (uint64_t)left);
+		ns = emu_clock_ns_for_ticks(c, (uint64_t)left);
 		if (!ns)
 			ns = 1;
 		ts.tv_sec = (time_t)(ns / 1000000000ull);

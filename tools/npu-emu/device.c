@@ -60,7 +60,7 @@ int npu_emu_compute_layout(const struct npu_emu_opts *o,
 	return 0;
 }
 
-int npu_dev_init_shm(struct npu_emu *e)
+int emu_dev_init_shm(struct npu_emu *e)
 {
 	void *p;
 	int ret;
@@ -68,12 +68,12 @@ int npu_dev_init_shm(struct npu_emu *e)
 	e->shm_fd = memfd_create("npu-emu-bar2", MFD_CLOEXEC);
 	if (e->shm_fd < 0) {
 		ret = -errno;
-		npu_err("memfd_create: %s", strerror(errno));
+		emu_err("memfd_create: %s", strerror(errno));
 		return ret;
 	}
 	if (ftruncate(e->shm_fd, (off_t)e->lay.bar_size)) {
 		ret = -errno;
-		npu_err("cannot size shared memory to %" PRIu64 " bytes: %s",
+		emu_err("cannot size shared memory to %" PRIu64 " bytes: %s",
 			e->lay.bar_size, strerror(errno));
 		return ret;
 	}
@@ -81,7 +81,7 @@ int npu_dev_init_shm(struct npu_emu *e)
 		 e->shm_fd, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		npu_err("cannot map %" PRIu64 " bytes of shared memory: %s",
+		emu_err("cannot map %" PRIu64 " bytes of shared memory: %s",
 			e->lay.bar_size, strerror(errno));
 		return ret;
 	}
@@ -89,44 +89,44 @@ int npu_dev_init_shm(struct npu_emu *e)
 	return 0;
 }
 
-void npu_dev_init_regs(struct npu_emu *e)
+void emu_dev_init_regs(struct npu_emu *e)
 {
 	const struct npu_emu_layout *l = &e->lay;
 	const struct npu_emu_opts *o = &e->opts;
 
-	npu_reg_write(e, NPU_REG_MAGIC, NPU_HW_MAGIC);
-	npu_reg_write(e, NPU_REG_VERSION, o->hw_version);
-	npu_reg_write(e, NPU_REG_CAPS, NPU_CAP_TRACE | NPU_CAP_CLOCK_LATCH |
+	emu_reg_write(e, NPU_REG_MAGIC, NPU_HW_MAGIC);
+	emu_reg_write(e, NPU_REG_VERSION, o->hw_version);
+	emu_reg_write(e, NPU_REG_CAPS, NPU_CAP_TRACE | NPU_CAP_CLOCK_LATCH |
 		      (o->pes > 1 ? NPU_CAP_MULTI_PE : 0));
-	npu_reg_write(e, NPU_REG_PE_COUNT, o->pes);
-	npu_reg_write(e, NPU_REG_CLOCK_HZ, (uint32_t)o->clock_hz);
-	npu_reg_write(e, NPU_REG_TRACE_LEVELS, (1u << NPU_TRACE_OFF) |
+	emu_reg_write(e, NPU_REG_PE_COUNT, o->pes);
+	emu_reg_write(e, NPU_REG_CLOCK_HZ, (uint32_t)o->clock_hz);
+	emu_reg_write(e, NPU_REG_TRACE_LEVELS, (1u << NPU_TRACE_OFF) |
 		      (1u << NPU_TRACE_EXEC) | (1u << NPU_TRACE_OPS));
-	npu_reg_write(e, NPU_REG_DB_TARGET, NPU_EMU_DEV_PEER);
-	npu_reg_write(e, NPU_REG_DB_COUNT, NPU_DB_COUNT);
-	npu_reg_write(e, NPU_REG_DRAM_BASE, (uint32_t)l->dram_base);
-	npu_reg_write(e, NPU_REG_DRAM_SIZE, (uint32_t)l->dram_size);
-	npu_reg_write(e, NPU_REG_CMDQ_BASE, (uint32_t)l->cmdq_base);
-	npu_reg_write(e, NPU_REG_CMDQ_STRIDE, (uint32_t)l->cmdq_stride);
-	npu_reg_write(e, NPU_REG_CMDQ_ENTRIES, (uint32_t)l->cmdq_entries);
-	npu_reg_write(e, NPU_REG_CPLQ_BASE, (uint32_t)l->cplq_base);
-	npu_reg_write(e, NPU_REG_CPLQ_ENTRIES, (uint32_t)l->cplq_entries);
-	npu_reg_write(e, NPU_REG_TRACE_BASE, (uint32_t)l->trace_base);
-	npu_reg_write(e, NPU_REG_TRACE_SIZE, (uint32_t)l->trace_size);
-	npu_reg_write(e, NPU_REG_SRAM_SIZE, o->sram_size);
-	npu_reg_write(e, NPU_REG_DMA_BW, o->dma_bw);
-	npu_reg_write(e, NPU_REG_MACS_PER_CYCLE, o->macs_per_cycle);
+	emu_reg_write(e, NPU_REG_DB_TARGET, NPU_EMU_DEV_PEER);
+	emu_reg_write(e, NPU_REG_DB_COUNT, NPU_DB_COUNT);
+	emu_reg_write(e, NPU_REG_DRAM_BASE, (uint32_t)l->dram_base);
+	emu_reg_write(e, NPU_REG_DRAM_SIZE, (uint32_t)l->dram_size);
+	emu_reg_write(e, NPU_REG_CMDQ_BASE, (uint32_t)l->cmdq_base);
+	emu_reg_write(e, NPU_REG_CMDQ_STRIDE, (uint32_t)l->cmdq_stride);
+	emu_reg_write(e, NPU_REG_CMDQ_ENTRIES, (uint32_t)l->cmdq_entries);
+	emu_reg_write(e, NPU_REG_CPLQ_BASE, (uint32_t)l->cplq_base);
+	emu_reg_write(e, NPU_REG_CPLQ_ENTRIES, (uint32_t)l->cplq_entries);
+	emu_reg_write(e, NPU_REG_TRACE_BASE, (uint32_t)l->trace_base);
+	emu_reg_write(e, NPU_REG_TRACE_SIZE, (uint32_t)l->trace_size);
+	emu_reg_write(e, NPU_REG_SRAM_SIZE, o->sram_size);
+	emu_reg_write(e, NPU_REG_DMA_BW, o->dma_bw);
+	emu_reg_write(e, NPU_REG_MACS_PER_CYCLE, o->macs_per_cycle);
 	/* 4 GiB does not fit the register: it reads 0 */
-	npu_reg_write(e, NPU_REG_BAR_SIZE, (uint32_t)l->bar_size);
+	emu_reg_write(e, NPU_REG_BAR_SIZE, (uint32_t)l->bar_size);
 
-	npu_reg_write(e, NPU_REG_CONTROL, 0);
-	npu_reg_write(e, NPU_REG_INTR_CAUSE, 0);
-	npu_reg_write(e, NPU_REG_INTR_MASK, 0);
-	npu_reg_write(e, NPU_REG_ERROR, NPU_ERR_NONE);
-	npu_reg_write(e, NPU_REG_MBOX_ACK, 0);
-	npu_reg_write(e, NPU_REG_TRACE_WMARK, 0);
+	emu_reg_write(e, NPU_REG_CONTROL, 0);
+	emu_reg_write(e, NPU_REG_INTR_CAUSE, 0);
+	emu_reg_write(e, NPU_REG_INTR_MASK, 0);
+	emu_reg_write(e, NPU_REG_ERROR, NPU_ERR_NONE);
+	emu_reg_write(e, NPU_REG_MBOX_ACK, 0);
+	emu_reg_write(e, NPU_REG_TRACE_WMARK, 0);
 	/* last, with release ordering: everything above is visible first */
-	npu_reg_write(e, NPU_REG_STATUS, NPU_STATUS_READY);
+	emu_reg_write(e, NPU_REG_STATUS, NPU_STATUS_READY);
 }
 
 static const char *const vec_name[NPU_EMU_VECTORS] = {
@@ -143,34 +143,34 @@ static void signal_vector(struct npu_emu *e, unsigned int vector)
 
 	n = write(e->irq_fd[vector], &one, sizeof(one));
 	if (n != sizeof(one))
-		npu_err("cannot raise MSI-X vector %u: %s", vector,
+		emu_err("cannot raise MSI-X vector %u: %s", vector,
 			n < 0 ? strerror(errno) : "short write");
 	else
-		npu_log(e, "irq %s (vector %u)", vec_name[vector], vector);
+		emu_log(&e->log, "irq %s (vector %u)", vec_name[vector], vector);
 }
 
-void npu_dev_raise(struct npu_emu *e, uint32_t cause, unsigned int vector)
+void emu_dev_raise(struct npu_emu *e, uint32_t cause, unsigned int vector)
 {
-	__atomic_fetch_or(npu_reg(e, NPU_REG_INTR_CAUSE), cause,
+	__atomic_fetch_or(emu_reg(e, NPU_REG_INTR_CAUSE), cause,
 			  __ATOMIC_SEQ_CST);
-	if (npu_reg_read(e, NPU_REG_INTR_MASK) & cause) {
-		npu_log(e, "irq %s masked", vec_name[vector]);
+	if (emu_reg_read(e, NPU_REG_INTR_MASK) & cause) {
+		emu_log(&e->log, "irq %s masked", vec_name[vector]);
 		return;
 	}
 	signal_vector(e, vector);
 }
 
-void npu_dev_error(struct npu_emu *e, uint32_t err, bool fatal)
+void emu_dev_error(struct npu_emu *e, uint32_t err, bool fatal)
 {
-	npu_reg_write(e, NPU_REG_ERROR, err);
+	emu_reg_write(e, NPU_REG_ERROR, err);
 	if (fatal)
-		__atomic_fetch_or(npu_reg(e, NPU_REG_STATUS), NPU_STATUS_FAULT,
+		__atomic_fetch_or(emu_reg(e, NPU_REG_STATUS), NPU_STATUS_FAULT,
 				  __ATOMIC_SEQ_CST);
-	npu_err("device error %u (%s)%s", err,
+	emu_err("device error %u (%s)%s", err,
 		err == NPU_ERR_CMDQ ? "malformed command queue pointers" :
 		err == NPU_ERR_CPLQ_FULL ? "completion queue overflow" : "?",
 		fatal ? ": queues stopped until a reset" : "");
-	npu_dev_raise(e, NPU_INTR_ERROR, NPU_MSIX_ERROR);
+	emu_dev_raise(e, NPU_INTR_ERROR, NPU_MSIX_ERROR);
 }
 
 static const char *mbox_name(uint32_t op)
@@ -187,15 +187,15 @@ static const char *mbox_name(uint32_t op)
 	}
 }
 
-void npu_dev_mbox(struct npu_emu *e)
+void emu_dev_mbox(struct npu_emu *e)
 {
 	uint32_t seq, word, op, flags, arg, result = NPU_MBOX_OK;
 	uint64_t data = 0;
 
 	/* SEQ is written last by the host: acquire it, then OP and ARG */
-	seq = npu_reg_read(e, NPU_REG_MBOX_SEQ);
-	word = npu_reg_read(e, NPU_REG_MBOX_OP);
-	arg = npu_reg_read(e, NPU_REG_MBOX_ARG);
+	seq = emu_reg_read(e, NPU_REG_MBOX_SEQ);
+	word = emu_reg_read(e, NPU_REG_MBOX_OP);
+	arg = emu_reg_read(e, NPU_REG_MBOX_ARG);
 	op = word & NPU_MBOX_OP_MASK;
 	flags = word & ~(uint32_t)NPU_MBOX_OP_MASK;
 
@@ -207,65 +207,65 @@ void npu_dev_mbox(struct npu_emu *e)
 			data = arg;
 			break;
 		case NPU_MBOX_CLOCK_LATCH:
-			data = npu_clock_now(&e->clock);
+			data = emu_clock_now(&e->clock);
 			break;
 		case NPU_MBOX_RESET:
-			npu_reg_write(e, NPU_REG_ERROR, NPU_ERR_NONE);
-			__atomic_fetch_and(npu_reg(e, NPU_REG_STATUS),
+			emu_reg_write(e, NPU_REG_ERROR, NPU_ERR_NONE);
+			__atomic_fetch_and(emu_reg(e, NPU_REG_STATUS),
 					   ~NPU_STATUS_FAULT, __ATOMIC_SEQ_CST);
 			/* the trace first: aborted executions are recorded */
-			npu_trace_reset(e);
-			npu_pe_reset(e);
+			emu_trace_reset(e);
+			emu_pe_reset(e);
 			break;
 		default:
 			result = NPU_MBOX_EINVAL;
 			break;
 		}
 	}
-	npu_log(e, "mbox %s (op 0x%x arg 0x%x seq %u): result %u data 0x%" PRIx64,
+	emu_log(&e->log, "mbox %s (op 0x%x arg 0x%x seq %u): result %u data 0x%" PRIx64,
 		mbox_name(op), word, arg, seq, result, data);
 	if (result != NPU_MBOX_OK)
-		npu_err("mailbox request 0x%x (seq %u) rejected: %s", word, seq,
+		emu_err("mailbox request 0x%x (seq %u) rejected: %s", word, seq,
 			flags & ~NPU_MBOX_F_NOIRQ ? "unknown flags" :
 			"unknown operation");
 
-	npu_reg_write(e, NPU_REG_MBOX_RESULT, result);
-	npu_reg_write(e, NPU_REG_MBOX_DATA_LO, (uint32_t)data);
-	npu_reg_write(e, NPU_REG_MBOX_DATA_HI, (uint32_t)(data >> 32));
-	npu_reg_write(e, NPU_REG_MBOX_ACK, seq);	/* release */
+	emu_reg_write(e, NPU_REG_MBOX_RESULT, result);
+	emu_reg_write(e, NPU_REG_MBOX_DATA_LO, (uint32_t)data);
+	emu_reg_write(e, NPU_REG_MBOX_DATA_HI, (uint32_t)(data >> 32));
+	emu_reg_write(e, NPU_REG_MBOX_ACK, seq);	/* release */
 	if (flags & NPU_MBOX_F_NOIRQ)
-		__atomic_fetch_or(npu_reg(e, NPU_REG_INTR_CAUSE), NPU_INTR_MBOX,
+		__atomic_fetch_or(emu_reg(e, NPU_REG_INTR_CAUSE), NPU_INTR_MBOX,
 				  __ATOMIC_SEQ_CST);
 	else
-		npu_dev_raise(e, NPU_INTR_MBOX, NPU_MSIX_MBOX);
+		emu_dev_raise(e, NPU_INTR_MBOX, NPU_MSIX_MBOX);
 }
 
-void npu_dev_control(struct npu_emu *e)
+void emu_dev_control(struct npu_emu *e)
 {
 	uint32_t ctrl, level;
 	bool enable;
 
-	ctrl = npu_reg_read(e, NPU_REG_CONTROL);
+	ctrl = emu_reg_read(e, NPU_REG_CONTROL);
 	enable = ctrl & NPU_CTRL_ENABLE;
 	level = (ctrl & NPU_CTRL_TRACE_MASK) >> NPU_CTRL_TRACE_SHIFT;
-	npu_log(e, "control 0x%x: %s, trace level %u", ctrl,
+	emu_log(&e->log, "control 0x%x: %s, trace level %u", ctrl,
 		enable ? "enabled" : "disabled", level);
 	if (level > NPU_TRACE_OPS) {
-		npu_err("control: unsupported trace level %u, tracing off",
+		emu_err("control: unsupported trace level %u, tracing off",
 			level);
 		level = NPU_TRACE_OFF;
 	}
-	npu_trace_set_level(e, level);
-	npu_pe_set_enabled(e, enable);
+	emu_trace_set_level(e, level);
+	emu_pe_set_enabled(e, enable);
 	if (enable)
-		__atomic_fetch_or(npu_reg(e, NPU_REG_STATUS),
+		__atomic_fetch_or(emu_reg(e, NPU_REG_STATUS),
 				  NPU_STATUS_ENABLED, __ATOMIC_SEQ_CST);
 	else
-		__atomic_fetch_and(npu_reg(e, NPU_REG_STATUS),
+		__atomic_fetch_and(emu_reg(e, NPU_REG_STATUS),
 				   ~NPU_STATUS_ENABLED, __ATOMIC_SEQ_CST);
 }
 
-void npu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count)
+void emu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count)
 {
 	static const char *const name[] = {
 		[NPU_DB_QUEUE] = "queue",
@@ -274,19 +274,19 @@ void npu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count)
 	};
 
 	if (db >= NPU_DB_COUNT) {
-		npu_err("doorbell %u does not exist, ignored", db);
+		emu_err("doorbell %u does not exist, ignored", db);
 		return;
 	}
-	npu_log(e, "doorbell %s x%" PRIu64, name[db], count);
+	emu_log(&e->log, "doorbell %s x%" PRIu64, name[db], count);
 	switch (db) {
 	case NPU_DB_QUEUE:
-		npu_pe_kick(e);
+		emu_pe_kick(e);
 		break;
 	case NPU_DB_MBOX:
-		npu_dev_mbox(e);
+		emu_dev_mbox(e);
 		break;
 	case NPU_DB_CONTROL:
-		npu_dev_control(e);
+		emu_dev_control(e);
 		break;
 	}
 }
@@ -297,11 +297,11 @@ void npu_dev_doorbell(struct npu_emu *e, unsigned int db, uint64_t count)
  * as ABORTED (the next driver resynchronizes its queues at probe), the
  * trace area is emptied and the register page rewritten.
  */
-void npu_dev_power_on(struct npu_emu *e)
+void emu_dev_power_on(struct npu_emu *e)
 {
-	npu_pe_set_enabled(e, false);
-	npu_trace_set_level(e, NPU_TRACE_OFF);
-	npu_trace_reset(e);
-	npu_pe_reset(e);
-	npu_dev_init_regs(e);
+	emu_pe_set_enabled(e, false);
+	emu_trace_set_level(e, NPU_TRACE_OFF);
+	emu_trace_reset(e);
+	emu_pe_reset(e);
+	emu_dev_init_regs(e);
 }

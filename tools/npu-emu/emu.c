@@ -27,38 +27,6 @@ enum {
 	EV_DB0 = 0,	/* EV_DB0 + v: doorbell eventfd v */
 };
 
-void npu_log(const struct npu_emu *e, const char *fmt, ...)
-{
-	uint64_t us;
-	va_list ap;
-
-	if (!e->opts.verbose)
-		return;
-	us = (npu_mono_ns() - e->clock.start_ns) / 1000;
-	flockfile(stdout);
-	printf("npu-emu: [%" PRIu64 ".%06" PRIu64 "] ", us / 1000000,
-	       us % 1000000);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	funlockfile(stdout);
-}
-
-void npu_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	flockfile(stderr);
-	fputs("npu-emu: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
-}
-
 const struct npu_emu_layout *npu_emu_get_layout(const struct npu_emu *e)
 {
 	return &e->lay;
@@ -76,7 +44,7 @@ static int epoll_add(struct npu_emu *e, int fd, uint32_t tag)
 	if (epoll_ctl(e->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 		int ret = -errno;
 
-		npu_err("epoll_ctl: %s", strerror(errno));
+		emu_err("epoll_ctl: %s", strerror(errno));
 		return ret;
 	}
 	return 0;
@@ -93,13 +61,13 @@ static int setup_signals(struct npu_emu *e)
 	/* block before the PE threads exist, so that they inherit the mask */
 	ret = pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (ret) {
-		npu_err("pthread_sigmask: %s", strerror(ret));
+		emu_err("pthread_sigmask: %s", strerror(ret));
 		return -ret;
 	}
 	e->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (e->sig_fd < 0) {
 		ret = -errno;
-		npu_err("signalfd: %s", strerror(errno));
+		emu_err("signalfd: %s", strerror(errno));
 		return ret;
 	}
 	return 0;
@@ -130,27 +98,29 @@ int npu_emu_create(const struct npu_emu_opts *o, struct npu_emu **out)
 	pthread_cond_init(&e->idle, NULL);
 	pthread_mutex_init(&e->cpl_lock, NULL);
 	pthread_mutex_init(&e->trace_lock, NULL);
-	npu_clock_init(&e->clock, o->clock_hz, o->clock_offset,
-		       o->clock_drift_ppm, npu_mono_ns());
+	emu_clock_init(&e->clock, o->clock_hz, o->clock_offset,
+		       o->clock_drift_ppm, emu_mono_ns());
+	e->log.start_ns = e->clock.start_ns;
+	e->log.verbose = o->verbose;
 
 	ret = npu_emu_compute_layout(o, &e->lay);
 	if (ret) {
-		npu_err("DRAM of %" PRIu64 " bytes and a trace area of %" PRIu64
+		emu_err("DRAM of %" PRIu64 " bytes and a trace area of %" PRIu64
 			" bytes do not fit in a 4 GiB BAR", o->dram_size,
 			o->trace_size);
 		goto fail;
 	}
-	ret = npu_dev_init_shm(e);
+	ret = emu_dev_init_shm(e);
 	if (ret)
 		goto fail;
-	npu_dev_init_regs(e);
+	emu_dev_init_regs(e);
 
 	for (v = 0; v < NPU_EMU_VECTORS; v++) {
 		e->db_fd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		e->irq_fd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (e->db_fd[v] < 0 || e->irq_fd[v] < 0) {
 			ret = -errno;
-			npu_err("eventfd: %s", strerror(errno));
+			emu_err("eventfd: %s", strerror(errno));
 			goto fail;
 		}
 	}
@@ -158,7 +128,7 @@ int npu_emu_create(const struct npu_emu_opts *o, struct npu_emu **out)
 	e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->stop_fd < 0 || e->epoll_fd < 0) {
 		ret = -errno;
-		npu_err("cannot create event fds: %s", strerror(errno));
+		emu_err("cannot create event fds: %s", strerror(errno));
 		goto fail;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -167,15 +137,15 @@ int npu_emu_create(const struct npu_emu_opts *o, struct npu_emu **out)
 		if (ret)
 			goto fail;
 	}
-	ret = npu_pe_start(e);
+	ret = emu_pe_start(e);
 	if (ret)
 		goto fail;
 	/* last: the socket appearing means the device is ready */
-	ret = npu_ivsh_listen(e);
+	ret = emu_ivsh_listen(e);
 	if (ret)
 		goto fail;
 
-	npu_log(e, "listening on %s: %u PEs, BAR2 %" PRIu64 " bytes, DRAM %"
+	emu_log(&e->log, "listening on %s: %u PEs, BAR2 %" PRIu64 " bytes, DRAM %"
 		PRIu64 " bytes at 0x%" PRIx64 ", clock %" PRIu64 " Hz",
 		e->sock_path, o->pes, e->lay.bar_size, e->lay.dram_size,
 		e->lay.dram_base, o->clock_hz);
@@ -202,15 +172,15 @@ static int on_listen(struct npu_emu *e)
 	fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0) {
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			npu_err("accept: %s", strerror(errno));
+			emu_err("accept: %s", strerror(errno));
 		return 0;
 	}
 	if (e->client_fd >= 0) {
-		npu_err("refusing a second connection: this device serves one QEMU at a time");
+		emu_err("refusing a second connection: this device serves one QEMU at a time");
 		close(fd);
 		return 0;
 	}
-	ret = npu_ivsh_handshake(e, fd);
+	ret = emu_ivsh_handshake(e, fd);
 	if (ret) {
 		close(fd);
 		return 0;
@@ -221,7 +191,7 @@ static int on_listen(struct npu_emu *e)
 		return ret;
 	}
 	e->client_fd = fd;
-	npu_log(e, "client connected: peer %d, device peer %d, %d vectors",
+	emu_log(&e->log, "client connected: peer %d, device peer %d, %d vectors",
 		NPU_EMU_QEMU_PEER, NPU_EMU_DEV_PEER, NPU_EMU_VECTORS);
 	return 0;
 }
@@ -236,14 +206,14 @@ static int on_client(struct npu_emu *e, uint32_t events)
 		n = recv(e->client_fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n > 0) {
 			if (!e->client_junk)
-				npu_err("client sent unexpected data; the ivshmem protocol has no client messages, ignored");
+				emu_err("client sent unexpected data; the ivshmem protocol has no client messages, ignored");
 			e->client_junk += (uint64_t)n;
 			return 0;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (n < 0)
-			npu_err("client socket: %s", strerror(errno));
+			emu_err("client socket: %s", strerror(errno));
 		return 1;
 	}
 	return (events & (EPOLLHUP | EPOLLERR)) ? 1 : 0;
@@ -256,8 +226,8 @@ static void on_unplug(struct npu_emu *e)
 	close(e->client_fd);
 	e->client_fd = -1;
 	e->client_junk = 0;
-	npu_dev_power_on(e);
-	npu_log(e, "device reset, waiting for the next connection (--replug)");
+	emu_dev_power_on(e);
+	emu_log(&e->log, "device reset, waiting for the next connection (--replug)");
 }
 
 static void on_doorbell(struct npu_emu *e, unsigned int v)
@@ -268,7 +238,7 @@ static void on_doorbell(struct npu_emu *e, unsigned int v)
 	n = read(e->db_fd[v], &count, sizeof(count));
 	if (n != sizeof(count))
 		return;	/* EAGAIN: already consumed */
-	npu_dev_doorbell(e, v, count);
+	emu_dev_doorbell(e, v, count);
 }
 
 int npu_emu_run(struct npu_emu *e)
@@ -294,7 +264,7 @@ int npu_emu_run(struct npu_emu *e)
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
-			npu_err("epoll_wait: %s", strerror(errno));
+			emu_err("epoll_wait: %s", strerror(errno));
 			return ret;
 		}
 		for (i = 0; i < n; i++) {
@@ -309,21 +279,21 @@ int npu_emu_run(struct npu_emu *e)
 			case EV_CLIENT:
 				if (on_client(e, evs[i].events)) {
 					if (e->client_junk)
-						npu_err("client sent %" PRIu64 " unexpected bytes in all",
+						emu_err("client sent %" PRIu64 " unexpected bytes in all",
 							e->client_junk);
-					npu_log(e, "client disconnected");
+					emu_log(&e->log, "client disconnected");
 					if (!e->opts.replug)
 						return 0;
 					on_unplug(e);
 				}
 				break;
 			case EV_STOP:
-				npu_log(e, "stop requested");
+				emu_log(&e->log, "stop requested");
 				return 0;
 			case EV_SIGNAL:
 				if (read(e->sig_fd, &si, sizeof(si)) ==
 				    sizeof(si))
-					npu_log(e, "signal %u, exiting",
+					emu_log(&e->log, "signal %u, exiting",
 						si.ssi_signo);
 				return 0;
 			default:
@@ -341,8 +311,8 @@ void npu_emu_destroy(struct npu_emu *e)
 
 	if (!e)
 		return;
-	npu_pe_stop(e);
-	npu_ivsh_unlink(e);
+	emu_pe_stop(e);
+	emu_ivsh_unlink(e);
 	if (e->client_fd >= 0)
 		close(e->client_fd);
 	if (e->listen_fd >= 0)

@@ -6,17 +6,26 @@
  * the shared memory that QEMU exposes as BAR2, listens to the guest's
  * doorbells on its own eventfds and raises the guest's MSI-X vectors by
  * writing QEMU's eventfds. Documentation/npu/hw.rst is the specification it
- * implements; driver/npu_hw.h is the same specification as code.
+ * implements; include/npu/npu_hw.h is the same specification as code.
+ *
+ * This header is the device's API: npu_emu_*() and NPU_EMU_*, for main.c
+ * and the host tests. Everything else of the emulator is named emu_*, a
+ * prefix no other part of the project uses (the driver's npu_dev_*,
+ * npu_pe_*, npu_trace_* and npu_clock_* are other things).
  *
  * Units:
  *  - opts.c:    command line parsing (npu_emu_parse_opts()) and --help
- *  - clock.c:   the 64-bit device clock (struct npu_clock)
+ *  - log.c:     messages: emu_log() with --verbose, emu_err() (log.h)
+ *  - clock.c:   the 64-bit device clock (struct emu_clock, clock.h)
+ *  - timing.c:  the PE timing model (struct emu_timing, timing.h)
  *  - ivshmem.c: the ivshmem server protocol (socket, handshake)
  *  - device.c:  memory layout, register page, interrupts, mailbox, control
  *  - pe.c:      processing elements: command queues, jobs, DMA model
  *  - trace.c:   the hardware trace area
+ *  - program.c, ops.c: the program interpreter (program.h, ops.h)
  *  - emu.c:     object lifetime and the event loop (npu_emu_run())
  *  - main.c:    a thin main() calling npu_emu_main()
+ * emu_int.h is what the units of the device share.
  *
  * Functions return 0 or a negative errno value unless documented otherwise.
  */
@@ -172,56 +181,6 @@ struct npu_emu_layout {
  */
 int npu_emu_compute_layout(const struct npu_emu_opts *o,
 			   struct npu_emu_layout *l);
-
-/**
- * struct npu_clock - the device clock
- *
- * tick(t) = offset + (t - start) * clock_hz / 1e9 * (1 + drift_ppm / 1e6),
- * with t the host CLOCK_MONOTONIC time in ns; modulo 2^64.
- */
-struct npu_clock {
-	uint64_t start_ns;
-	uint64_t offset;
-	long double ticks_per_ns;
-};
-
-/* Host CLOCK_MONOTONIC in ns */
-uint64_t npu_mono_ns(void);
-void npu_clock_init(struct npu_clock *c, uint64_t hz, uint64_t offset,
-		    double drift_ppm, uint64_t start_ns);
-/* Device clock at host time @mono_ns (ns since boot, >= start_ns) */
-uint64_t npu_clock_at(const struct npu_clock *c, uint64_t mono_ns);
-/* Device clock now */
-uint64_t npu_clock_now(const struct npu_clock *c);
-/* Host nanoseconds the clock takes to advance by @ticks, rounded up */
-uint64_t npu_clock_ns_for_ticks(const struct npu_clock *c, uint64_t ticks);
-/* Sleep until the clock reads at least @tick (compared modulo 2^64) */
-void npu_clock_wait_until(const struct npu_clock *c, uint64_t tick);
-
-/**
- * struct npu_timing - parameters of the PE timing model (timing.c)
- * @clock_hz: device clock, ticks per second
- * @dma_bw: DMA bandwidth per PE in 10^6 bytes per second, >= 1
- * @macs_per_cycle: MACs per tick, >= 1
- */
-struct npu_timing {
-	uint64_t clock_hz;
-	uint32_t dma_bw;
-	uint32_t macs_per_cycle;
-};
-
-struct npu_op_cost;
-
-/* a + b, saturating at UINT64_MAX */
-uint64_t npu_timing_add(uint64_t a, uint64_t b);
-/* ceil(macs / macs_per_cycle) */
-uint64_t npu_timing_compute_ticks(const struct npu_timing *m, uint64_t macs);
-/* ceil(bytes * clock_hz / (dma_bw * 10^6)), saturating */
-uint64_t npu_timing_dma_ticks(const struct npu_timing *m, uint64_t bytes);
-/* max(0, dma_ticks - overlap_ticks) */
-uint64_t npu_timing_iowait(uint64_t dma_ticks, uint64_t overlap_ticks);
-/* in_bytes + w_bytes + out_bytes, saturating */
-uint64_t npu_timing_op_bytes(const struct npu_op_cost *c);
 
 struct npu_emu;
 

@@ -47,7 +47,7 @@ static bool socket_alive(const char *path)
 	return alive;
 }
 
-int npu_ivsh_listen(struct npu_emu *e)
+int emu_ivsh_listen(struct npu_emu *e)
 {
 	const char *path = e->opts.socket_path;
 	struct sockaddr_un sa;
@@ -63,18 +63,18 @@ int npu_ivsh_listen(struct npu_emu *e)
 	memcpy(e->tmp_path, path, len);
 	memcpy(e->tmp_path + len, ".tmp", 5);
 	if (fill_addr(&sa, e->tmp_path)) {
-		npu_err("socket path '%s' is too long (at most %zu bytes)",
+		emu_err("socket path '%s' is too long (at most %zu bytes)",
 			path, sizeof(sa.sun_path) - 5);
 		return -ENAMETOOLONG;
 	}
 
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			npu_err("'%s' exists and is not a socket", path);
+			emu_err("'%s' exists and is not a socket", path);
 			return -EEXIST;
 		}
 		if (socket_alive(path)) {
-			npu_err("'%s' is in use by another server", path);
+			emu_err("'%s' is in use by another server", path);
 			return -EADDRINUSE;
 		}
 		/* a stale socket: rename() below replaces it */
@@ -82,24 +82,24 @@ int npu_ivsh_listen(struct npu_emu *e)
 
 	if (unlink(e->tmp_path) && errno != ENOENT) {
 		ret = -errno;
-		npu_err("cannot remove '%s': %s", e->tmp_path, strerror(errno));
+		emu_err("cannot remove '%s': %s", e->tmp_path, strerror(errno));
 		return ret;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		ret = -errno;
-		npu_err("socket: %s", strerror(errno));
+		emu_err("socket: %s", strerror(errno));
 		return ret;
 	}
 	e->listen_fd = fd;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
-		npu_err("cannot bind '%s': %s", e->tmp_path, strerror(errno));
+		emu_err("cannot bind '%s': %s", e->tmp_path, strerror(errno));
 		return ret;
 	}
 	if (listen(fd, 4) || stat(e->tmp_path, &st)) {
 		ret = -errno;
-		npu_err("cannot listen on '%s': %s", e->tmp_path,
+		emu_err("cannot listen on '%s': %s", e->tmp_path,
 			strerror(errno));
 		unlink(e->tmp_path);
 		return ret;
@@ -108,7 +108,7 @@ int npu_ivsh_listen(struct npu_emu *e)
 	e->sock_ino = st.st_ino;
 	if (rename(e->tmp_path, path)) {
 		ret = -errno;
-		npu_err("cannot rename '%s' to '%s': %s", e->tmp_path, path,
+		emu_err("cannot rename '%s' to '%s': %s", e->tmp_path, path,
 			strerror(errno));
 		unlink(e->tmp_path);
 		return ret;
@@ -117,7 +117,7 @@ int npu_ivsh_listen(struct npu_emu *e)
 	return 0;
 }
 
-void npu_ivsh_unlink(struct npu_emu *e)
+void emu_ivsh_unlink(struct npu_emu *e)
 {
 	struct stat st;
 
@@ -166,7 +166,7 @@ static int send_msg(int sock, int64_t val, int fd)
 	return 0;
 }
 
-int npu_ivsh_handshake(struct npu_emu *e, int fd)
+int emu_ivsh_handshake(struct npu_emu *e, int fd)
 {
 	unsigned int v;
 	int ret;
@@ -181,6 +181,6 @@ int npu_ivsh_handshake(struct npu_emu *e, int fd)
 	for (v = 0; !ret && v < NPU_EMU_VECTORS; v++)
 		ret = send_msg(fd, NPU_EMU_QEMU_PEER, e->irq_fd[v]);
 	if (ret)
-		npu_err("handshake with the client failed: %s", strerror(-ret));
+		emu_err("handshake with the client failed: %s", strerror(-ret));
 	return ret;
 }

@@ -54,7 +54,7 @@
 
 static atomic_bool fast_off;
 
-void npu_ops_set_fast_path(bool on)
+void emu_ops_set_fast_path(bool on)
 {
 	atomic_store(&fast_off, !on);
 }
@@ -73,7 +73,7 @@ static inline uint64_t cblocks(uint32_t c)
 }
 
 /* element offset (in elements) of the logical index (i0, i1, i2, i3) */
-static inline uint64_t t_off(const struct npu_tensor *t, uint32_t i0,
+static inline uint64_t t_off(const struct emu_tensor *t, uint32_t i0,
 			     uint32_t i1, uint32_t i2, uint32_t i3)
 {
 	const uint32_t *d = t->dims;
@@ -84,7 +84,7 @@ static inline uint64_t t_off(const struct npu_tensor *t, uint32_t i0,
 	return (((uint64_t)i0 * d[1] + i1) * d[2] + i2) * d[3] + i3;
 }
 
-static inline int32_t t_get(const struct npu_tensor *t, uint32_t i0,
+static inline int32_t t_get(const struct emu_tensor *t, uint32_t i0,
 			    uint32_t i1, uint32_t i2, uint32_t i3)
 {
 	uint64_t o = t_off(t, i0, i1, i2, i3);
@@ -101,14 +101,14 @@ static inline int32_t t_get(const struct npu_tensor *t, uint32_t i0,
 	}
 }
 
-static inline void t_set_u8(const struct npu_tensor *t, uint32_t i0,
+static inline void t_set_u8(const struct emu_tensor *t, uint32_t i0,
 			    uint32_t i1, uint32_t i2, uint32_t i3, uint8_t v)
 {
 	t->data[t_off(t, i0, i1, i2, i3)] = v;
 }
 
 /* the i-th int32 of a PLAIN NPU_DT_I32 tensor */
-static inline int32_t t_i32(const struct npu_tensor *t, uint64_t i)
+static inline int32_t t_i32(const struct emu_tensor *t, uint64_t i)
 {
 	int32_t v;
 
@@ -117,7 +117,7 @@ static inline int32_t t_i32(const struct npu_tensor *t, uint64_t i)
 }
 
 /* Write the zero point into the padding lanes of an NCHWC16 output. */
-static void fill_pad_lanes(const struct npu_tensor *y)
+static void fill_pad_lanes(const struct emu_tensor *y)
 {
 	uint32_t c = y->dims[3], n, h, w;
 	uint64_t cb = cblocks(c);
@@ -148,7 +148,7 @@ struct rq_pair {
  * that changed to out-of-range ones since the checks are clamped, as
  * program.rst says.
  */
-static inline struct rq_pair rq_get(const struct npu_tensor *t, uint64_t i)
+static inline struct rq_pair rq_get(const struct emu_tensor *t, uint64_t i)
 {
 	struct rq_pair p;
 
@@ -209,30 +209,30 @@ static const struct op_desc op_descs[NPU_OP_MAX + 1] = {
 	[NPU_OP_CONCAT]    = { { 1, 1, 2 }, RQ_IGNORED, false },
 };
 
-static inline bool is_act(const struct npu_tensor *t)
+static inline bool is_act(const struct emu_tensor *t)
 {
 	return t->dtype == NPU_DT_U8;
 }
 
-static inline bool is_weights(const struct npu_tensor *t)
+static inline bool is_weights(const struct emu_tensor *t)
 {
 	return (t->dtype == NPU_DT_U8 || t->dtype == NPU_DT_I8) &&
 	       t->layout == NPU_LAYOUT_PLAIN;
 }
 
-static inline bool is_i32(const struct npu_tensor *t)
+static inline bool is_i32(const struct emu_tensor *t)
 {
 	return t->dtype == NPU_DT_I32 && t->layout == NPU_LAYOUT_PLAIN;
 }
 
 /* a bias of @c channels, or none */
-static bool bias_ok(const struct npu_tensor *b, uint32_t c)
+static bool bias_ok(const struct emu_tensor *b, uint32_t c)
 {
 	return !b || (is_i32(b) && b->ndim == 1 && b->dims[0] == c);
 }
 
 /* a table of 1 or @c pairs (@c == 0: exactly @pairs pairs) */
-static bool rq_len_ok(const struct npu_tensor *r, uint32_t c, uint32_t pairs)
+static bool rq_len_ok(const struct emu_tensor *r, uint32_t c, uint32_t pairs)
 {
 	if (!is_i32(r))
 		return false;
@@ -241,7 +241,7 @@ static bool rq_len_ok(const struct npu_tensor *r, uint32_t c, uint32_t pairs)
 	return r->count == 2 || r->count == 2ull * c;
 }
 
-static bool same_dims(const struct npu_tensor *a, const struct npu_tensor *b)
+static bool same_dims(const struct emu_tensor *a, const struct emu_tensor *b)
 {
 	return a->ndim == b->ndim && !memcmp(a->dims, b->dims, sizeof(a->dims));
 }
@@ -267,9 +267,9 @@ static bool win_cover(uint32_t in, uint32_t k, uint32_t s, uint32_t p0,
 
 /* resolved operands of one operator */
 struct operands {
-	const struct npu_tensor *in[3];
-	const struct npu_tensor *rq;
-	const struct npu_tensor *out;
+	const struct emu_tensor *in[3];
+	const struct emu_tensor *rq;
+	const struct emu_tensor *out;
 };
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -304,7 +304,7 @@ static bool u_rsvd_ok(const struct npu_prog_op *op)
 }
 
 static int get_operands(const struct npu_prog_op *op,
-			const struct npu_tensor *t, uint32_t n,
+			const struct emu_tensor *t, uint32_t n,
 			struct operands *o)
 {
 	const struct op_desc *d = &op_descs[op->opcode];
@@ -349,10 +349,10 @@ static bool conv_params_ok(const struct npu_prog_op *op)
 
 /* 4c: shapes; fills the cost's macs */
 static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
-		      struct npu_op_cost *cost)
+		      struct emu_op_cost *cost)
 {
-	const struct npu_tensor *x = o->in[0], *w = o->in[1], *y = o->out;
-	const struct npu_tensor *b = o->in[2], *r = o->rq;
+	const struct emu_tensor *x = o->in[0], *w = o->in[1], *y = o->out;
+	const struct emu_tensor *b = o->in[2], *r = o->rq;
 	uint64_t oh, ow, sum;
 	unsigned int i, j;
 
@@ -496,7 +496,7 @@ static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
 			return false;
 		sum = 0;
 		for (i = 0; i < 3; i++) {
-			const struct npu_tensor *t = o->in[i];
+			const struct emu_tensor *t = o->in[i];
 
 			if (!t)
 				continue;
@@ -515,8 +515,8 @@ static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
 	}
 }
 
-int npu_op_check(const struct npu_prog_op *op, const struct npu_tensor *t,
-		 uint32_t n_tensors, struct npu_op_cost *cost)
+int emu_op_check(const struct npu_prog_op *op, const struct emu_tensor *t,
+		 uint32_t n_tensors, struct emu_op_cost *cost)
 {
 	const struct op_desc *d;
 	struct operands o;
@@ -581,8 +581,8 @@ int npu_op_check(const struct npu_prog_op *op, const struct npu_tensor *t,
  * Positions are in NHWC logical terms.
  */
 struct conv_job {
-	const struct npu_tensor *x;	/* input, dims viewed as NHWC */
-	const struct npu_tensor *w;	/* weights */
+	const struct emu_tensor *x;	/* input, dims viewed as NHWC */
+	const struct emu_tensor *w;	/* weights */
 	uint32_t n, h, wd, c;		/* input N, H, W, C */
 	uint32_t co, kh, kw;		/* output channels, kernel */
 	uint32_t sh, sw, pt, pl;
@@ -593,9 +593,9 @@ struct conv_job {
 
 	/* finalization: either store int32 sums or requantize to @y */
 	int32_t *acc_out;		/* [N, OH, OW, CO] when set */
-	const struct npu_tensor *y;	/* output, dims viewed as NHWC */
-	const struct npu_tensor *bias;	/* or NULL */
-	const struct npu_tensor *rq;
+	const struct emu_tensor *y;	/* output, dims viewed as NHWC */
+	const struct emu_tensor *bias;	/* or NULL */
+	const struct emu_tensor *rq;
 	int32_t zy, amin, amax;
 };
 
@@ -606,7 +606,7 @@ struct conv_job {
 static inline int32_t wval(const struct conv_job *cj, uint32_t o, uint32_t i,
 			   uint32_t j, uint32_t ci)
 {
-	const struct npu_tensor *w = cj->w;
+	const struct emu_tensor *w = cj->w;
 	uint64_t off;
 	int32_t v;
 
@@ -640,7 +640,7 @@ static inline void conv_store(const struct conv_job *cj, uint32_t n,
 		return;
 	}
 	t_set_u8(cj->y, n, oh, ow, o,
-		 out_u8((int64_t)cj->zy + npu_requant(a, r.m, r.s),
+		 out_u8((int64_t)cj->zy + emu_requant(a, r.m, r.s),
 			cj->amin, cj->amax));
 }
 
@@ -863,7 +863,7 @@ static void conv_fill_row(const struct conv_job *cj, struct conv_fast *f,
 			  uint32_t n, uint64_t pr, uint32_t slot)
 {
 	int16_t *dst = f->ring + (uint64_t)slot * f->wpad * f->cp;
-	const struct npu_tensor *x = cj->x;
+	const struct emu_tensor *x = cj->x;
 	int64_t ih = (int64_t)pr - cj->pt;
 	uint64_t pw, cb, ncb = cblocks(cj->c);
 	const int32_t zx = cj->zx;
@@ -1082,7 +1082,7 @@ static void conv_emit(const struct conv_job *cj, const struct conv_fast *f,
 	const int32_t *bias = f->bias + o0, *rm = f->rqm + o0;
 	const int32_t *rs = f->rqs + o0;
 	const int32_t zy = cj->zy, amin = cj->amin, amax = cj->amax;
-	const struct npu_tensor *y = cj->y;
+	const struct emu_tensor *y = cj->y;
 	int32_t rv[16];
 	uint8_t v[16];
 	uint8_t *d;
@@ -1100,7 +1100,7 @@ static void conv_emit(const struct conv_job *cj, const struct conv_fast *f,
 			continue;
 		}
 		for (l = 0; l < 16; l++)
-			rv[l] = npu_requant32((int32_t)(tot[p][l] +
+			rv[l] = emu_requant32((int32_t)(tot[p][l] +
 							(uint32_t)bias[l]),
 					      rm[l], rs[l]);
 		for (l = 0; l < 16; l++) {
@@ -1178,10 +1178,10 @@ static void conv_run(const struct conv_job *cj)
 }
 
 /* A tensor's dims viewed as another shape (same storage). */
-static struct npu_tensor view4(const struct npu_tensor *t, uint32_t d0,
+static struct emu_tensor view4(const struct emu_tensor *t, uint32_t d0,
 			       uint32_t d1, uint32_t d2, uint32_t d3)
 {
-	struct npu_tensor v = *t;
+	struct emu_tensor v = *t;
 
 	v.ndim = 4;
 	v.dims[0] = d0;
@@ -1191,8 +1191,8 @@ static struct npu_tensor view4(const struct npu_tensor *t, uint32_t d0,
 	return v;
 }
 
-static void job_conv(struct conv_job *cj, const struct npu_tensor *x,
-		     const struct npu_tensor *w, uint32_t sh, uint32_t sw,
+static void job_conv(struct conv_job *cj, const struct emu_tensor *x,
+		     const struct emu_tensor *w, uint32_t sh, uint32_t sw,
 		     uint32_t pt, uint32_t pl, uint32_t oh, uint32_t ow,
 		     bool dw)
 {
@@ -1216,8 +1216,8 @@ static void job_conv(struct conv_job *cj, const struct npu_tensor *x,
 	cj->zw = w->zp;
 }
 
-int npu_conv_acc(const struct npu_tensor *x, const struct npu_tensor *w,
-		 const struct npu_conv_geom *g, int32_t *acc)
+int emu_conv_acc(const struct emu_tensor *x, const struct emu_tensor *w,
+		 const struct emu_conv_geom *g, int32_t *acc)
 {
 	struct conv_job cj = { 0 };
 	uint64_t oh, ow;
@@ -1237,11 +1237,11 @@ int npu_conv_acc(const struct npu_tensor *x, const struct npu_tensor *w,
 	return 0;
 }
 
-int npu_matmul_acc(const struct npu_tensor *x, const struct npu_tensor *w,
+int emu_matmul_acc(const struct emu_tensor *x, const struct emu_tensor *w,
 		   bool w_kn, int32_t *acc)
 {
 	struct conv_job cj = { 0 };
-	struct npu_tensor xv, wv;
+	struct emu_tensor xv, wv;
 	uint32_t m, k, nn;
 
 	if (!x || !w || !acc || !is_act(x) || x->ndim != 2 ||
@@ -1264,7 +1264,7 @@ int npu_matmul_acc(const struct npu_tensor *x, const struct npu_tensor *w,
 
 /* The requantized output side of a CONV2D/DWCONV2D/FC/MATMUL job. */
 static void job_output(struct conv_job *cj, const struct npu_prog_op *op,
-		       const struct operands *o, const struct npu_tensor *y)
+		       const struct operands *o, const struct emu_tensor *y)
 {
 	cj->y = y;
 	cj->bias = o->in[2];
@@ -1289,9 +1289,9 @@ static void op_conv(const struct npu_prog_op *op, const struct operands *o)
 static void op_fc(const struct npu_prog_op *op, const struct operands *o)
 {
 	bool kn = op->opcode == NPU_OP_MATMUL;
-	const struct npu_tensor *x = o->in[0], *w = o->in[1];
+	const struct emu_tensor *x = o->in[0], *w = o->in[1];
 	uint32_t m = x->dims[0], k = x->dims[1], nn = o->out->dims[1];
-	struct npu_tensor xv, wv, yv;
+	struct emu_tensor xv, wv, yv;
 	struct conv_job cj = { 0 };
 
 	xv = view4(x, 1, 1, m, k);
@@ -1308,7 +1308,7 @@ static void op_fc(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_pool(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	bool avg = op->opcode == NPU_OP_AVGPOOL;
 	uint32_t n, oh, ow, c, i, j;
 	struct rq_pair r = { 0, 0 };
@@ -1345,7 +1345,7 @@ static void op_pool(const struct npu_prog_op *op, const struct operands *o)
 			v = acc >= 0 ? (acc + cnt / 2) / cnt :
 				       (acc - cnt / 2) / cnt;
 			if (o->rq)
-				v = npu_requant(v, r.m, r.s);
+				v = emu_requant(v, r.m, r.s);
 		} else {
 			v = (int64_t)mx - x->zp;
 		}
@@ -1364,19 +1364,19 @@ static void op_pool(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_add(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *x0 = o->in[0], *x1 = o->in[1], *y = o->out;
+	const struct emu_tensor *x0 = o->in[0], *x1 = o->in[1], *y = o->out;
 	struct rq_pair r0 = rq_get(o->rq, 0), r1 = rq_get(o->rq, 1);
 	struct rq_pair r2 = rq_get(o->rq, 2);
 	uint32_t a, b, c, d;
 	int64_t va, vb;
 
 	FOR_IDX(y, a, b, c, d) {
-		va = npu_requant(((int64_t)t_get(x0, a, b, c, d) - x0->zp) *
+		va = emu_requant(((int64_t)t_get(x0, a, b, c, d) - x0->zp) *
 				 (1 << 20), r0.m, r0.s);
-		vb = npu_requant(((int64_t)t_get(x1, a, b, c, d) - x1->zp) *
+		vb = emu_requant(((int64_t)t_get(x1, a, b, c, d) - x1->zp) *
 				 (1 << 20), r1.m, r1.s);
 		t_set_u8(y, a, b, c, d,
-			 out_u8(y->zp + (int64_t)npu_requant(va + vb, r2.m,
+			 out_u8(y->zp + (int64_t)emu_requant(va + vb, r2.m,
 							     r2.s),
 				op->act_min, op->act_max));
 	}
@@ -1385,7 +1385,7 @@ static void op_add(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_clip(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	uint32_t a, b, c, d;
 
 	FOR_IDX(y, a, b, c, d)
@@ -1400,7 +1400,7 @@ static void op_clip(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_pad(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	const uint16_t *bf = op->u.pad.before;
 	uint32_t i[4];
 	uint8_t v;
@@ -1421,7 +1421,7 @@ static void op_pad(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_reshape(const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	uint32_t i[4], j[4] = { 0, 0, 0, 0 };
 	int k;
 
@@ -1441,7 +1441,7 @@ static void op_reshape(const struct operands *o)
 static void op_transpose(const struct npu_prog_op *op,
 			 const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	uint32_t i[4], j[4];
 	unsigned int d;
 
@@ -1457,7 +1457,7 @@ static void op_transpose(const struct npu_prog_op *op,
 
 static void op_slice(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *x = o->in[0], *y = o->out;
+	const struct emu_tensor *x = o->in[0], *y = o->out;
 	const uint32_t *bg = op->u.slice.begin;
 	uint32_t i[4];
 
@@ -1470,12 +1470,12 @@ static void op_slice(const struct npu_prog_op *op, const struct operands *o)
 
 static void op_concat(const struct npu_prog_op *op, const struct operands *o)
 {
-	const struct npu_tensor *y = o->out;
+	const struct emu_tensor *y = o->out;
 	uint32_t ax = op->u.concat.axis, base = 0, i[4], k[4];
 	unsigned int n;
 
 	for (n = 0; n < 3; n++) {
-		const struct npu_tensor *x = o->in[n];
+		const struct emu_tensor *x = o->in[n];
 
 		if (!x)
 			continue;
@@ -1493,7 +1493,7 @@ static void op_concat(const struct npu_prog_op *op, const struct operands *o)
 /* ------------------------------------------------------------------ */
 /* Dispatch                                                            */
 
-static bool overlaps(const struct npu_tensor *a, const struct npu_tensor *b)
+static bool overlaps(const struct emu_tensor *a, const struct emu_tensor *b)
 {
 	uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
 
@@ -1539,9 +1539,9 @@ static void op_exec(const struct npu_prog_op *op, const struct operands *o)
 	}
 }
 
-int npu_op_run(const struct npu_prog_op *op, const struct npu_tensor *t)
+int emu_op_run(const struct npu_prog_op *op, const struct emu_tensor *t)
 {
-	struct npu_tensor scratch_out;
+	struct emu_tensor scratch_out;
 	struct operands o;
 	bool alias = false;
 	unsigned int i;

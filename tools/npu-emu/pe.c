@@ -50,7 +50,7 @@ static struct npu_hw_ring_ptrs *cplq_ptrs(struct npu_emu *e)
 	return (struct npu_hw_ring_ptrs *)(e->shm + e->lay.cplq_base);
 }
 
-void npu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
+void emu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
 		     unsigned int pe, uint16_t op_index, uint64_t start,
 		     uint64_t end)
 {
@@ -71,10 +71,10 @@ void npu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
 	cons = __atomic_load_n(&q->cons, __ATOMIC_ACQUIRE);
 	if (e->cpl_prod - cons >= e->lay.cplq_entries) {
 		pthread_mutex_unlock(&e->cpl_lock);
-		npu_err("completion queue full (prod %u cons %u): completion of job 0x%" PRIx64 " lost",
+		emu_err("completion queue full (prod %u cons %u): completion of job 0x%" PRIx64 " lost",
 			e->cpl_prod, cons, job_id);
 		__atomic_store_n(&e->fault, true, __ATOMIC_RELEASE);
-		npu_dev_error(e, NPU_ERR_CPLQ_FULL, true);
+		emu_dev_error(e, NPU_ERR_CPLQ_FULL, true);
 		return;
 	}
 	slot = (struct npu_hw_cpl *)((uint8_t *)q + NPU_HW_CPLQ_ENTRIES_OFFSET) +
@@ -90,21 +90,21 @@ void npu_pe_complete(struct npu_emu *e, uint64_t job_id, uint32_t status,
 	 * published before a set that found the bit set is seen by the drain
 	 * that follows the clear.
 	 */
-	prev = __atomic_fetch_or(npu_reg(e, NPU_REG_INTR_CAUSE), NPU_INTR_CPL,
+	prev = __atomic_fetch_or(emu_reg(e, NPU_REG_INTR_CAUSE), NPU_INTR_CPL,
 				 __ATOMIC_SEQ_CST);
 	merged = (prev & NPU_INTR_CPL) && e->cpl_raised;
-	e->cpl_raised = !(npu_reg_read(e, NPU_REG_INTR_MASK) & NPU_INTR_CPL);
+	e->cpl_raised = !(emu_reg_read(e, NPU_REG_INTR_MASK) & NPU_INTR_CPL);
 	pthread_mutex_unlock(&e->cpl_lock);
-	npu_log(e, "pe%u: job 0x%" PRIx64 " status %u op %u ticks %" PRIu64
+	emu_log(&e->log, "pe%u: job 0x%" PRIx64 " status %u op %u ticks %" PRIu64
 		"..%" PRIu64 "%s", pe, job_id, status, op_index, start, end,
 		merged ? " (interrupt merged)" : "");
 	if (!merged)
-		npu_dev_raise(e, NPU_INTR_CPL, NPU_MSIX_CPL);
+		emu_dev_raise(e, NPU_INTR_CPL, NPU_MSIX_CPL);
 }
 
 /* Check a command and resolve its buffers; NPU_HW_STATUS_* */
 static uint32_t check_cmd(struct npu_emu *e, const struct npu_hw_cmd *c,
-			  struct npu_prog_slot *slots)
+			  struct emu_prog_slot *slots)
 {
 	uint64_t dram_end = e->lay.dram_base + e->lay.dram_size;
 	uint32_t i;
@@ -131,10 +131,10 @@ static uint32_t check_cmd(struct npu_emu *e, const struct npu_hw_cmd *c,
 }
 
 static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op,
-			 const struct npu_op_cost *cost)
+			 const struct emu_op_cost *cost)
 {
-	struct npu_pe *pe = arg;
-	struct npu_exec *x = &pe->x;
+	struct emu_pe *pe = arg;
+	struct emu_exec *x = &pe->x;
 	uint64_t dma;
 
 	(void)index;
@@ -143,10 +143,10 @@ static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op
 		return 1;
 	x->op_start = x->cursor;
 	x->op_macs = cost->macs;
-	x->op_bytes = npu_timing_op_bytes(cost);
-	x->op_compute = npu_timing_compute_ticks(&pe->e->timing, cost->macs);
-	dma = npu_timing_dma_ticks(&pe->e->timing, x->op_bytes);
-	x->op_iowait = npu_timing_iowait(dma, x->prev_compute);
+	x->op_bytes = emu_timing_op_bytes(cost);
+	x->op_compute = emu_timing_compute_ticks(&pe->e->timing, cost->macs);
+	dma = emu_timing_dma_ticks(&pe->e->timing, x->op_bytes);
+	x->op_iowait = emu_timing_iowait(dma, x->prev_compute);
 	if (x->op_compute > MAX_MODEL_TICKS)
 		x->op_compute = MAX_MODEL_TICKS;
 	if (x->op_iowait > MAX_MODEL_TICKS)
@@ -155,15 +155,15 @@ static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op
 }
 
 static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
-			const struct npu_op_cost *cost)
+			const struct emu_op_cost *cost)
 {
-	struct npu_pe *pe = arg;
-	struct npu_exec *x = &pe->x;
+	struct emu_pe *pe = arg;
+	struct emu_exec *x = &pe->x;
 	uint64_t now, model_end, end, run;
 	struct npu_hw_trec_op *r;
 
 	(void)cost;
-	now = npu_clock_now(&pe->e->clock);
+	now = emu_clock_now(&pe->e->clock);
 	model_end = x->op_start + x->op_iowait + x->op_compute;
 	/* the arithmetic took longer than the model: the excess is run */
 	end = (int64_t)(now - model_end) > 0 ? now : model_end;
@@ -187,10 +187,10 @@ static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 		r->macs = x->op_macs;
 	}
 	x->n_ops++;
-	x->run = npu_timing_add(x->run, run);
-	x->iowait = npu_timing_add(x->iowait, x->op_iowait);
-	x->bytes = npu_timing_add(x->bytes, x->op_bytes);
-	x->macs = npu_timing_add(x->macs, x->op_macs);
+	x->run = emu_timing_add(x->run, run);
+	x->iowait = emu_timing_add(x->iowait, x->op_iowait);
+	x->bytes = emu_timing_add(x->bytes, x->op_bytes);
+	x->macs = emu_timing_add(x->macs, x->op_macs);
 	x->prev_compute = x->op_compute;
 	x->cursor = end;
 }
@@ -199,7 +199,7 @@ static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
  * Wait until the clock reads @tick; e->lock held. Return: false when the
  * clock got there, true when an abort of @pe or e->quit interrupted it.
  */
-static bool wait_tick_locked(struct npu_emu *e, struct npu_pe *pe,
+static bool wait_tick_locked(struct npu_emu *e, struct emu_pe *pe,
 			     uint64_t tick)
 {
 	struct timespec ts;
@@ -207,13 +207,13 @@ static bool wait_tick_locked(struct npu_emu *e, struct npu_pe *pe,
 	int64_t left;
 
 	for (;;) {
-		now = npu_clock_now(&e->clock);
+		now = emu_clock_now(&e->clock);
 		left = (int64_t)(tick - now);
 		if (left <= 0)
 			return false;
 		if (e->quit || pe->abort)
 			return true;
-		ns = npu_mono_ns() + npu_clock_ns_for_ticks(&e->clock,
+		ns = emu_mono_ns() + emu_clock_ns_for_ticks(&e->clock,
 							    (uint64_t)left);
 		ts.tv_sec = (time_t)(ns / 1000000000ull);
 		ts.tv_nsec = (long)(ns % 1000000000ull);
@@ -226,7 +226,7 @@ static bool wait_tick_locked(struct npu_emu *e, struct npu_pe *pe,
  * ends now. Operators that ended by @now stay; the rest are dropped and the
  * time since the last one that stayed counts as run.
  */
-static void truncate_exec(struct npu_exec *x, uint64_t now)
+static void truncate_exec(struct emu_exec *x, uint64_t now)
 {
 	uint32_t k, n = x->n_ops < NPU_PROG_MAX_OPS ? x->n_ops : NPU_PROG_MAX_OPS;
 	const struct npu_hw_trec_op *r;
@@ -238,20 +238,20 @@ static void truncate_exec(struct npu_exec *x, uint64_t now)
 			break;
 		x->run += r->end_tick - r->start_tick - r->iowait_ticks;
 		x->iowait += r->iowait_ticks;
-		x->bytes = npu_timing_add(x->bytes, r->dma_bytes);
-		x->macs = npu_timing_add(x->macs, r->macs);
+		x->bytes = emu_timing_add(x->bytes, r->dma_bytes);
+		x->macs = emu_timing_add(x->macs, r->macs);
 	}
 	x->n_ops = k;
 	x->cursor = k ? x->ops[k - 1].end_tick : x->start;
 }
 
-static void run_job(struct npu_pe *pe, uint64_t nth)
+static void run_job(struct emu_pe *pe, uint64_t nth)
 {
-	struct npu_prog_slot slots[NPU_HW_MAX_BUFS];
+	struct emu_prog_slot slots[NPU_HW_MAX_BUFS];
 	struct npu_emu *e = pe->e;
-	struct npu_exec *x = &pe->x;
+	struct emu_exec *x = &pe->x;
 	const struct npu_hw_cmd *c = &x->cmd;
-	struct npu_prog_hooks hooks = {
+	struct emu_prog_hooks hooks = {
 		.arg = pe,
 		.op_begin = hook_op_begin,
 		.op_end = hook_op_end,
@@ -260,18 +260,18 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 	uint64_t end, span;
 	uint32_t status;
 
-	x->start = x->cursor = npu_clock_now(&e->clock);
+	x->start = x->cursor = emu_clock_now(&e->clock);
 	x->run = x->iowait = x->bytes = x->macs = 0;
 	x->n_ops = 0;
 	x->prev_compute = 0;
-	npu_log(e, "pe%u: job 0x%" PRIx64 " exec %u: %u bufs, program in buf %u at %u+%u",
+	emu_log(&e->log, "pe%u: job 0x%" PRIx64 " exec %u: %u bufs, program in buf %u at %u+%u",
 		pe->idx, (uint64_t)c->job_id, c->exec_index, c->nbufs, c->prog_buf,
 		c->prog_offset, c->prog_size);
 
 	x->nth = nth;
 	if (e->opts.fault == NPU_EMU_FAULT_DIE && nth == e->opts.fault_job) {
 		/* a device that disappears: no completion, no cleanup */
-		npu_err("--fault die-mid-job: exiting while job %" PRIu64
+		emu_err("--fault die-mid-job: exiting while job %" PRIu64
 			" (id 0x%" PRIx64 ") runs on pe%u", nth,
 			(uint64_t)c->job_id, pe->idx);
 		fflush(NULL);
@@ -280,20 +280,20 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 	status = check_cmd(e, c, slots);
 	if (status == NPU_HW_STATUS_OK && e->opts.fail_after &&
 	    nth > e->opts.fail_after) {
-		npu_log(e, "pe%u: --fail-after %" PRIu64 ": failing job", pe->idx,
+		emu_log(&e->log, "pe%u: --fail-after %" PRIu64 ": failing job", pe->idx,
 			e->opts.fail_after);
 		status = NPU_HW_STATUS_BAD_PROGRAM;
 	}
 	if (status == NPU_HW_STATUS_OK && e->opts.stall_pe == (int)pe->idx) {
 		/* fault injection: hold the job until a reset aborts it */
-		npu_log(e, "pe%u: --stall-pe: holding job", pe->idx);
+		emu_log(&e->log, "pe%u: --stall-pe: holding job", pe->idx);
 		pthread_mutex_lock(&e->lock);
 		while (!pe->abort && !e->quit)
 			pthread_cond_wait(&e->wake, &e->lock);
 		pthread_mutex_unlock(&e->lock);
 		status = NPU_HW_STATUS_ABORTED;
 	} else if (status == NPU_HW_STATUS_OK) {
-		status = npu_prog_run(slots, c->nbufs, c->prog_buf,
+		status = emu_prog_run(slots, c->nbufs, c->prog_buf,
 				      c->prog_offset, c->prog_size, &hooks,
 				      &op_index);
 		if (status == NPU_HW_STATUS_OK)
@@ -306,12 +306,12 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 	 * wait until the clock has got there; an abort (RESET) cuts the wait
 	 * short and the execution then ends now.
 	 */
-	end = x->n_ops ? x->cursor : npu_clock_now(&e->clock);
+	end = x->n_ops ? x->cursor : emu_clock_now(&e->clock);
 	if ((int64_t)(end - x->start) < 0)
 		end = x->start;
 	pthread_mutex_lock(&e->lock);
 	if (wait_tick_locked(e, pe, end)) {
-		uint64_t now = npu_clock_now(&e->clock);
+		uint64_t now = emu_clock_now(&e->clock);
 
 		if ((int64_t)(end - now) > 0) {
 			truncate_exec(x, now);
@@ -324,18 +324,18 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
 
 	/* time not attributed to an operator is run: end - start == run + iowait */
 	span = end - x->start;
-	if (span > npu_timing_add(x->run, x->iowait))
+	if (span > emu_timing_add(x->run, x->iowait))
 		x->run = span - x->iowait;
 
 	x->cursor = end;
 	if (x->level >= NPU_TRACE_EXEC)
-		npu_trace_exec(e, pe, status);
-	npu_pe_complete(e, c->job_id, status, pe->idx, op_index, x->start, end);
+		emu_trace_exec(e, pe, status);
+	emu_pe_complete(e, c->job_id, status, pe->idx, op_index, x->start, end);
 	if (e->opts.fault == NPU_EMU_FAULT_SPURIOUS_CPL &&
 	    nth == e->opts.fault_job) {
-		npu_err("--fault spurious-completion: completing job id 0x%llx, never submitted",
+		emu_err("--fault spurious-completion: completing job id 0x%llx, never submitted",
 			NPU_EMU_SPURIOUS_JOB_ID | nth);
-		npu_pe_complete(e, NPU_EMU_SPURIOUS_JOB_ID | nth,
+		emu_pe_complete(e, NPU_EMU_SPURIOUS_JOB_ID | nth,
 				NPU_HW_STATUS_OK, pe->idx, NO_OP_INDEX, x->start,
 				end);
 	}
@@ -345,7 +345,7 @@ static void run_job(struct npu_pe *pe, uint64_t nth)
  * Take the next command of @pe's queue into pe->x.cmd; e->lock held.
  * Return: true when there is one.
  */
-static bool dequeue(struct npu_pe *pe)
+static bool dequeue(struct emu_pe *pe)
 {
 	struct npu_emu *e = pe->e;
 	struct npu_hw_ring_ptrs *q = cmdq_ptrs(e, pe->idx);
@@ -358,10 +358,10 @@ static bool dequeue(struct npu_pe *pe)
 	if (prod == pe->cons)
 		return false;
 	if (prod - pe->cons > e->lay.cmdq_entries) {
-		npu_err("pe%u: command queue pointers corrupt (prod %u, cons %u, %" PRIu64 " entries): fault",
+		emu_err("pe%u: command queue pointers corrupt (prod %u, cons %u, %" PRIu64 " entries): fault",
 			pe->idx, prod, pe->cons, e->lay.cmdq_entries);
 		__atomic_store_n(&e->fault, true, __ATOMIC_RELEASE);
-		npu_dev_error(e, NPU_ERR_CMDQ, true);
+		emu_dev_error(e, NPU_ERR_CMDQ, true);
 		return false;
 	}
 	/* one copy: the host changing the entry now cannot affect the job */
@@ -373,7 +373,7 @@ static bool dequeue(struct npu_pe *pe)
 
 static void *pe_main(void *arg)
 {
-	struct npu_pe *pe = arg;
+	struct emu_pe *pe = arg;
 	struct npu_emu *e = pe->e;
 	uint64_t nth;
 
@@ -399,7 +399,7 @@ static void *pe_main(void *arg)
 	return NULL;
 }
 
-int npu_pe_start(struct npu_emu *e)
+int emu_pe_start(struct npu_emu *e)
 {
 	pthread_condattr_t ca;
 	unsigned int i;
@@ -416,18 +416,18 @@ int npu_pe_start(struct npu_emu *e)
 	e->timing.dma_bw = e->opts.dma_bw;
 	e->timing.macs_per_cycle = e->opts.macs_per_cycle;
 	for (i = 0; i < e->opts.pes; i++) {
-		struct npu_pe *pe = &e->pes[i];
+		struct emu_pe *pe = &e->pes[i];
 
 		pe->e = e;
 		pe->idx = i;
 		pe->x.ops = calloc(NPU_PROG_MAX_OPS, sizeof(*pe->x.ops));
 		if (!pe->x.ops) {
-			npu_err("out of memory");
+			emu_err("out of memory");
 			return -ENOMEM;
 		}
 		ret = pthread_create(&pe->thread, NULL, pe_main, pe);
 		if (ret) {
-			npu_err("cannot start PE thread: %s", strerror(ret));
+			emu_err("cannot start PE thread: %s", strerror(ret));
 			return -ret;
 		}
 		pe->started = true;
@@ -435,7 +435,7 @@ int npu_pe_start(struct npu_emu *e)
 	return 0;
 }
 
-void npu_pe_stop(struct npu_emu *e)
+void emu_pe_stop(struct npu_emu *e)
 {
 	unsigned int i;
 
@@ -454,7 +454,7 @@ void npu_pe_stop(struct npu_emu *e)
 	}
 }
 
-void npu_pe_kick(struct npu_emu *e)
+void emu_pe_kick(struct npu_emu *e)
 {
 	pthread_mutex_lock(&e->lock);
 	e->queue_gen++;
@@ -462,7 +462,7 @@ void npu_pe_kick(struct npu_emu *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void npu_pe_set_enabled(struct npu_emu *e, bool enabled)
+void emu_pe_set_enabled(struct npu_emu *e, bool enabled)
 {
 	pthread_mutex_lock(&e->lock);
 	if (e->enabled != enabled) {
@@ -486,7 +486,7 @@ void npu_pe_set_enabled(struct npu_emu *e, bool enabled)
  * ABORTED, then reset every command queue to prod = cons = 0. The
  * completion queue keeps its pointers: it carries the ABORTED completions.
  */
-void npu_pe_reset(struct npu_emu *e)
+void emu_pe_reset(struct npu_emu *e)
 {
 	struct npu_hw_ring_ptrs *q;
 	unsigned int p, n_abort = 0;
@@ -511,14 +511,14 @@ void npu_pe_reset(struct npu_emu *e)
 	} while (busy && !e->quit);
 
 	for (p = 0; p < e->opts.pes; p++) {
-		struct npu_pe *pe = &e->pes[p];
-		uint64_t now = npu_clock_now(&e->clock);
+		struct emu_pe *pe = &e->pes[p];
+		uint64_t now = emu_clock_now(&e->clock);
 
 		q = cmdq_ptrs(e, p);
 		prod = __atomic_load_n(&q->prod, __ATOMIC_ACQUIRE);
 		if (prod - pe->cons <= e->lay.cmdq_entries) {
 			for (i = pe->cons; i != prod; i++, n_abort++)
-				npu_pe_complete(e, cmdq_entry(e, p, i)->job_id,
+				emu_pe_complete(e, cmdq_entry(e, p, i)->job_id,
 						NPU_HW_STATUS_ABORTED, p,
 						NO_OP_INDEX, now, now);
 		}
@@ -530,5 +530,5 @@ void npu_pe_reset(struct npu_emu *e)
 	e->resetting = false;
 	pthread_cond_broadcast(&e->wake);
 	pthread_mutex_unlock(&e->lock);
-	npu_log(e, "reset: %u queued jobs aborted", n_abort);
+	emu_log(&e->log, "reset: %u queued jobs aborted", n_abort);
 }

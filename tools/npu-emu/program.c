@@ -76,8 +76,8 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 
 /* Checks 3a-3c for one tensor; fills @t on success. */
 static int tensor_resolve(const struct npu_prog_tensor *pt,
-			  const struct npu_prog_slot *slots, uint32_t nslots,
-			  struct npu_tensor *t)
+			  const struct emu_prog_slot *slots, uint32_t nslots,
+			  struct emu_tensor *t)
 {
 	const uint32_t *d = pt->dims;
 	uint64_t count, bytes, cb;
@@ -146,8 +146,8 @@ struct prog_copy {
 	struct npu_prog_hdr hdr;
 	struct npu_prog_tensor *ptens;
 	struct npu_prog_op *ops;
-	struct npu_tensor *tens;
-	struct npu_op_cost *costs;
+	struct emu_tensor *tens;
+	struct emu_op_cost *costs;
 };
 
 static void prog_copy_free(struct prog_copy *c)
@@ -164,9 +164,9 @@ static void *alloc_n(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
+int emu_prog_run(const struct emu_prog_slot *slots, uint32_t nslots,
 		 uint32_t prog_slot, uint32_t prog_offset, uint32_t prog_size,
-		 const struct npu_prog_hooks *hooks, uint16_t *op_index)
+		 const struct emu_prog_hooks *hooks, uint16_t *op_index)
 {
 	struct prog_copy c = { 0 };
 	const uint8_t *prog;
@@ -216,7 +216,7 @@ int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
 
 	/* 4: every operator, in table order */
 	for (i = 0; i < c.hdr.n_ops; i++) {
-		st = npu_op_check(&c.ops[i], c.tens, c.hdr.n_tensors,
+		st = emu_op_check(&c.ops[i], c.tens, c.hdr.n_tensors,
 				  &c.costs[i]);
 		if (st != NPU_HW_STATUS_OK) {
 			*op_index = (uint16_t)i;
@@ -233,7 +233,7 @@ int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
 			st = NPU_HW_STATUS_ABORTED;
 			goto out;
 		}
-		if (npu_op_run(&c.ops[i], c.tens) < 0) {
+		if (emu_op_run(&c.ops[i], c.tens) < 0) {
 			/* no memory for an overlapping output's scratch */
 			*op_index = (uint16_t)i;
 			st = NPU_HW_STATUS_ABORTED;

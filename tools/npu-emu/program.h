@@ -16,14 +16,14 @@
 #include "npu/npu_program.h"
 #include "npu/npu_hw.h"
 
-/** struct npu_prog_slot - one buffer slot, resolved to host memory */
-struct npu_prog_slot {
+/** struct emu_prog_slot - one buffer slot, resolved to host memory */
+struct emu_prog_slot {
 	uint8_t *base;
 	uint32_t size;
 };
 
-/** struct npu_op_cost - what one operator costs (program.rst, "Cost model") */
-struct npu_op_cost {
+/** struct emu_op_cost - what one operator costs (program.rst, "Cost model") */
+struct emu_op_cost {
 	uint64_t macs;
 	uint64_t in_bytes;
 	uint64_t w_bytes;
@@ -31,22 +31,22 @@ struct npu_op_cost {
 };
 
 /**
- * struct npu_prog_hooks - callbacks around each operator; any may be NULL
+ * struct emu_prog_hooks - callbacks around each operator; any may be NULL
  * @arg: passed to every hook
  * @op_begin: before operator @index runs; returning nonzero aborts the
  *	program, which then returns NPU_HW_STATUS_ABORTED
  * @op_end: after operator @index ran
  */
-struct npu_prog_hooks {
+struct emu_prog_hooks {
 	void *arg;
 	int (*op_begin)(void *arg, uint32_t index, const struct npu_prog_op *op,
-			const struct npu_op_cost *cost);
+			const struct emu_op_cost *cost);
 	void (*op_end)(void *arg, uint32_t index, const struct npu_prog_op *op,
-		       const struct npu_op_cost *cost);
+		       const struct emu_op_cost *cost);
 };
 
 /**
- * npu_prog_run() - validate, then execute a program
+ * emu_prog_run() - validate, then execute a program
  * @slots: the command's buffer slots
  * @nslots: entries in @slots, 1..NPU_HW_MAX_BUFS
  * @prog_slot: slot holding the program
@@ -62,8 +62,18 @@ struct npu_prog_hooks {
  *
  * Return: NPU_HW_STATUS_OK or another NPU_HW_STATUS_* value.
  */
-int npu_prog_run(const struct npu_prog_slot *slots, uint32_t nslots,
+int emu_prog_run(const struct emu_prog_slot *slots, uint32_t nslots,
 		 uint32_t prog_slot, uint32_t prog_offset, uint32_t prog_size,
-		 const struct npu_prog_hooks *hooks, uint16_t *op_index);
+		 const struct emu_prog_hooks *hooks, uint16_t *op_index);
+
+/*
+ * The names of npu-emu's interpreter before it had the emulator's prefix,
+ * for its users outside tools/npu-emu (tools/include/npu_progbuild.h,
+ * selftests/host/ref/diff_emu.c) until they take the new ones. Remove with
+ * their last use.
+ */
+#define npu_prog_slot	emu_prog_slot
+#define npu_prog_hooks	emu_prog_hooks
+#define npu_prog_run	emu_prog_run
 
 #endif /* NPU_EMU_PROGRAM_H */

@@ -9,22 +9,22 @@
  * iowait = max(0, dma - previous compute). All arithmetic saturates instead
  * of wrapping.
  */
-#include "emu.h"
 #include "program.h"
+#include "timing.h"
 
-uint64_t npu_timing_add(uint64_t a, uint64_t b)
+uint64_t emu_timing_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-uint64_t npu_timing_compute_ticks(const struct npu_timing *m, uint64_t macs)
+uint64_t emu_timing_compute_ticks(const struct emu_timing *m, uint64_t macs)
 {
 	uint64_t c = macs / m->macs_per_cycle;
 
 	return c + (macs % m->macs_per_cycle ? 1 : 0);
 }
 
-uint64_t npu_timing_dma_ticks(const struct npu_timing *m, uint64_t bytes)
+uint64_t emu_timing_dma_ticks(const struct emu_timing *m, uint64_t bytes)
 {
 	unsigned __int128 num, den, t;
 
@@ -35,13 +35,13 @@ uint64_t npu_timing_dma_ticks(const struct npu_timing *m, uint64_t bytes)
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 
-uint64_t npu_timing_iowait(uint64_t dma_ticks, uint64_t overlap_ticks)
+uint64_t emu_timing_iowait(uint64_t dma_ticks, uint64_t overlap_ticks)
 {
 	return dma_ticks > overlap_ticks ? dma_ticks - overlap_ticks : 0;
 }
 
-uint64_t npu_timing_op_bytes(const struct npu_op_cost *c)
+uint64_t emu_timing_op_bytes(const struct emu_op_cost *c)
 {
-	return npu_timing_add(npu_timing_add(c->in_bytes, c->w_bytes),
+	return emu_timing_add(emu_timing_add(c->in_bytes, c->w_bytes),
 			     c->out_bytes);
 }

@@ -26,7 +26,7 @@ static uint8_t *trace_data(struct npu_emu *e)
 	return e->shm + e->lay.trace_base + NPU_HW_TRACE_DATA_OFFSET;
 }
 
-void npu_trace_reset(struct npu_emu *e)
+void emu_trace_reset(struct npu_emu *e)
 {
 	struct npu_hw_trace_hdr *h = trace_hdr(e);
 
@@ -40,7 +40,7 @@ void npu_trace_reset(struct npu_emu *e)
 	pthread_mutex_unlock(&e->trace_lock);
 }
 
-void npu_trace_set_level(struct npu_emu *e, unsigned int level)
+void emu_trace_set_level(struct npu_emu *e, unsigned int level)
 {
 	pthread_mutex_lock(&e->lock);
 	e->trace_level = level;
@@ -66,7 +66,7 @@ static bool trace_put(struct npu_emu *e, void *rec, uint32_t size,
 	need = size + (tail < size ? tail : 0);
 	if (used > dsize || (cons & 7) || dsize - used < need) {
 		if ((used > dsize || (cons & 7)) && !e->trace_bad_warned) {
-			npu_err("trace: host consumer position %" PRIu64
+			emu_err("trace: host consumer position %" PRIu64
 				" is invalid (producer %" PRIu64 "): dropping records",
 				cons, prod);
 			e->trace_bad_warned = true;
@@ -100,15 +100,15 @@ static void trace_corrupt_last(struct npu_emu *e, uint32_t size)
 	uint64_t pos = (e->trace_prod - size) & (e->lay.trace_size - 1);
 	struct npu_hw_trec_hdr *rh = (void *)(trace_data(e) + pos);
 
-	npu_err("--fault corrupt-trace-record: record seq %u at %" PRIu64
+	emu_err("--fault corrupt-trace-record: record seq %u at %" PRIu64
 		" written with size 3", rh->seq, e->trace_prod - size);
 	rh->size = 3;
 }
 
-void npu_trace_exec(struct npu_emu *e, const struct npu_pe *pe,
+void emu_trace_exec(struct npu_emu *e, const struct emu_pe *pe,
 		    uint32_t status)
 {
-	const struct npu_exec *x = &pe->x;
+	const struct emu_exec *x = &pe->x;
 	struct npu_hw_trace_hdr *h = trace_hdr(e);
 	struct npu_hw_trec_exec rec;
 	uint32_t i, n_ops, written = 0, lost = 0;
@@ -154,9 +154,9 @@ void npu_trace_exec(struct npu_emu *e, const struct npu_pe *pe,
 	pending = e->trace_prod - cons;
 	pthread_mutex_unlock(&e->trace_lock);
 
-	wmark = npu_reg_read(e, NPU_REG_TRACE_WMARK);
-	npu_log(e, "pe%u: trace %u records written, %u lost, %" PRIu64
+	wmark = emu_reg_read(e, NPU_REG_TRACE_WMARK);
+	emu_log(&e->log, "pe%u: trace %u records written, %u lost, %" PRIu64
 		" bytes pending", pe->idx, written, lost, pending);
 	if (lost || (written && pending >= wmark))
-		npu_dev_raise(e, NPU_INTR_TRACE, NPU_MSIX_TRACE);
+		emu_dev_raise(e, NPU_INTR_TRACE, NPU_MSIX_TRACE);
 }

@@ -244,15 +244,15 @@ int make_sock_path(char *dir, size_t dlen, char *path, size_t plen)
 	return 0;
 }
 
-static void *emu_thread_fn(void *arg)
+static void *fq_emu_thread(void *arg)
 {
-	struct emu_thread *t = arg;
+	struct fq_emu *t = arg;
 
 	t->ret = npu_emu_run(t->emu);
 	return NULL;
 }
 
-int emu_thread_start(struct emu_thread *t, struct npu_emu_opts *o)
+int fq_emu_start(struct fq_emu *t, struct npu_emu_opts *o)
 {
 	int ret;
 
@@ -264,7 +264,7 @@ int emu_thread_start(struct emu_thread *t, struct npu_emu_opts *o)
 	ret = npu_emu_create(o, &t->emu);
 	if (ret)
 		return ret;
-	ret = pthread_create(&t->thread, NULL, emu_thread_fn, t);
+	ret = pthread_create(&t->thread, NULL, fq_emu_thread, t);
 	if (ret) {
 		npu_emu_destroy(t->emu);
 		t->emu = NULL;
@@ -273,7 +273,7 @@ int emu_thread_start(struct emu_thread *t, struct npu_emu_opts *o)
 	return 0;
 }
 
-int emu_thread_stop(struct emu_thread *t)
+int fq_emu_stop(struct fq_emu *t)
 {
 	if (!t->emu)
 		return -EINVAL;

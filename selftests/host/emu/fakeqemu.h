@@ -82,7 +82,7 @@ uint32_t build_clip_prog(void *dst, uint32_t n_ops, uint32_t elems,
 			 uint8_t data_slot, int32_t act_min, int32_t act_max);
 
 /* An emulator running in a thread of the test process */
-struct emu_thread {
+struct fq_emu {
 	struct npu_emu *emu;
 	pthread_t thread;
 	int ret;
@@ -91,9 +91,9 @@ struct emu_thread {
 };
 
 /* Create the device on a fresh socket under /tmp and run it in a thread */
-int emu_thread_start(struct emu_thread *t, struct npu_emu_opts *o);
+int fq_emu_start(struct fq_emu *t, struct npu_emu_opts *o);
 /* Stop, join and destroy; returns npu_emu_run()'s result */
-int emu_thread_stop(struct emu_thread *t);
+int fq_emu_stop(struct fq_emu *t);
 /* Make a temporary directory and socket path in it */
 int make_sock_path(char *dir, size_t dlen, char *path, size_t plen);
 

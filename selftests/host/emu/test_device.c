@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "clock.h"
 #include "fakeqemu.h"
 
 FIXTURE(dev)
 {
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 	struct npu_emu_opts o;
 };
@@ -28,14 +29,14 @@ FIXTURE(dev)
 FIXTURE_SETUP(dev)
 {
 	npu_emu_opts_init(&self->o);
-	ASSERT_EQ(0, emu_thread_start(&self->t, &self->o));
+	ASSERT_EQ(0, fq_emu_start(&self->t, &self->o));
 	ASSERT_EQ(0, fq_connect(&self->q, self->t.path, NPU_MSIX_COUNT));
 }
 
 FIXTURE_TEARDOWN(dev)
 {
 	fq_close(&self->q);
-	emu_thread_stop(&self->t);
+	fq_emu_stop(&self->t);
 }
 
 TEST_F(dev, handshake)
@@ -95,7 +96,7 @@ TEST_F(dev, register_page_defaults)
 TEST(register_page_options)
 {
 	struct npu_emu_opts o;
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 	struct stat st;
 
@@ -107,7 +108,7 @@ TEST(register_page_options)
 	o.macs_per_cycle = 33;
 	o.sram_size = 12345;
 	o.trace_size = 8192;
-	ASSERT_EQ(0, emu_thread_start(&t, &o));
+	ASSERT_EQ(0, fq_emu_start(&t, &o));
 	ASSERT_EQ(0, fq_connect(&q, t.path, NPU_MSIX_COUNT));
 	ASSERT_EQ(0, fstat(q.shm_fd, &st));
 	EXPECT_EQ(64u << 20, (uint64_t)st.st_size);
@@ -122,7 +123,7 @@ TEST(register_page_options)
 	EXPECT_EQ(64u << 20, fq_rd(&q, NPU_REG_BAR_SIZE));
 	EXPECT_EQ(NPU_STATUS_READY, fq_rd(&q, NPU_REG_STATUS));
 	fq_close(&q);
-	EXPECT_EQ(0, emu_thread_stop(&t));
+	EXPECT_EQ(0, fq_emu_stop(&t));
 }
 
 /*
@@ -132,7 +133,7 @@ TEST(register_page_options)
 TEST(replug)
 {
 	struct npu_emu_opts o;
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 	uint32_t result;
 	uint64_t data;
@@ -140,7 +141,7 @@ TEST(replug)
 
 	npu_emu_opts_init(&o);
 	o.replug = true;
-	ASSERT_EQ(0, emu_thread_start(&t, &o));
+	ASSERT_EQ(0, fq_emu_start(&t, &o));
 	ASSERT_EQ(0, fq_connect(&q, t.path, NPU_MSIX_COUNT));
 	ASSERT_EQ(0, fq_control(&q, true, NPU_TRACE_OPS));
 	EXPECT_TRUE(fq_rd(&q, NPU_REG_STATUS) & NPU_STATUS_ENABLED);
@@ -160,7 +161,7 @@ TEST(replug)
 	EXPECT_EQ(NPU_MBOX_OK, result);
 	EXPECT_EQ(0x1234, data);
 	fq_close(&q);
-	EXPECT_EQ(0, emu_thread_stop(&t));
+	EXPECT_EQ(0, fq_emu_stop(&t));
 }
 
 TEST_F(dev, ping)
@@ -304,7 +305,7 @@ static void check_clock(struct __test_metadata *_metadata,
 {
 	uint64_t b0, t0, a0, b1, t1, a1, created;
 	struct npu_emu_opts o;
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 	long double rate, lo, hi, d;
 
@@ -313,7 +314,7 @@ static void check_clock(struct __test_metadata *_metadata,
 	o.clock_offset = c->offset;
 	o.clock_drift_ppm = c->ppm;
 	created = now_ns();
-	ASSERT_EQ(0, emu_thread_start(&t, &o));
+	ASSERT_EQ(0, fq_emu_start(&t, &o));
 	ASSERT_EQ(0, fq_connect(&q, t.path, NPU_MSIX_COUNT));
 	ASSERT_EQ(0, latch(&q, 1, &b0, &t0, &a0));
 	usleep(200000);
@@ -333,7 +334,7 @@ static void check_clock(struct __test_metadata *_metadata,
 		TH_LOG("hz %lu ppm %f: %.0Lf ticks not in [%.0Lf, %.0Lf]",
 		       (unsigned long)c->hz, c->ppm, d, lo, hi);
 	fq_close(&q);
-	EXPECT_EQ(0, emu_thread_stop(&t));
+	EXPECT_EQ(0, fq_emu_stop(&t));
 }
 
 TEST(clock_frequency_offset_drift)
@@ -354,35 +355,35 @@ TEST(clock_frequency_offset_drift)
 
 TEST(clock_arithmetic)
 {
-	struct npu_clock c;
+	struct emu_clock c;
 
 	/* exact at 1 GHz, no drift */
-	npu_clock_init(&c, 1000000000, 5, 0, 1000);
-	EXPECT_EQ(5, npu_clock_at(&c, 1000));
-	EXPECT_EQ(5 + 123456789012345ull, npu_clock_at(&c, 1000 + 123456789012345ull));
+	emu_clock_init(&c, 1000000000, 5, 0, 1000);
+	EXPECT_EQ(5, emu_clock_at(&c, 1000));
+	EXPECT_EQ(5 + 123456789012345ull, emu_clock_at(&c, 1000 + 123456789012345ull));
 	/* before start: offset */
-	EXPECT_EQ(5, npu_clock_at(&c, 10));
+	EXPECT_EQ(5, emu_clock_at(&c, 10));
 	/* 100 MHz: 10 ns per tick */
-	npu_clock_init(&c, 100000000, 0, 0, 0);
-	EXPECT_EQ(100000000, npu_clock_at(&c, 1000000000));
-	EXPECT_EQ(0, npu_clock_at(&c, 9));
-	EXPECT_EQ(1, npu_clock_at(&c, 10));
+	emu_clock_init(&c, 100000000, 0, 0, 0);
+	EXPECT_EQ(100000000, emu_clock_at(&c, 1000000000));
+	EXPECT_EQ(0, emu_clock_at(&c, 9));
+	EXPECT_EQ(1, emu_clock_at(&c, 10));
 	/* +100 ppm at 1 GHz over 1 s: 100000 extra ticks */
-	npu_clock_init(&c, 1000000000, 0, 100, 0);
-	EXPECT_EQ(1000100000, npu_clock_at(&c, 1000000000));
+	emu_clock_init(&c, 1000000000, 0, 100, 0);
+	EXPECT_EQ(1000100000, emu_clock_at(&c, 1000000000));
 	/* -250 ppm over 10 s */
-	npu_clock_init(&c, 1000000000, 0, -250, 0);
-	EXPECT_EQ(9997500000ull, npu_clock_at(&c, 10000000000ull));
+	emu_clock_init(&c, 1000000000, 0, -250, 0);
+	EXPECT_EQ(9997500000ull, emu_clock_at(&c, 10000000000ull));
 	/* a year of uptime at 4 GHz does not overflow the intermediate */
-	npu_clock_init(&c, 4000000000u, 0, 0, 0);
+	emu_clock_init(&c, 4000000000u, 0, 0, 0);
 	EXPECT_EQ(31536000ull * 4000000000ull,
-		  npu_clock_at(&c, 31536000ull * 1000000000ull));
+		  emu_clock_at(&c, 31536000ull * 1000000000ull));
 	/* the counter wraps modulo 2^64 */
-	npu_clock_init(&c, 1000000000, UINT64_MAX, 0, 0);
-	EXPECT_EQ(1, npu_clock_at(&c, 2));
+	emu_clock_init(&c, 1000000000, UINT64_MAX, 0, 0);
+	EXPECT_EQ(1, emu_clock_at(&c, 2));
 	/* ns for ticks rounds up */
-	npu_clock_init(&c, 3, 0, 0, 0);
-	EXPECT_EQ(333333334, npu_clock_ns_for_ticks(&c, 1));
+	emu_clock_init(&c, 3, 0, 0, 0);
+	EXPECT_EQ(333333334, emu_clock_ns_for_ticks(&c, 1));
 }
 
 TEST_F(dev, second_client_refused)
@@ -418,16 +419,16 @@ TEST_F(dev, client_garbage_ignored)
 TEST(client_disconnect_ends_run)
 {
 	struct npu_emu_opts o;
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 
 	npu_emu_opts_init(&o);
-	ASSERT_EQ(0, emu_thread_start(&t, &o));
+	ASSERT_EQ(0, fq_emu_start(&t, &o));
 	ASSERT_EQ(0, fq_connect(&q, t.path, NPU_MSIX_COUNT));
 	fq_close(&q);
 	pthread_join(t.thread, NULL);
 	EXPECT_EQ(0, t.ret);
-	/* emu_thread_stop() joins again: avoid it, destroy by hand */
+	/* fq_emu_stop() joins again: avoid it, destroy by hand */
 	npu_emu_destroy(t.emu);
 	EXPECT_NE(0, access(t.path, F_OK));
 	rmdir(t.dir);

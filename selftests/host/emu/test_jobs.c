@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 #include "fakeqemu.h"
 #include "program.h"
+#include "timing.h"
 
 #define DRAM		0x400000u
 #define PROG_BUF	DRAM			/* slot 0: program */
@@ -21,13 +22,13 @@
 #define NONE		0xffff
 
 struct bench {
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 };
 
 static int bench_start(struct bench *b, struct npu_emu_opts *o)
 {
-	int ret = emu_thread_start(&b->t, o);
+	int ret = fq_emu_start(&b->t, o);
 
 	if (ret)
 		return ret;
@@ -37,7 +38,7 @@ static int bench_start(struct bench *b, struct npu_emu_opts *o)
 static int bench_stop(struct bench *b)
 {
 	fq_close(&b->q);
-	return emu_thread_stop(&b->t);
+	return fq_emu_stop(&b->t);
 }
 
 /* A command running a CLIP chain from slot 0 over tensors in slot 1 */
@@ -366,29 +367,29 @@ TEST(fail_after)
 
 TEST(model_arithmetic)
 {
-	struct npu_timing m = { .clock_hz = 1000000000, .dma_bw = 2000,
+	struct emu_timing m = { .clock_hz = 1000000000, .dma_bw = 2000,
 			       .macs_per_cycle = 256 };
-	struct npu_op_cost cost = { .macs = 1, .in_bytes = UINT64_MAX,
+	struct emu_op_cost cost = { .macs = 1, .in_bytes = UINT64_MAX,
 				    .w_bytes = 5, .out_bytes = 1 };
 
-	EXPECT_EQ(0, npu_timing_compute_ticks(&m, 0));
-	EXPECT_EQ(1, npu_timing_compute_ticks(&m, 1));
-	EXPECT_EQ(1, npu_timing_compute_ticks(&m, 256));
-	EXPECT_EQ(2, npu_timing_compute_ticks(&m, 257));
+	EXPECT_EQ(0, emu_timing_compute_ticks(&m, 0));
+	EXPECT_EQ(1, emu_timing_compute_ticks(&m, 1));
+	EXPECT_EQ(1, emu_timing_compute_ticks(&m, 256));
+	EXPECT_EQ(2, emu_timing_compute_ticks(&m, 257));
 	/* 2000 MB/s at 1 GHz: 2 bytes per tick, rounded up */
-	EXPECT_EQ(0, npu_timing_dma_ticks(&m, 0));
-	EXPECT_EQ(1, npu_timing_dma_ticks(&m, 1));
-	EXPECT_EQ(500, npu_timing_dma_ticks(&m, 1000));
-	EXPECT_EQ(501, npu_timing_dma_ticks(&m, 1001));
+	EXPECT_EQ(0, emu_timing_dma_ticks(&m, 0));
+	EXPECT_EQ(1, emu_timing_dma_ticks(&m, 1));
+	EXPECT_EQ(500, emu_timing_dma_ticks(&m, 1000));
+	EXPECT_EQ(501, emu_timing_dma_ticks(&m, 1001));
 	/* 1 MB/s at 4 GHz, 4 GiB: no overflow, 2^32 * 4000 ticks */
 	m.clock_hz = 4000000000u;
 	m.dma_bw = 1;
-	EXPECT_EQ((1ull << 32) * 4000, npu_timing_dma_ticks(&m, 1ull << 32));
-	EXPECT_EQ(UINT64_MAX, npu_timing_dma_ticks(&m, UINT64_MAX));
-	EXPECT_EQ(7, npu_timing_iowait(10, 3));
-	EXPECT_EQ(0, npu_timing_iowait(3, 10));
-	EXPECT_EQ(UINT64_MAX, npu_timing_op_bytes(&cost));
-	EXPECT_EQ(UINT64_MAX, npu_timing_add(UINT64_MAX - 1, 2));
+	EXPECT_EQ((1ull << 32) * 4000, emu_timing_dma_ticks(&m, 1ull << 32));
+	EXPECT_EQ(UINT64_MAX, emu_timing_dma_ticks(&m, UINT64_MAX));
+	EXPECT_EQ(7, emu_timing_iowait(10, 3));
+	EXPECT_EQ(0, emu_timing_iowait(3, 10));
+	EXPECT_EQ(UINT64_MAX, emu_timing_op_bytes(&cost));
+	EXPECT_EQ(UINT64_MAX, emu_timing_add(UINT64_MAX - 1, 2));
 }
 
 /*

@@ -22,14 +22,14 @@
 #define TRACE_BASE	0x100000u
 
 struct bench {
-	struct emu_thread t;
+	struct fq_emu t;
 	struct fakeqemu q;
 };
 
 static int bench_start(struct bench *b, struct npu_emu_opts *o,
 		       unsigned int level)
 {
-	int ret = emu_thread_start(&b->t, o);
+	int ret = fq_emu_start(&b->t, o);
 
 	if (!ret)
 		ret = fq_connect(&b->q, b->t.path, NPU_MSIX_COUNT);
@@ -41,7 +41,7 @@ static int bench_start(struct bench *b, struct npu_emu_opts *o,
 static int bench_stop(struct bench *b)
 {
 	fq_close(&b->q);
-	return emu_thread_stop(&b->t);
+	return fq_emu_stop(&b->t);
 }
 
 static void clip_cmd(struct bench *b, struct npu_hw_cmd *c, uint64_t job_id,

@@ -2,7 +2,7 @@
 /*
  * Every operator of Documentation/npu/program.rst on small cases whose
  * results were computed by hand (the arithmetic is in the comments), run
- * through npu_prog_run() on the fast and on the generic path.
+ * through emu_prog_run() on the fast and on the generic path.
  */
 #include <stdint.h>
 #include <string.h>
@@ -33,7 +33,7 @@ static int run_ok(struct progbuild *b)
 
 /* Run the program built by @build on both paths; outputs must agree. */
 #define BOTH_PATHS(fast) for (int fast = 1; fast >= 0; fast--) \
-	if (npu_ops_set_fast_path(fast), 1)
+	if (emu_ops_set_fast_path(fast), 1)
 
 /*
  * CONV2D 1x1, per-tensor: x [1,1,2,2] zx 1, w [2,1,1,2] U8 zw 8,
@@ -599,7 +599,7 @@ TEST(concat)
 TEST(accumulator_wraps)
 {
 	const uint32_t k = 70000;
-	struct npu_tensor x = { 0 }, w = { 0 };
+	struct emu_tensor x = { 0 }, w = { 0 };
 	int32_t acc = 0;
 
 	x.data = malloc(k);
@@ -620,7 +620,7 @@ TEST(accumulator_wraps)
 	x.count = x.bytes = w.count = w.bytes = k;
 	BOTH_PATHS(fast) {
 		acc = 0;
-		ASSERT_EQ(0, npu_matmul_acc(&x, &w, false, &acc));
+		ASSERT_EQ(0, emu_matmul_acc(&x, &w, false, &acc));
 		EXPECT_EQ(256782704, acc);
 	}
 	free(x.data);

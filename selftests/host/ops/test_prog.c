@@ -29,24 +29,24 @@ TEST(requant_hand_values)
 {
 	/* x0.5: 10 -> 5; 11 -> 5.5 -> 6; -11 -> -5.5: srdhm gives
 	 * (-11*2^30 + 1 - 2^30) / 2^31 = -5.99.. -> -5 (C division) */
-	EXPECT_EQ(5, npu_requant(10, 1 << 30, 0));
-	EXPECT_EQ(6, npu_requant(11, 1 << 30, 0));
-	EXPECT_EQ(-5, npu_requant(-11, 1 << 30, 0));
+	EXPECT_EQ(5, emu_requant(10, 1 << 30, 0));
+	EXPECT_EQ(6, emu_requant(11, 1 << 30, 0));
+	EXPECT_EQ(-5, emu_requant(-11, 1 << 30, 0));
 	/* x(1 - 2^-31) then /2: srdhm(5) = 5, rdivpot(5, 1): rem 1 > thr 0
 	 * -> 3; srdhm(-5) = -5, rdivpot(-5, 1): rem 1, thr 1 -> -3 + 0 */
-	EXPECT_EQ(3, npu_requant(5, INT32_MAX, -1));
-	EXPECT_EQ(-3, npu_requant(-5, INT32_MAX, -1));
+	EXPECT_EQ(3, emu_requant(5, INT32_MAX, -1));
+	EXPECT_EQ(-3, emu_requant(-5, INT32_MAX, -1));
 	/* left shift: 3 << 2 = 12, x0.5 -> 6 */
-	EXPECT_EQ(6, npu_requant(3, 1 << 30, 2));
+	EXPECT_EQ(6, emu_requant(3, 1 << 30, 2));
 	/* 2^30 << 1 saturates to INT32_MAX; srdhm(INT32_MAX, INT32_MAX) =
 	 * ((2^31-1)^2 + 2^30) / 2^31 = 2^31 - 2 + 0.50.. -> 2147483646 */
-	EXPECT_EQ(2147483646, npu_requant(1 << 30, INT32_MAX, 1));
+	EXPECT_EQ(2147483646, emu_requant(1 << 30, INT32_MAX, 1));
 	/* ... and rdivpot(2147483646, 31): rem > 2^30 - 1 -> 0 + 1 */
-	EXPECT_EQ(1, npu_requant(INT32_MAX, INT32_MAX, -31));
+	EXPECT_EQ(1, emu_requant(INT32_MAX, INT32_MAX, -31));
 	/* negative saturation on the left shift: INT32_MIN * 0.5 */
-	EXPECT_EQ(-(1 << 30), npu_requant(-(1ll << 40), 1 << 30, 0));
-	EXPECT_EQ(INT32_MAX, npu_srdhm(INT32_MIN, INT32_MIN));
-	EXPECT_EQ(0, npu_requant(12345, 0, 5));
+	EXPECT_EQ(-(1 << 30), emu_requant(-(1ll << 40), 1 << 30, 0));
+	EXPECT_EQ(INT32_MAX, emu_srdhm(INT32_MIN, INT32_MIN));
+	EXPECT_EQ(0, emu_requant(12345, 0, 5));
 }
 
 /* the vectorized form equals the literal one */
@@ -64,8 +64,8 @@ TEST(requant32_equals_requant)
 	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
 		for (j = 0; j < sizeof(ms) / sizeof(ms[0]); j++)
 			for (s = -31; s <= 30; s++)
-				ASSERT_EQ(npu_requant(xs[i], ms[j], s),
-					  npu_requant32(xs[i], ms[j], s));
+				ASSERT_EQ(emu_requant(xs[i], ms[j], s),
+					  emu_requant32(xs[i], ms[j], s));
 	for (n = 0; n < 2000000; n++) {
 		int32_t x, m;
 
@@ -77,7 +77,7 @@ TEST(requant32_equals_requant)
 			x >>= (st >> 32) % 31;
 		m = (int32_t)((st >> 32) & 0x7fffffff);
 		s = (int32_t)((st >> 40) % 62) - 31;
-		ASSERT_EQ(npu_requant(x, m, s), npu_requant32(x, m, s)) {
+		ASSERT_EQ(emu_requant(x, m, s), emu_requant32(x, m, s)) {
 			TH_LOG("x %d m %d s %d", x, m, s);
 		}
 	}
@@ -152,7 +152,7 @@ TEST(malformed_headers)
 	uint32_t v;
 	uint16_t idx;
 	struct progbuild b;
-	struct npu_prog_slot one;
+	struct emu_prog_slot one;
 
 	base_prog(&b);
 	one.base = b.slots[0].base;
@@ -198,9 +198,9 @@ TEST(malformed_headers)
 		  progbuild_run_at(&b, 3, 0, b.prog_size, NULL,
 			       &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_CMD,
-		  npu_prog_run(&one, 0, 0, 0, b.prog_size, NULL, &idx));
+		  emu_prog_run(&one, 0, 0, 0, b.prog_size, NULL, &idx));
 	EXPECT_EQ(NPU_HW_STATUS_BAD_CMD,
-		  npu_prog_run(NULL, 1, 0, 0, b.prog_size, NULL, &idx));
+		  emu_prog_run(NULL, 1, 0, 0, b.prog_size, NULL, &idx));
 	/* an empty program is valid */
 	b.nt = b.nop = 0;
 	EXPECT_RUN(&b, NPU_HW_STATUS_OK, 0xffff);
@@ -466,12 +466,12 @@ struct hook_log {
 	struct progbuild *b;
 	int abort_at;
 	int begins, ends;
-	struct npu_op_cost cost[8];
+	struct emu_op_cost cost[8];
 	int mutate;
 };
 
 static int hk_begin(void *arg, uint32_t i, const struct npu_prog_op *op,
-		    const struct npu_op_cost *cost)
+		    const struct emu_op_cost *cost)
 {
 	struct hook_log *h = arg;
 	struct npu_prog_hdr *hdr = (void *)h->b->slots[0].base;
@@ -497,7 +497,7 @@ static int hk_begin(void *arg, uint32_t i, const struct npu_prog_op *op,
 }
 
 static void hk_end(void *arg, uint32_t i, const struct npu_prog_op *op,
-		   const struct npu_op_cost *cost)
+		   const struct emu_op_cost *cost)
 {
 	struct hook_log *h = arg;
 
@@ -510,7 +510,7 @@ static void hk_end(void *arg, uint32_t i, const struct npu_prog_op *op,
 TEST(hooks_abort_and_cost)
 {
 	struct hook_log h = { .abort_at = 1 };
-	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
+	struct emu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t idx = 0;
 	struct progbuild b;
 
@@ -562,7 +562,7 @@ TEST(cost_model_per_operator)
 		{ 12, 76, 24, 12 }, { 0, 24, 0, 64 },
 	};
 	struct hook_log h = { .abort_at = -1 };
-	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
+	struct emu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t x, w, bi, r1, r3, y0, dx, dw, dy, py, ax, ay, cy, idx;
 	struct npu_prog_op *op;
 	struct progbuild b;
@@ -606,7 +606,7 @@ TEST(cost_model_per_operator)
 TEST(program_changed_while_running)
 {
 	struct hook_log h = { .abort_at = -1, .mutate = 1 };
-	struct npu_prog_hooks hooks = { &h, hk_begin, hk_end };
+	struct emu_prog_hooks hooks = { &h, hk_begin, hk_end };
 	uint16_t idx = 0;
 	struct progbuild b;
 
@@ -818,7 +818,7 @@ TEST(fast_path_equals_generic)
 		s = seed;
 		y = rand_prog(&b, &s);
 		bytes = progbuild_bytes(&b.t[y]);
-		npu_ops_set_fast_path(true);
+		emu_ops_set_fast_path(true);
 		st = progbuild_run(&b, NULL, &idx);
 		ASSERT_EQ(NPU_HW_STATUS_OK, st) {
 			TH_LOG("seed %#llx: op %u", (unsigned long long)seed,
@@ -827,7 +827,7 @@ TEST(fast_path_equals_generic)
 		fast_out = malloc(bytes);
 		memcpy(fast_out, progbuild_data(&b, y), bytes);
 		memset(progbuild_data(&b, y), 0x5a, bytes);
-		npu_ops_set_fast_path(false);
+		emu_ops_set_fast_path(false);
 		ASSERT_EQ(NPU_HW_STATUS_OK, progbuild_run(&b, NULL, &idx));
 		ASSERT_EQ(0, memcmp(fast_out, progbuild_data(&b, y), bytes)) {
 			TH_LOG("seed %#llx: fast and generic differ",
