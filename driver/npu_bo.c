@@ -162,7 +162,8 @@ static unsigned long npu_bo_pgoff(const struct npu_bo *bo)
  * Give @bo a handle on @nf and enter it at its mmap offset; bo_lock held.
  * Return: 0, -ENOSPC (no handle left) or -ENOMEM.
  */
-static int npu_bo_insert(struct npu_file *nf, struct npu_bo *bo, u32 *handle)
+static int npu_bo_insert_locked(struct npu_file *nf, struct npu_bo *bo,
+				u32 *handle)
 {
 	int ret;
 
@@ -182,8 +183,8 @@ static int npu_bo_insert(struct npu_file *nf, struct npu_bo *bo, u32 *handle)
  * @expect (any buffer when @expect is NULL); bo_lock held.
  * Return: the buffer, whose table reference the caller now owns, or NULL.
  */
-static struct npu_bo *npu_bo_remove(struct npu_file *nf, u32 handle,
-				    struct npu_bo *expect)
+static struct npu_bo *npu_bo_remove_locked(struct npu_file *nf, u32 handle,
+					   struct npu_bo *expect)
 {
 	struct npu_bo *bo;
 
@@ -299,10 +300,11 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	 * Once the handle is visible, another thread may free it, dropping
 	 * the table's reference: hold one of our own until the reply is
 	 * written, so that @bo is neither freed under us nor reused for a
-	 * new buffer at the same handle before npu_bo_remove() compares it.
+	 * new buffer at the same handle before npu_bo_remove_locked()
+	 * compares it.
 	 */
 	mutex_lock(&nf->bo_lock);
-	ret = npu_bo_insert(nf, bo, &handle);
+	ret = npu_bo_insert_locked(nf, bo, &handle);
 	if (!ret)
 		kref_get(&bo->ref);
 	mutex_unlock(&nf->bo_lock);
@@ -321,7 +323,7 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 
 		/* only the reference still in the table is ours to drop */
 		mutex_lock(&nf->bo_lock);
-		gone = npu_bo_remove(nf, handle, bo);
+		gone = npu_bo_remove_locked(nf, handle, bo);
 		mutex_unlock(&nf->bo_lock);
 		if (gone)
 			npu_bo_put(gone);
@@ -351,7 +353,7 @@ int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 	if (args.flags)
 		return -EINVAL;
 	mutex_lock(&nf->bo_lock);
-	bo = npu_bo_remove(nf, args.handle, NULL);
+	bo = npu_bo_remove_locked(nf, args.handle, NULL);
 	mutex_unlock(&nf->bo_lock);
 	if (!bo)
 		return -ENOENT;

@@ -301,7 +301,7 @@ irqreturn_t npu_hw_mbox_irq(int irq, void *arg)
 }
 
 /* Poll for the acknowledgment of request @seq; mbox_lock held. */
-static int npu_mbox_poll(struct npu_dev *ndev, u32 seq, u64 *t_done)
+static int npu_mbox_poll_locked(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	u64 start = ktime_get_ns();
 	u64 deadline = start + (u64)READ_ONCE(mbox_timeout_ms) * NSEC_PER_MSEC;
@@ -327,7 +327,7 @@ static int npu_mbox_poll(struct npu_dev *ndev, u32 seq, u64 *t_done)
 }
 
 /* Sleep until the interrupt acknowledges request @seq; mbox_lock held. */
-static int npu_mbox_wait_irq(struct npu_dev *ndev, u32 seq, u64 *t_done)
+static int npu_mbox_wait_irq_locked(struct npu_dev *ndev, u32 seq, u64 *t_done)
 {
 	unsigned long flags;
 	long left;
@@ -390,9 +390,9 @@ int npu_mbox_call(struct npu_dev *ndev, u32 op, u32 arg,
 	npu_doorbell(ndev, NPU_DB_MBOX);
 
 	if (op & NPU_MBOX_F_NOIRQ)
-		ret = npu_mbox_poll(ndev, seq, &res->t_done_ns);
+		ret = npu_mbox_poll_locked(ndev, seq, &res->t_done_ns);
 	else
-		ret = npu_mbox_wait_irq(ndev, seq, &res->t_done_ns);
+		ret = npu_mbox_wait_irq_locked(ndev, seq, &res->t_done_ns);
 	if (!ret) {
 		/* RESULT and DATA were written before ACK. */
 		rmb();

@@ -27,7 +27,7 @@
  *
  * A batch of io_uring commands rings NPU_DB_QUEUE once: io_uring holds a
  * block plug around a submission batch (URING_CMD is a plugging opcode), so
- * npu_job_push() defers the doorbell of a command's job to the plug's
+ * npu_job_push_locked() defers the doorbell of a command's job to the plug's
  * callback, as blk-mq rings an NVMe doorbell once per batch. Each job's
  * producer write still happens at once; only the doorbell waits, and never
  * past the end of the io_uring_enter() call that submitted the job, or the
@@ -111,7 +111,7 @@ static void __iomem *npu_cplq_entry(struct npu_dev *ndev, u32 idx)
  * for the completion queue. Used at probe (after a reset) and after reset,
  * with jobs_lock held.
  */
-static void npu_job_resync(struct npu_dev *ndev)
+static void npu_job_resync_locked(struct npu_dev *ndev)
 {
 	void __iomem *p;
 	u32 pe, pos;
@@ -149,10 +149,12 @@ void npu_job_free(struct npu_job *job)
 }
 
 /* The PE's counters (npu_pe_stats) of a completed job. jobs_lock held. */
-static void npu_job_count(struct npu_dev *ndev, const struct npu_job *job)
+static void npu_job_count_locked(struct npu_dev *ndev,
+				 const struct npu_job *job)
 {
 	struct npu_pe_stats *ps = &ndev->pe_stats[job->pe];
 
+	lockdep_assert_held(&ndev->jobs_lock);
 	if (job->status == NPU_JOB_OK)
 		ps->jobs_completed++;
 	else
@@ -162,9 +164,9 @@ static void npu_job_count(struct npu_dev *ndev, const struct npu_job *job)
 }
 
 /* Deliver a job's result and drop its buffers. jobs_lock held. */
-static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
-			     u32 status, u32 op_index, u64 start_tick,
-			     u64 end_tick)
+static void npu_job_complete_locked(struct npu_dev *ndev, struct npu_job *job,
+				    u32 status, u32 op_index, u64 start_tick,
+				    u64 end_tick)
 {
 	struct npu_pe_queue *q = &ndev->pe[job->pe];
 	struct npu_file *nf = job->nf;
@@ -196,8 +198,8 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 	job->op_index = op_index;
 	job->start_tick = start_tick;
 	job->end_tick = end_tick;
-	npu_job_count(ndev, job);
-	npu_trace_job_completed(ndev, job);
+	npu_job_count_locked(ndev, job);
+	npu_trace_job_completed_locked(ndev, job);
 	npu_nl_job_event(ndev, job);
 	for (i = 0; i < job->nbufs; i++)
 		npu_bo_put(job->bos[i]);
@@ -206,7 +208,7 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 	if (job->ucmd) {
 		xa_erase(&nf->jobs, job->id);
 		nf->njobs--;
-		npu_uring_job_done(job);
+		npu_uring_job_done_locked(job);
 		return;
 	}
 	if (!nf) {
@@ -222,7 +224,7 @@ static void npu_job_complete(struct npu_dev *ndev, struct npu_job *job,
 }
 
 /* The outstanding job @id, on PE @pe or any other; jobs_lock held. */
-static struct npu_job *npu_job_find(struct npu_dev *ndev, u32 pe, u64 id)
+static struct npu_job *npu_job_find_locked(struct npu_dev *ndev, u32 pe, u64 id)
 {
 	struct npu_job *job;
 	u32 p;
@@ -268,7 +270,7 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 		memcpy_fromio(&cpl, npu_cplq_entry(ndev, ndev->cpl_cons),
 			      sizeof(cpl));
 		ndev->cpl_cons++;
-		job = npu_job_find(ndev, cpl.pe, cpl.job_id);
+		job = npu_job_find_locked(ndev, cpl.pe, cpl.job_id);
 		if (!job && (!cpl.job_id || cpl.job_id > ndev->next_job_id)) {
 			ndev->spurious++;
 			trace_npu_device_fault(ndev->id, NPU_FAULT_SPURIOUS_CPL,
@@ -284,8 +286,8 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 				 cpl.job_id);
 			continue;
 		}
-		npu_job_complete(ndev, job, cpl.status, cpl.op_index,
-				 cpl.start_tick, cpl.end_tick);
+		npu_job_complete_locked(ndev, job, cpl.status, cpl.op_index,
+					cpl.start_tick, cpl.end_tick);
 		n++;
 	}
 	writel(ndev->cpl_cons, ptrs + NPU_PTR_CONS);
@@ -333,7 +335,7 @@ void npu_job_cpl_work(struct work_struct *work)
  * Fail every outstanding job; one marked expired gets NPU_JOB_TIMEOUT.
  * jobs_lock held.
  */
-static void npu_job_fail_all(struct npu_dev *ndev)
+static void npu_job_fail_all_locked(struct npu_dev *ndev)
 {
 	struct npu_job *job, *tmp;
 	u32 pe;
@@ -341,8 +343,8 @@ static void npu_job_fail_all(struct npu_dev *ndev)
 	lockdep_assert_held(&ndev->jobs_lock);
 	for (pe = 0; pe < ndev->hw.pe_count; pe++) {
 		list_for_each_entry_safe(job, tmp, &ndev->pe[pe].jobs, pe_node)
-			npu_job_complete(ndev, job, NPU_JOB_ABORTED,
-					 NPU_HW_NO_OP_INDEX, 0, 0);
+			npu_job_complete_locked(ndev, job, NPU_JOB_ABORTED,
+						NPU_HW_NO_OP_INDEX, 0, 0);
 	}
 }
 
@@ -388,8 +390,8 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
 	 * cancelled or completed io_uring command): it is marked above.
 	 */
 	npu_job_drain_locked(ndev, true);
-	npu_job_fail_all(ndev);
-	npu_job_resync(ndev);
+	npu_job_fail_all_locked(ndev);
+	npu_job_resync_locked(ndev);
 	npu_job_wake(ndev);
 }
 
@@ -397,8 +399,8 @@ static void npu_job_reset_locked(struct npu_dev *ndev,
  * The oldest job of a PE that has run past job_timeout_ms, or NULL and the
  * next deadline in *@next_deadline (U64_MAX: none). jobs_lock held.
  */
-static struct npu_job *npu_job_find_expired(struct npu_dev *ndev, u64 now,
-					    u64 *next_deadline)
+static struct npu_job *npu_job_find_expired_locked(struct npu_dev *ndev,
+						   u64 now, u64 *next_deadline)
 {
 	u64 timeout_ns = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
 	struct npu_job *head;
@@ -446,11 +448,11 @@ static void npu_job_timeout_work(struct work_struct *work)
 	if (npu_job_drain_locked(ndev, false))
 		npu_job_wake(ndev);
 	now = ktime_get_ns();
-	expired = npu_job_find_expired(ndev, now, &next);
+	expired = npu_job_find_expired_locked(ndev, now, &next);
 	if (expired) {
 		npu_job_reset_locked(ndev, expired, "job timeout");
 		now = ktime_get_ns();
-		npu_job_find_expired(ndev, now, &next);
+		npu_job_find_expired_locked(ndev, now, &next);
 	}
 	npu_job_arm_timeout(ndev, next, now);
 	mutex_unlock(&ndev->jobs_lock);
@@ -499,7 +501,7 @@ void npu_job_dev_init(struct npu_dev *ndev)
 void npu_job_dev_start(struct npu_dev *ndev)
 {
 	mutex_lock(&ndev->jobs_lock);
-	npu_job_resync(ndev);
+	npu_job_resync_locked(ndev);
 	mutex_unlock(&ndev->jobs_lock);
 }
 
@@ -512,7 +514,7 @@ void npu_job_dev_unplug(struct npu_dev *ndev)
 {
 	cancel_delayed_work_sync(&ndev->timeout_work);
 	mutex_lock(&ndev->jobs_lock);
-	npu_job_fail_all(ndev);
+	npu_job_fail_all_locked(ndev);
 	mutex_unlock(&ndev->jobs_lock);
 	npu_job_wake(ndev);
 }
@@ -592,10 +594,11 @@ static int npu_job_pick_pe(struct npu_dev *ndev, u32 want)
 #ifdef CONFIG_BLOCK
 /*
  * The plug callback of a batch of io_uring commands: ring the doorbell
- * that npu_job_push() deferred. Runs in the submitting task, at the end of
- * the batch or before it sleeps (@from_schedule: inside schedule(), so no
- * sleeping). The batch's commands hold their files, and the files hold the
- * device, so @cb->data is valid; the hardware may be gone (unplug).
+ * that npu_job_push_locked() deferred. Runs in the submitting task, at the
+ * end of the batch or before it sleeps (@from_schedule: inside schedule(),
+ * so no sleeping). The batch's commands hold their files, and the files
+ * hold the device, so @cb->data is valid; the hardware may be gone
+ * (unplug).
  */
 static void npu_job_plug_flush(struct blk_plug_cb *cb, bool from_schedule)
 {
@@ -635,8 +638,8 @@ static void npu_job_ring(struct npu_dev *ndev, const struct npu_job *job)
 }
 
 /* Make @job visible to the device on a PE. jobs_lock held. */
-static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
-			 struct npu_hw_cmd *cmd)
+static void npu_job_push_locked(struct npu_dev *ndev, struct npu_job *job,
+				struct npu_hw_cmd *cmd)
 {
 	struct npu_pe_queue *q = &ndev->pe[job->pe];
 	void __iomem *ptrs = npu_cmdq_ptrs(ndev, job->pe);
@@ -654,7 +657,7 @@ static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 	/* NPU_WAIT_ANY waits for these; an io_uring job posts a CQE instead. */
 	if (!job->ucmd)
 		job->nf->outstanding++;
-	npu_trace_job_submitted(ndev, job);
+	npu_trace_job_submitted_locked(ndev, job);
 	q->prod++;
 	/* writel() orders the entry before the producer, and both before
 	 * the doorbell.
@@ -667,7 +670,7 @@ static void npu_job_push(struct npu_dev *ndev, struct npu_job *job,
 		 * A head may have expired already, e.g. while job_timeout_ms
 		 * was 0: check at once.
 		 */
-		if (npu_job_find_expired(ndev, job->submit_ns, &next))
+		if (npu_job_find_expired_locked(ndev, job->submit_ns, &next))
 			next = job->submit_ns;
 		npu_job_arm_timeout(ndev, next, job->submit_ns);
 	}
@@ -718,7 +721,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 	}
 	if (job->ucmd) {
 		xa_set_mark(&nf->jobs, job->id, NPU_JOB_XA_URING);
-		npu_uring_job_queued(job);
+		npu_uring_job_queued_locked(job);
 	}
 	nf->njobs++;
 	job->pe = pe;
@@ -726,7 +729,7 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
 	cmd->job_id = job->id;
 	cmd->exec_index = (u32)job->id;
 	*id = job->id;
-	npu_job_push(ndev, job, cmd);
+	npu_job_push_locked(ndev, job, cmd);
 	mutex_unlock(&ndev->jobs_lock);
 	return 0;
 }
@@ -866,20 +869,20 @@ void npu_job_uring_cancel(struct npu_file *nf, fl_owner_t owner)
 	xa_for_each_marked(&nf->jobs, id, job, NPU_JOB_XA_URING) {
 		if (owner && job->owner != owner)
 			continue;
-		npu_uring_job_cancel(job);
-		npu_job_uring_detach(job);
+		npu_uring_job_cancel_locked(job);
+		npu_job_uring_detach_locked(job);
 	}
 	mutex_unlock(&ndev->jobs_lock);
 }
 
 /**
- * npu_job_uring_detach() - detach a queued job from its cancelled command
+ * npu_job_uring_detach_locked() - detach a job from its cancelled command
  * @job: the job, outstanding, with its command; jobs_lock held
  *
  * The job stays on the device with its buffers and is freed at completion,
  * as a job of a closed file is.
  */
-void npu_job_uring_detach(struct npu_job *job)
+void npu_job_uring_detach_locked(struct npu_job *job)
 {
 	struct npu_file *nf = job->nf;
 
@@ -898,8 +901,9 @@ void npu_job_uring_detach(struct npu_job *job)
  * The collectable job @args asks for, or NULL; *err when there is none.
  * jobs_lock held.
  */
-static struct npu_job *npu_job_take(struct npu_file *nf,
-				    const struct npu_wait *args, int *err)
+static struct npu_job *npu_job_take_locked(struct npu_file *nf,
+					   const struct npu_wait *args,
+					   int *err)
 {
 	struct npu_job *job;
 
@@ -989,7 +993,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 
 	for (;;) {
 		mutex_lock(&ndev->jobs_lock);
-		job = npu_job_take(nf, &args, &ret);
+		job = npu_job_take_locked(nf, &args, &ret);
 		seq = nf->done_seq;
 		mutex_unlock(&ndev->jobs_lock);
 		if (job || ret)

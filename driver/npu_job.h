@@ -112,7 +112,7 @@ int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
 		   bool nonblock, u64 *id);
 int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg);
 void npu_job_uring_cancel(struct npu_file *nf, fl_owner_t owner);
-void npu_job_uring_detach(struct npu_job *job);
+void npu_job_uring_detach_locked(struct npu_job *job);
 int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg);
 __poll_t npu_job_poll(struct npu_file *nf, struct file *filp,
 		      poll_table *wait);

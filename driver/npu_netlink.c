@@ -188,11 +188,14 @@ static const struct npu_nl_cmd *npu_nl_cmd_of(u8 cmd)
 }
 
 /* One reply message for @ndev; npu_nl_lock held. */
-static int npu_nl_put_one(struct sk_buff *skb, const struct npu_nl_cmd *c,
-			  struct npu_dev *ndev, u32 portid, u32 seq, int flags)
+static int npu_nl_put_one_locked(struct sk_buff *skb,
+				 const struct npu_nl_cmd *c,
+				 struct npu_dev *ndev, u32 portid, u32 seq,
+				 int flags)
 {
 	void *hdr;
 
+	lockdep_assert_held(&npu_nl_lock);
 	hdr = genlmsg_put(skb, portid, seq, &npu_nl_family, flags, c->cmd);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -231,7 +234,8 @@ static int npu_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no such device");
 		return -ENODEV;
 	}
-	ret = npu_nl_put_one(msg, c, ndev, info->snd_portid, info->snd_seq, 0);
+	ret = npu_nl_put_one_locked(msg, c, ndev, info->snd_portid,
+				    info->snd_seq, 0);
 	mutex_unlock(&npu_nl_lock);
 	if (ret) {
 		nlmsg_free(msg);
@@ -251,8 +255,9 @@ static int npu_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&npu_nl_lock);
 	xa_for_each_start(&npu_nl_devs, index, ndev, cb->args[0]) {
-		ret = npu_nl_put_one(skb, c, ndev, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		ret = npu_nl_put_one_locked(skb, c, ndev,
+					    NETLINK_CB(cb->skb).portid,
+					    cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
 		cb->args[0] = index + 1;

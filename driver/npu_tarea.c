@@ -44,15 +44,16 @@
  * A corrupted span of @bytes was skipped: one record is known lost at
  * once. Trace lock held.
  */
-static void npu_tarea_skipped(struct npu_trace_dev *tdev, u64 bytes,
-			      bool deliver)
+static void npu_tarea_skipped_locked(struct npu_trace_dev *tdev, u64 bytes,
+				     bool deliver)
 {
 	lockdep_assert_held(&tdev->lock);
 	trace_npu_device_fault(tdev->ndev->id, NPU_FAULT_TRACE_CORRUPT, bytes);
 	tdev->dev_skipped = true;
 	tdev->dev_lost_skip = 0;
 	if (deliver)
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, 1, NULL);
+		npu_trace_report_lost_locked(tdev, NPU_TRACE_LOST_DEVICE, 1,
+					     NULL);
 }
 
 /*
@@ -60,22 +61,24 @@ static void npu_tarea_skipped(struct npu_trace_dev *tdev, u64 bytes,
  * report what the span held beyond the one record reported already.
  * Trace lock held.
  */
-static void npu_tarea_seq(struct npu_trace_dev *tdev, u32 seq, bool deliver)
+static void npu_tarea_seq_locked(struct npu_trace_dev *tdev, u32 seq,
+				 bool deliver)
 {
 	u32 gap = seq - tdev->dev_seq_next;
 
 	lockdep_assert_held(&tdev->lock);
 	if (tdev->dev_skipped && tdev->dev_seq_valid && deliver &&
 	    gap < NPU_TAREA_MAX_GAP && gap > 1 + tdev->dev_lost_skip)
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE,
-				      gap - 1 - tdev->dev_lost_skip, NULL);
+		npu_trace_report_lost_locked(tdev, NPU_TRACE_LOST_DEVICE,
+					     gap - 1 - tdev->dev_lost_skip,
+					     NULL);
 	tdev->dev_skipped = false;
 	tdev->dev_seq_next = seq + 1;
 	tdev->dev_seq_valid = true;
 }
 
 /**
- * npu_tarea_drain() - move the device's trace records into the rings
+ * npu_tarea_drain_locked() - move the device's trace records into the rings
  * @tdev: the device's trace state; npu_trace_dev.lock held, device present
  * @deliver: false discards the records (resync at the first enable)
  *
@@ -84,7 +87,7 @@ static void npu_tarea_seq(struct npu_trace_dev *tdev, u32 seq, bool deliver)
  * sense skips to the producer, with a rate-limited warning and a device
  * loss reported (see above). Without @deliver, the sequence is forgotten.
  */
-void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
+void npu_tarea_drain_locked(struct npu_trace_dev *tdev, bool deliver)
 {
 	struct npu_dev *ndev = tdev->ndev;
 	void __iomem *data = ndev->mem + ndev->hw.trace_base +
@@ -119,7 +122,7 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 		dev_warn_ratelimited(&ndev->pdev->dev,
 				     "trace area: bad positions prod %llu cons %llu, skipping\n",
 				     prod, cons);
-		npu_tarea_skipped(tdev, prod - cons, deliver);
+		npu_tarea_skipped_locked(tdev, prod - cons, deliver);
 		cons = prod;
 	}
 	while (cons != prod) {
@@ -133,20 +136,20 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 			dev_warn_ratelimited(&ndev->pdev->dev,
 					     "trace area: bad record size %u at %llu, skipping %llu bytes\n",
 					     rsize, cons, prod - cons);
-			npu_tarea_skipped(tdev, prod - cons, deliver);
+			npu_tarea_skipped_locked(tdev, prod - cons, deliver);
 			cons = prod;
 			break;
 		}
 		if (rec.hdr.type != NPU_HW_TREC_PAD)
-			npu_tarea_seq(tdev, rec.hdr.seq, deliver);
+			npu_tarea_seq_locked(tdev, rec.hdr.seq, deliver);
 		if (deliver && rec.hdr.type == NPU_HW_TREC_EXEC &&
 		    rsize >= sizeof(rec.exec)) {
 			memcpy_fromio(&rec.exec, data + off, sizeof(rec.exec));
-			npu_trace_job_exec(tdev, &rec.exec);
+			npu_trace_job_exec_locked(tdev, &rec.exec);
 		} else if (deliver && rec.hdr.type == NPU_HW_TREC_OP &&
 			   rsize >= sizeof(rec.op)) {
 			memcpy_fromio(&rec.op, data + off, sizeof(rec.op));
-			npu_trace_job_op(tdev, &rec.op);
+			npu_trace_job_op_locked(tdev, &rec.op);
 		}
 		cons += rsize;
 	}
@@ -160,7 +163,8 @@ void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver)
 	if (tdev->dev_skipped)
 		tdev->dev_lost_skip += delta;
 	if (delta && deliver)
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_DEVICE, delta, NULL);
+		npu_trace_report_lost_locked(tdev, NPU_TRACE_LOST_DEVICE, delta,
+					     NULL);
 }
 
 /**
@@ -178,7 +182,7 @@ void __npu_trace_drain(struct npu_dev *ndev)
 		return;
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (tdev->nr_enabled && !tdev->dead)
-		npu_tarea_drain(tdev, true);
+		npu_tarea_drain_locked(tdev, true);
 	spin_unlock_irqrestore(&tdev->lock, flags);
 }
 

@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/lockdep.h>
 #include <linux/types.h>
 
 #include "npu_drv.h"
@@ -55,10 +56,10 @@ void npu_trace_work(struct work_struct *work);
 
 /* Slow paths of the hooks below, for enabled rings only. */
 void __npu_trace_drain(struct npu_dev *ndev);
-void __npu_trace_job_submitted(struct npu_dev *ndev,
-			       const struct npu_job *job);
-void __npu_trace_job_completed(struct npu_dev *ndev,
-			       const struct npu_job *job);
+void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
+				      const struct npu_job *job);
+void __npu_trace_job_completed_locked(struct npu_dev *ndev,
+				      const struct npu_job *job);
 
 /**
  * npu_trace_on() - is any trace ring of the device enabled?
@@ -88,7 +89,7 @@ static inline void npu_trace_drain(struct npu_dev *ndev)
 }
 
 /**
- * npu_trace_job_submitted() - a job is about to be handed to the device
+ * npu_trace_job_submitted_locked() - a job is about to be handed to the device
  * @ndev: the device
  * @job: the job, with id, tgid, pid, pe and submit_ns set
  *
@@ -96,17 +97,18 @@ static inline void npu_trace_drain(struct npu_dev *ndev)
  * Fires npu_job_submit; while a ring is enabled, remembers the submitter
  * so that the device's records of the job can be attributed.
  */
-static inline void npu_trace_job_submitted(struct npu_dev *ndev,
-					   const struct npu_job *job)
+static inline void npu_trace_job_submitted_locked(struct npu_dev *ndev,
+						  const struct npu_job *job)
 {
+	lockdep_assert_held(&ndev->jobs_lock);
 	trace_npu_job_submit(ndev->id, job->id, job->pe, job->tgid, job->pid,
 			     job->submit_ns);
 	if (unlikely(npu_trace_on(ndev)))
-		__npu_trace_job_submitted(ndev, job);
+		__npu_trace_job_submitted_locked(ndev, job);
 }
 
 /**
- * npu_trace_job_completed() - a job's completion was seen
+ * npu_trace_job_completed_locked() - a job's completion was seen
  * @ndev: the device
  * @job: the job, with status, complete_ns and the ticks set
  *
@@ -115,11 +117,12 @@ static inline void npu_trace_job_submitted(struct npu_dev *ndev,
  * npu_job_start (unless the device's trace record already did) and
  * npu_job_complete.
  */
-static inline void npu_trace_job_completed(struct npu_dev *ndev,
-					   const struct npu_job *job)
+static inline void npu_trace_job_completed_locked(struct npu_dev *ndev,
+						  const struct npu_job *job)
 {
+	lockdep_assert_held(&ndev->jobs_lock);
 	if (unlikely(npu_trace_on(ndev))) {
-		__npu_trace_job_completed(ndev, job);
+		__npu_trace_job_completed_locked(ndev, job);
 		return;
 	}
 	trace_npu_job_start(ndev->id, job->id, job->pe, job->start_tick);

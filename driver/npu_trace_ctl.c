@@ -97,7 +97,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 	if (!ret && !tdev->dead) {
 		list_for_each_entry(r, &tdev->rings, node)
 			if (r->enabled)
-				npu_tring_emit(r, &rec, sizeof(rec));
+				npu_tring_emit_locked(r, &rec, sizeof(rec));
 	}
 	if (tdev->nr_enabled && !tdev->dead && period)
 		schedule_delayed_work(&tdev->clock_work,
@@ -120,7 +120,7 @@ static u32 npu_trace_max_level(struct npu_trace_dev *tdev)
 }
 
 /* Set the device's trace level to the highest enabled ring's; ctl_lock. */
-static void npu_trace_update_level(struct npu_trace_dev *tdev)
+static void npu_trace_update_level_locked(struct npu_trace_dev *tdev)
 {
 	struct npu_dev *ndev = tdev->ndev;
 	u32 level = npu_trace_max_level(tdev);
@@ -176,7 +176,7 @@ int npu_trace_ctl_enable(struct npu_tring *r, u32 level)
 	if (!r->enabled) {
 		if (!tdev->nr_enabled) {
 			/* Leftovers from an earlier trace: not ours. */
-			npu_tarea_drain(tdev, false);
+			npu_tarea_drain_locked(tdev, false);
 			first = true;
 		}
 		r->enabled = true;
@@ -184,14 +184,14 @@ int npu_trace_ctl_enable(struct npu_tring *r, u32 level)
 		atomic_inc(&ndev->trace_rings);
 	}
 	r->level = level;
-	npu_tring_set_flags(r);
+	npu_tring_set_flags_locked(r);
 	if (have_clk)
-		npu_tring_emit(r, &clk, sizeof(clk));
+		npu_tring_emit_locked(r, &clk, sizeof(clk));
 	spin_unlock_irqrestore(&tdev->lock, flags);
 
 	if (first && tdev->area_size)
 		npu_wr32(ndev, NPU_REG_TRACE_WMARK, tdev->area_size / 2);
-	npu_trace_update_level(tdev);
+	npu_trace_update_level_locked(tdev);
 	if (first && have_clk && READ_ONCE(clock_period_ms))
 		mod_delayed_work(system_wq, &tdev->clock_work,
 				 npu_trace_clock_delay(READ_ONCE(clock_period_ms)));
@@ -207,7 +207,7 @@ out:
  * reaches a ring enabled later. The work does not take ctl_lock; ctl_lock
  * held.
  */
-static void npu_trace_clock_stop(struct npu_trace_dev *tdev)
+static void npu_trace_clock_stop_locked(struct npu_trace_dev *tdev)
 {
 	lockdep_assert_held(&tdev->ctl_lock);
 	cancel_delayed_work_sync(&tdev->clock_work);
@@ -228,9 +228,9 @@ static bool npu_trace_ctl_off_locked(struct npu_tring *r)
 		WRITE_ONCE(tdev->nr_enabled, tdev->nr_enabled - 1);
 		atomic_dec(&r->ndev->trace_rings);
 		if (!tdev->nr_enabled)
-			npu_trace_jobs_flush(tdev);
-		npu_tring_flush_lost(r);
-		npu_tring_set_flags(r);
+			npu_trace_jobs_flush_locked(tdev);
+		npu_tring_flush_lost_locked(r);
+		npu_tring_set_flags_locked(r);
 	}
 	spin_unlock_irqrestore(&tdev->lock, flags);
 	return was;
@@ -253,13 +253,13 @@ void npu_trace_ctl_disable(struct npu_tring *r)
 	    !npu_trace_clock_rec(tdev, &clk)) {
 		spin_lock_irqsave(&tdev->lock, flags);
 		if (r->enabled)
-			npu_tring_emit(r, &clk, sizeof(clk));
+			npu_tring_emit_locked(r, &clk, sizeof(clk));
 		spin_unlock_irqrestore(&tdev->lock, flags);
 	}
 	if (npu_trace_ctl_off_locked(r)) {
-		npu_trace_update_level(tdev);
+		npu_trace_update_level_locked(tdev);
 		if (!tdev->nr_enabled)
-			npu_trace_clock_stop(tdev);
+			npu_trace_clock_stop_locked(tdev);
 	}
 	mutex_unlock(&tdev->ctl_lock);
 }
@@ -278,11 +278,11 @@ void npu_trace_ctl_release(struct npu_tring *r)
 
 	mutex_lock(&tdev->ctl_lock);
 	if (npu_trace_ctl_off_locked(r) && npu_dev_enter(r->ndev, &idx)) {
-		npu_trace_update_level(tdev);
+		npu_trace_update_level_locked(tdev);
 		npu_dev_exit(r->ndev, idx);
 	}
 	if (!tdev->nr_enabled)
-		npu_trace_clock_stop(tdev);
+		npu_trace_clock_stop_locked(tdev);
 	mutex_unlock(&tdev->ctl_lock);
 }
 
@@ -316,12 +316,12 @@ void npu_trace_ctl_fini(struct npu_trace_dev *tdev)
 	list_for_each_entry(r, &tdev->rings, node) {
 		r->enabled = false;
 		r->dead = true;
-		npu_tring_set_flags(r);
+		npu_tring_set_flags_locked(r);
 		wake_up_interruptible_poll(&r->wq, EPOLLHUP | EPOLLERR);
 	}
 	WRITE_ONCE(tdev->nr_enabled, 0);
 	atomic_set(&ndev->trace_rings, 0);
-	npu_trace_jobs_flush(tdev);
+	npu_trace_jobs_flush_locked(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
 	cancel_delayed_work_sync(&tdev->clock_work);
 	if (tdev->dev_level) {

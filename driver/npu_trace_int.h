@@ -172,13 +172,13 @@ void npu_trace_dev_put(struct npu_trace_dev *tdev);
 
 /* npu_tring.c: the producer, tdev->lock held */
 void npu_trace_rec_init(void *rec, u16 type, u16 size);
-void npu_tring_emit(struct npu_tring *r, void *rec, u32 size);
-bool npu_tring_flush_lost(struct npu_tring *r);
-void npu_tring_lost(struct npu_tring *r, u64 count);
-bool npu_tring_readable(struct npu_tring *r);
-void npu_tring_wake(struct npu_tring *r);
-u32 npu_tring_flags(struct npu_tring *r);
-void npu_tring_set_flags(struct npu_tring *r);
+void npu_tring_emit_locked(struct npu_tring *r, void *rec, u32 size);
+bool npu_tring_flush_lost_locked(struct npu_tring *r);
+void npu_tring_lost_locked(struct npu_tring *r, u64 count);
+bool npu_tring_readable_locked(struct npu_tring *r);
+void npu_tring_wake_locked(struct npu_tring *r);
+u32 npu_tring_flags_locked(struct npu_tring *r);
+void npu_tring_set_flags_locked(struct npu_tring *r);
 
 /* npu_tring_mem.c */
 int npu_tring_mem_alloc(struct npu_tring *r, u32 data_pages);
@@ -192,15 +192,15 @@ void npu_trace_ctl_disable(struct npu_tring *r);
 void npu_trace_ctl_release(struct npu_tring *r);
 
 /* npu_tarea.c */
-void npu_tarea_drain(struct npu_trace_dev *tdev, bool deliver);
+void npu_tarea_drain_locked(struct npu_trace_dev *tdev, bool deliver);
 
 /* npu_trace_jobs.c */
-void npu_trace_jobs_flush(struct npu_trace_dev *tdev);
-void npu_trace_job_exec(struct npu_trace_dev *tdev,
-			const struct npu_hw_trec_exec *ex);
-void npu_trace_job_op(struct npu_trace_dev *tdev,
-		      const struct npu_hw_trec_op *op);
-void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
-			   u64 count, const struct pid *tgid);
+void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev);
+void npu_trace_job_exec_locked(struct npu_trace_dev *tdev,
+			       const struct npu_hw_trec_exec *ex);
+void npu_trace_job_op_locked(struct npu_trace_dev *tdev,
+			     const struct npu_hw_trec_op *op);
+void npu_trace_report_lost_locked(struct npu_trace_dev *tdev, u32 reason,
+				  u64 count, const struct pid *tgid);
 
 #endif /* _NPU_TRACE_INT_H */

@@ -20,7 +20,7 @@
  * needs.
  *
  * Lifetime: an entry lives from submission to completion, or until the
- * last ring is disabled or the device goes (npu_trace_jobs_flush()).
+ * last ring is disabled or the device goes (npu_trace_jobs_flush_locked()).
  */
 
 #include <linux/hashtable.h>
@@ -52,8 +52,8 @@ struct npu_trace_jobent {
 	struct npu_hw_trec_exec exec;
 };
 
-static struct npu_trace_jobent *npu_trace_job_find(struct npu_trace_dev *tdev,
-						   u64 job_id)
+static struct npu_trace_jobent *
+npu_trace_job_find_locked(struct npu_trace_dev *tdev, u64 job_id)
 {
 	struct npu_trace_jobent *ent;
 
@@ -76,13 +76,13 @@ static void npu_trace_jobent_free(struct npu_trace_jobent *ent)
 }
 
 /**
- * npu_trace_jobs_flush() - forget every traced job
+ * npu_trace_jobs_flush_locked() - forget every traced job
  * @tdev: the device's trace state; npu_trace_dev.lock held
  *
  * When the last ring is disabled and when the device goes: their records
  * have nowhere to go.
  */
-void npu_trace_jobs_flush(struct npu_trace_dev *tdev)
+void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev)
 {
 	struct npu_trace_jobent *ent;
 	struct hlist_node *tmp;
@@ -108,7 +108,8 @@ static bool npu_tring_sees(const struct npu_tring *r, const struct pid *tgid)
 }
 
 /**
- * npu_trace_report_lost() - count lost records in the rings that wanted them
+ * npu_trace_report_lost_locked() - count lost records in the rings that
+ *	wanted them
  * @tdev: the device's trace state; npu_trace_dev.lock held
  * @reason: NPU_TRACE_LOST_DEVICE or NPU_TRACE_LOST_HOST
  * @count: records lost
@@ -118,8 +119,8 @@ static bool npu_tring_sees(const struct npu_tring *r, const struct pid *tgid)
  * attributed and go to every enabled ring; a host loss goes to the rings
  * that would have received the job's records.
  */
-void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
-			   u64 count, const struct pid *tgid)
+void npu_trace_report_lost_locked(struct npu_trace_dev *tdev, u32 reason,
+				  u64 count, const struct pid *tgid)
 {
 	struct npu_tring *r;
 
@@ -132,9 +133,9 @@ void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
 			r->n_dev_lost += count;
 		else
 			r->n_host_lost += count;
-		npu_tring_lost(r, count);
-		npu_tring_flush_lost(r);
-		npu_tring_wake(r);
+		npu_tring_lost_locked(r, count);
+		npu_tring_flush_lost_locked(r);
+		npu_tring_wake_locked(r);
 	}
 }
 
@@ -143,9 +144,10 @@ void npu_trace_report_lost(struct npu_trace_dev *tdev, u32 reason,
  * point into @rec: each ring gets the submitter's numbers in its opener's
  * PID namespace, 0 where the submitter is not visible (as perf does).
  */
-static void npu_trace_deliver(struct npu_trace_dev *tdev,
-			      const struct npu_trace_jobent *ent, u32 min_level,
-			      void *rec, u32 size, s32 *pid, s32 *tid)
+static void npu_trace_deliver_locked(struct npu_trace_dev *tdev,
+				     const struct npu_trace_jobent *ent,
+				     u32 min_level, void *rec, u32 size,
+				     s32 *pid, s32 *tid)
 {
 	struct npu_tring *r;
 
@@ -156,24 +158,26 @@ static void npu_trace_deliver(struct npu_trace_dev *tdev,
 			continue;
 		*pid = pid_nr_ns(ent->tgid, r->pid_ns);
 		*tid = pid_nr_ns(ent->tid, r->pid_ns);
-		npu_tring_emit(r, rec, size);
+		npu_tring_emit_locked(r, rec, size);
 	}
 }
 
 /**
- * npu_trace_job_op() - an OP record drained from the trace area
+ * npu_trace_job_op_locked() - an OP record drained from the trace area
  * @tdev: the device's trace state; npu_trace_dev.lock held
  * @op: the device's record
  *
  * Delivered to the level-2 rings that may see the job; dropped for a job
  * submitted while no ring was enabled.
  */
-void npu_trace_job_op(struct npu_trace_dev *tdev,
-		      const struct npu_hw_trec_op *op)
+void npu_trace_job_op_locked(struct npu_trace_dev *tdev,
+			     const struct npu_hw_trec_op *op)
 {
-	struct npu_trace_jobent *ent = npu_trace_job_find(tdev, op->job_id);
+	struct npu_trace_jobent *ent;
 	struct npu_trace_rec_op rec;
 
+	lockdep_assert_held(&tdev->lock);
+	ent = npu_trace_job_find_locked(tdev, op->job_id);
 	if (!ent)
 		return;
 	npu_trace_rec_init(&rec, NPU_TRACE_REC_OP, sizeof(rec));
@@ -188,23 +192,25 @@ void npu_trace_job_op(struct npu_trace_dev *tdev,
 	rec.iowait_ticks = op->iowait_ticks;
 	rec.dma_bytes = op->dma_bytes;
 	rec.macs = op->macs;
-	npu_trace_deliver(tdev, ent, NPU_TRACE_OPS, &rec, sizeof(rec),
-			  &rec.pid, &rec.tid);
+	npu_trace_deliver_locked(tdev, ent, NPU_TRACE_OPS, &rec, sizeof(rec),
+				 &rec.pid, &rec.tid);
 }
 
 /**
- * npu_trace_job_exec() - the device's EXEC record drained from the area
+ * npu_trace_job_exec_locked() - the device's EXEC record, from the area
  * @tdev: the device's trace state; npu_trace_dev.lock held
  * @ex: the device's record
  *
  * Counted in the PE's DMA and MAC statistics, every job's; kept for the
  * job's EXEC record at completion; the first one fires npu_job_start.
  */
-void npu_trace_job_exec(struct npu_trace_dev *tdev,
-			const struct npu_hw_trec_exec *ex)
+void npu_trace_job_exec_locked(struct npu_trace_dev *tdev,
+			       const struct npu_hw_trec_exec *ex)
 {
-	struct npu_trace_jobent *ent = npu_trace_job_find(tdev, ex->job_id);
+	struct npu_trace_jobent *ent;
 
+	lockdep_assert_held(&tdev->lock);
+	ent = npu_trace_job_find_locked(tdev, ex->job_id);
 	if (ex->pe < NPU_HW_MAX_PES) {
 		tdev->stats.dma_bytes[ex->pe] += ex->dma_bytes;
 		tdev->stats.macs[ex->pe] += ex->macs;
@@ -221,7 +227,7 @@ void npu_trace_job_exec(struct npu_trace_dev *tdev,
 }
 
 /**
- * __npu_trace_job_submitted() - npu_trace_job_submitted() with a ring on
+ * __npu_trace_job_submitted_locked() - the hook's slow path, with a ring on
  * @ndev: the device
  * @job: the job (id, its submitter, pe and submit_ns set)
  *
@@ -229,8 +235,8 @@ void npu_trace_job_exec(struct npu_trace_dev *tdev,
  * attributed. jobs_lock is held: the entry is allocated without sleeping,
  * and a failure is reported to the rings as an NPU_TRACE_LOST_HOST.
  */
-void __npu_trace_job_submitted(struct npu_dev *ndev,
-			       const struct npu_job *job)
+void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
+				      const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_jobent *ent;
@@ -248,8 +254,8 @@ void __npu_trace_job_submitted(struct npu_dev *ndev,
 	}
 	if (!ent) {
 		/* Its EXEC record and OP records will be missing. */
-		npu_trace_report_lost(tdev, NPU_TRACE_LOST_HOST, 1,
-				      job->tgid_ref);
+		npu_trace_report_lost_locked(tdev, NPU_TRACE_LOST_HOST, 1,
+					     job->tgid_ref);
 		spin_unlock_irqrestore(&tdev->lock, flags);
 		return;
 	}
@@ -287,7 +293,7 @@ static void npu_trace_rec_exec(struct npu_trace_rec_exec *rec,
 }
 
 /**
- * __npu_trace_job_completed() - npu_trace_job_completed() with a ring on
+ * __npu_trace_job_completed_locked() - the hook's slow path, with a ring on
  * @ndev: the device
  * @job: the job, with its result (status, complete_ns, ticks)
  *
@@ -295,8 +301,8 @@ static void npu_trace_rec_exec(struct npu_trace_rec_exec *rec,
  * see it, then fires npu_job_start (unless the trace area already showed
  * the start) and npu_job_complete.
  */
-void __npu_trace_job_completed(struct npu_dev *ndev,
-			       const struct npu_job *job)
+void __npu_trace_job_completed_locked(struct npu_dev *ndev,
+				      const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_jobent *ent = NULL;
@@ -307,15 +313,15 @@ void __npu_trace_job_completed(struct npu_dev *ndev,
 	lockdep_assert_held(&ndev->jobs_lock);
 	if (tdev) {
 		spin_lock_irqsave(&tdev->lock, flags);
-		ent = npu_trace_job_find(tdev, job->id);
+		ent = npu_trace_job_find_locked(tdev, job->id);
 		if (ent) {
 			hash_del(&ent->node);
 			started = ent->started;
 			npu_trace_rec_exec(&rec, job, ent);
 			if (!tdev->dead)
-				npu_trace_deliver(tdev, ent, 0, &rec,
-						  sizeof(rec), &rec.pid,
-						  &rec.tid);
+				npu_trace_deliver_locked(tdev, ent, 0, &rec,
+							 sizeof(rec), &rec.pid,
+							 &rec.tid);
 		}
 		spin_unlock_irqrestore(&tdev->lock, flags);
 		if (ent)

@@ -54,7 +54,7 @@ void npu_trace_rec_init(void *rec, u16 type, u16 size)
 }
 
 /* Unread bytes, or U64_MAX when the consumer position is inconsistent. */
-static u64 npu_tring_used(struct npu_tring *r)
+static u64 npu_tring_used_locked(struct npu_tring *r)
 {
 	/*
 	 * Acquire: pairs with the reader's release store of the consumer
@@ -70,7 +70,7 @@ static u64 npu_tring_used(struct npu_tring *r)
 /* Copy one record in, with a PAD record first if it would wrap. */
 static bool npu_tring_write(struct npu_tring *r, const void *rec, u32 size)
 {
-	u64 used = npu_tring_used(r);
+	u64 used = npu_tring_used_locked(r);
 	u64 off = r->prod & (r->data_size - 1);
 	u64 tail = r->data_size - off;
 	u64 need = tail < size ? tail + size : size;
@@ -106,7 +106,7 @@ static bool npu_tring_lost_pending(struct npu_tring *r)
 }
 
 /**
- * npu_tring_readable() - poll() readability of a ring
+ * npu_tring_readable_locked() - poll() readability of a ring
  * @r: the ring; npu_trace_dev.lock held
  *
  * A record is unread and the watermark is reached, or records are being
@@ -116,36 +116,36 @@ static bool npu_tring_lost_pending(struct npu_tring *r)
  *
  * Return: true when poll() reports EPOLLIN.
  */
-bool npu_tring_readable(struct npu_tring *r)
+bool npu_tring_readable_locked(struct npu_tring *r)
 {
 	u64 used;
 
 	lockdep_assert_held(&r->tdev->lock);
-	used = npu_tring_used(r);
+	used = npu_tring_used_locked(r);
 	if (!used || used == U64_MAX)
 		return false;
 	return used >= r->watermark || npu_tring_lost_pending(r);
 }
 
 /**
- * npu_tring_wake() - wake poll() waiters if the ring is readable
+ * npu_tring_wake_locked() - wake poll() waiters if the ring is readable
  * @r: the ring; npu_trace_dev.lock held
  */
-void npu_tring_wake(struct npu_tring *r)
+void npu_tring_wake_locked(struct npu_tring *r)
 {
 	lockdep_assert_held(&r->tdev->lock);
-	if (wq_has_sleeper(&r->wq) && npu_tring_readable(r))
+	if (wq_has_sleeper(&r->wq) && npu_tring_readable_locked(r))
 		wake_up_interruptible_poll(&r->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /**
- * npu_tring_flush_lost() - write the pending LOST records
+ * npu_tring_flush_lost_locked() - write the pending LOST records
  * @r: the ring; npu_trace_dev.lock held
  *
  * Return: true when none is pending any more, false when one does not fit
  * yet.
  */
-bool npu_tring_flush_lost(struct npu_tring *r)
+bool npu_tring_flush_lost_locked(struct npu_tring *r)
 {
 	struct npu_trace_rec_lost rec;
 	u32 reason;
@@ -170,14 +170,14 @@ bool npu_tring_flush_lost(struct npu_tring *r)
 }
 
 /**
- * npu_tring_lost() - count records a ring lost, announce the overflow
+ * npu_tring_lost_locked() - count records a ring lost, announce the overflow
  * @r: the ring; npu_trace_dev.lock held
  * @count: records lost now (any reason)
  *
  * Netlink's trace overflow event goes out at most once per ring per
  * second.
  */
-void npu_tring_lost(struct npu_tring *r, u64 count)
+void npu_tring_lost_locked(struct npu_tring *r, u64 count)
 {
 	unsigned long now = jiffies;
 
@@ -191,7 +191,7 @@ void npu_tring_lost(struct npu_tring *r, u64 count)
 }
 
 /**
- * npu_tring_emit() - offer one record to a ring
+ * npu_tring_emit_locked() - offer one record to a ring
  * @r: the ring; npu_trace_dev.lock held
  * @rec: the record, its header's type and size set; its seq is written
  * @size: its size
@@ -200,12 +200,12 @@ void npu_tring_lost(struct npu_tring *r, u64 count)
  * record. A dropped record takes its sequence number, so the gap a reader
  * sees equals the LOST count it reads.
  */
-void npu_tring_emit(struct npu_tring *r, void *rec, u32 size)
+void npu_tring_emit_locked(struct npu_tring *r, void *rec, u32 size)
 {
 	struct npu_trace_rec_hdr *h = rec;
 
 	lockdep_assert_held(&r->tdev->lock);
-	if (npu_tring_flush_lost(r)) {
+	if (npu_tring_flush_lost_locked(r)) {
 		h->seq = r->seq;
 		if (npu_tring_write(r, rec, size)) {
 			r->seq++;
@@ -213,25 +213,26 @@ void npu_tring_emit(struct npu_tring *r, void *rec, u32 size)
 			r->tdev->stats.records++;
 			if (h->type == NPU_TRACE_REC_CLOCK)
 				r->n_clock++;
-			npu_tring_wake(r);
+			npu_tring_wake_locked(r);
 			return;
 		}
 	}
 	r->seq++;
 	r->pend[NPU_TRACE_LOST_RING_FULL]++;
 	r->n_lost++;
-	npu_tring_lost(r, 1);
+	npu_tring_lost_locked(r, 1);
 	/* Records are being lost: a reader below its watermark must run. */
-	npu_tring_wake(r);
+	npu_tring_wake_locked(r);
 }
 
 /**
- * npu_tring_flags() - NPU_TRACE_RING_F_* of a ring, from the kernel's state
+ * npu_tring_flags_locked() - NPU_TRACE_RING_F_* of a ring, from the
+ *	kernel's state
  * @r: the ring; npu_trace_dev.lock held
  *
  * Return: the flags.
  */
-u32 npu_tring_flags(struct npu_tring *r)
+u32 npu_tring_flags_locked(struct npu_tring *r)
 {
 	u32 flags = 0;
 
@@ -244,13 +245,13 @@ u32 npu_tring_flags(struct npu_tring *r)
 }
 
 /**
- * npu_tring_set_flags() - publish the flags in the header page
+ * npu_tring_set_flags_locked() - publish the flags in the header page
  * @r: the ring; npu_trace_dev.lock held
  *
  * The kernel never reads them back: the reader may write anything there.
  */
-void npu_tring_set_flags(struct npu_tring *r)
+void npu_tring_set_flags_locked(struct npu_tring *r)
 {
 	lockdep_assert_held(&r->tdev->lock);
-	WRITE_ONCE(r->hdr->flags, npu_tring_flags(r));
+	WRITE_ONCE(r->hdr->flags, npu_tring_flags_locked(r));
 }

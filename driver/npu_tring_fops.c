@@ -75,10 +75,10 @@ static int npu_tring_status_ioctl(struct npu_tring *r, void __user *uarg)
 
 	memset(&st, 0, sizeof(st));
 	spin_lock_irqsave(&tdev->lock, flags);
-	if (npu_tring_flush_lost(r))
-		npu_tring_wake(r);
+	if (npu_tring_flush_lost_locked(r))
+		npu_tring_wake_locked(r);
 	/* Not from the header page: the reader may write anything there. */
-	st.flags = npu_tring_flags(r);
+	st.flags = npu_tring_flags_locked(r);
 	st.level = r->level;
 	st.records = r->n_records;
 	st.lost = r->n_lost;
@@ -134,8 +134,8 @@ static __poll_t npu_tring_fop_poll(struct file *filp, poll_table *wait)
 	poll_wait(filp, &r->wq, wait);
 	spin_lock_irqsave(&tdev->lock, flags);
 	/* A reader that polls has consumed: make room for pending LOSTs. */
-	npu_tring_flush_lost(r);
-	if (npu_tring_readable(r))
+	npu_tring_flush_lost_locked(r);
+	if (npu_tring_readable_locked(r))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (r->dead)
 		mask |= EPOLLHUP | EPOLLERR;

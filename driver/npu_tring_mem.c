@@ -55,7 +55,8 @@ static DEFINE_MUTEX(npu_trace_mlock_lock);
 static DEFINE_HASHTABLE(npu_trace_mlock_users, 4);
 
 /* The allowance entry of @user; npu_trace_mlock_lock held. */
-static struct npu_trace_mlock *npu_trace_mlock_find(struct user_struct *user)
+static struct npu_trace_mlock *
+npu_trace_mlock_find_locked(struct user_struct *user)
 {
 	struct npu_trace_mlock *m;
 
@@ -85,7 +86,7 @@ static int npu_tring_charge(struct npu_tring *r, unsigned long pages)
 	int ret = 0;
 
 	mutex_lock(&npu_trace_mlock_lock);
-	m = npu_trace_mlock_find(user);
+	m = npu_trace_mlock_find_locked(user);
 	used = m ? m->pages : 0;
 	mine = used < allow ? min(allow - used, pages) : 0;
 	extra = pages - mine;
@@ -136,7 +137,7 @@ static void npu_tring_uncharge(struct npu_tring *r)
 	if (!r->user)
 		return;
 	mutex_lock(&npu_trace_mlock_lock);
-	m = r->allow_pages ? npu_trace_mlock_find(r->user) : NULL;
+	m = r->allow_pages ? npu_trace_mlock_find_locked(r->user) : NULL;
 	if (m) {
 		m->pages -= min(m->pages, r->allow_pages);
 		if (!m->pages) {

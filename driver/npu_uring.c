@@ -5,7 +5,7 @@
  *
  * The command queues its job through npu_job_submit(), the path of
  * NPU_IOCTL_SUBMIT, and returns -EIOCBQUEUED. When the job completes,
- * npu_job_complete() (jobs_lock held, in the completion thread) hands it
+ * npu_job_complete_locked() (jobs_lock held, in the completion thread) hands it
  * to the command's task work, which runs in the submitting task: it writes
  * struct npu_uring_result into the submitter's memory, frees the job and
  * posts the CQE (res: the job's status, res2: its id). One ring carries the
@@ -109,10 +109,10 @@ static void npu_uring_task_done(struct io_uring_cmd *cmd,
 }
 
 /**
- * npu_uring_job_queued() - a command's job was queued
+ * npu_uring_job_queued_locked() - a command's job was queued
  * @job: the job, just made visible to the device; jobs_lock held
  */
-void npu_uring_job_queued(struct npu_job *job)
+void npu_uring_job_queued_locked(struct npu_job *job)
 {
 	struct npu_uring_pdu *pdu = npu_uring_pdu(job->ucmd);
 
@@ -123,12 +123,12 @@ void npu_uring_job_queued(struct npu_job *job)
 }
 
 /**
- * npu_uring_job_done() - a command's job completed: post its CQE
+ * npu_uring_job_done_locked() - a command's job completed: post its CQE
  * @job: the job, off the device and its file; jobs_lock held
  *
  * The command's task work takes the job over and frees it.
  */
-void npu_uring_job_done(struct npu_job *job)
+void npu_uring_job_done_locked(struct npu_job *job)
 {
 	struct io_uring_cmd *cmd = job->ucmd;
 	struct npu_uring_pdu *pdu = npu_uring_pdu(cmd);
@@ -140,12 +140,13 @@ void npu_uring_job_done(struct npu_job *job)
 }
 
 /**
- * npu_uring_job_cancel() - complete a queued job's command with -ECANCELED
+ * npu_uring_job_cancel_locked() - complete a queued job's command with
+ *	-ECANCELED
  * @job: the job, still queued with its command; jobs_lock held
  *
- * The caller detaches the job (npu_job_uring_detach()).
+ * The caller detaches the job (npu_job_uring_detach_locked()).
  */
-void npu_uring_job_cancel(struct npu_job *job)
+void npu_uring_job_cancel_locked(struct npu_job *job)
 {
 	struct io_uring_cmd *cmd = job->ucmd;
 	struct npu_uring_pdu *pdu = npu_uring_pdu(cmd);
@@ -170,7 +171,7 @@ static void npu_uring_cancel(struct npu_file *nf, struct io_uring_cmd *cmd,
 		mutex_unlock(&ndev->jobs_lock);
 		return;
 	}
-	npu_job_uring_detach(pdu->job);
+	npu_job_uring_detach_locked(pdu->job);
 	pdu->job = NULL;
 	pdu->state = NPU_URING_DONE;
 	mutex_unlock(&ndev->jobs_lock);

@@ -9,8 +9,8 @@ struct io_uring_cmd;
 struct npu_job;
 
 int npu_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
-void npu_uring_job_queued(struct npu_job *job);
-void npu_uring_job_done(struct npu_job *job);
-void npu_uring_job_cancel(struct npu_job *job);
+void npu_uring_job_queued_locked(struct npu_job *job);
+void npu_uring_job_done_locked(struct npu_job *job);
+void npu_uring_job_cancel_locked(struct npu_job *job);
 
 #endif /* _NPU_URING_H */
