@@ -41,7 +41,7 @@ export BUILD
 # Userspace components, libraries first. A directory without a Makefile is
 # skipped, so the tree builds while components are being written. Other
 # directories with a Makefile are found and built after these.
-ORDER := lib/npuprof lib/npuref lib/npu tools/npu-emu tools/npu-model \
+ORDER := lib/npuprof lib/analysis lib/npuref lib/npu tools/npu-emu tools/npu-model \
 	tools/npu-info tools/npu-classify tools/npuprof tools/bpf
 FOUND := $(patsubst $(ROOT)/%/Makefile,%,$(wildcard $(ROOT)/lib/*/Makefile \
 	$(ROOT)/tools/*/Makefile $(ROOT)/selftests/*/Makefile \

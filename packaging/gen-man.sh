@@ -9,8 +9,8 @@
 # for npuprof also OUTDIR/man1/npuprof-COMMAND.1 from "npuprof help
 # COMMAND" for each command its --help lists under COMMANDS (but help),
 # with packaging/help2troff; then OUTDIR/man3/NAME.3 for every function,
-# struct, enum and typedef documented in lib/npu/libnpu.h and
-# lib/npuprof/npuprof.h, from the kernel's scripts/kernel-doc -man (in
+# struct, enum and typedef documented in lib/npu/libnpu.h,
+# lib/npuprof/npuprof.h and lib/analysis/npuprof_analysis.h, from the kernel's scripts/kernel-doc -man (in
 # $KERNEL_DOC, default BUILD/linux-src/scripts/kernel-doc, extracted by
 # scripts/deps.sh) with packaging/kdoc2man. So the pages are made from the
 # --help texts and the headers' kernel-doc, and never disagree with them.
@@ -55,7 +55,8 @@ for tool in "$@"; do
 done
 
 for lib in "libnpu lib/npu/libnpu.h NPU runtime library" \
-	   "libnpuprof lib/npuprof/npuprof.h NPU profiler library"; do
+	   "libnpuprof lib/npuprof/npuprof.h NPU profiler capture library" \
+	   "libnpuprof-analysis lib/analysis/npuprof_analysis.h NPU profiler analysis library"; do
 	read -r name header what <<<"$lib"
 	perl "$KERNEL_DOC" -man "$TOP/$header" |
 		"$HERE/kdoc2man" --outdir "$tmp/man3" --include "${header##*/}" \

@@ -19,12 +19,15 @@
  * memory is freed before npuprof_export_chrome() returns.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "fmt.h"
-#include "npuprof_int.h"
+#include "report_util.h"
+#include "timeline.h"
 
 #define NPF_JS_BUF	(256u << 10)
 #define NPF_JS_ROOM	4096		/* an item never needs more at once */

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "spans.h"
+#include "trace_format.h"
 
 #define NPF_EXT_STRING_BASE	0x80000000u
 #define NPF_EXT_LABEL_MAX	255

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "iring.h"
+#include "trace_format.h"
 
 int npf_iring_init(struct npf_iring *r, uint32_t size)
 {

@@ -19,11 +19,13 @@
  * what is used, and nothing outside [data, data + data_size) is read.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "ring_parse.h"
 
 /* Sizes of the known record structs, the ABI of ring.rst (index: type) */
 static const uint32_t ring_min_size[] = {

@@ -21,6 +21,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -37,7 +38,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "crc32.h"
+#include "iring.h"
+#include "log.h"
+#include "ring_parse.h"
+#include "spans.h"
+#include "trace_format.h"
+#include "writer.h"
 
 #define NPF_POLL_MS		100
 #define NPF_FLUSH_NS		(250 * 1000 * 1000ull)
@@ -80,7 +88,11 @@ struct npf_dev {
 	uint64_t cons;
 	bool enabled;
 	bool stopped;			/* corrupt or removed: not read */
+	bool clk_lost;			/* a sample not kept: no index */
 	struct npf_ring_stats st;
+	/* the CLOCK records written, for the file's index (reader thread) */
+	struct npf_clock_sample *clk;
+	size_t nclk, clk_cap;
 };
 
 struct npuprof_session {
@@ -122,6 +134,17 @@ struct npuprof_session {
 };
 
 /* ---- options and devices ---- */
+
+NPUPROF_EXPORT
+void npuprof_opts_init(struct npuprof_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->level = NPUPROF_DEFAULT_LEVEL;
+	opts->ring_pages = NPUPROF_DEFAULT_RING_PAGES;
+	opts->span_buf_kb = NPUPROF_DEFAULT_SPAN_BUF_KB;
+	opts->log_level = NPUPROF_LOG_WARN;
+}
 
 static int npf_copy_opts(const struct npuprof_opts *in, struct npuprof_opts *o)
 {
@@ -207,6 +230,10 @@ static int npf_ioctl(int fd, unsigned long req, void *arg)
 
 static void npf_dev_close(struct npf_dev *d)
 {
+	free(d->clk);
+	d->clk = NULL;
+	d->nclk = 0;
+	d->clk_cap = 0;
 	if (d->data)
 		munmap((void *)d->data, d->data_size);
 	if (d->hdr)
@@ -733,6 +760,35 @@ static int npf_run_flush(struct npf_run *r)
 	return ret;
 }
 
+/*
+ * A CLOCK record about to be copied: its sample, for the index that ends
+ * the file (trace-file.rst), so that a reader fits the clocks without a
+ * pass and the session never reads its own file back. A few hundred
+ * records a run; without memory the index is left out, never wrong.
+ */
+static void npf_keep_clock(struct npf_dev *d,
+			   const struct npu_trace_rec_clock *c)
+{
+	if (d->clk_lost)
+		return;
+	if (d->nclk == d->clk_cap) {
+		size_t cap = d->clk_cap ? d->clk_cap * 2 : 256;
+		void *p = cap > SIZE_MAX / 2 / sizeof(*d->clk) ? NULL :
+			  realloc(d->clk, cap * sizeof(*d->clk));
+
+		if (!p) {
+			d->clk_lost = true;
+			return;
+		}
+		d->clk = p;
+		d->clk_cap = cap;
+	}
+	d->clk[d->nclk].before_ns = c->host_before_ns;
+	d->clk[d->nclk].tick = c->device_tick;
+	d->clk[d->nclk].after_ns = c->host_after_ns;
+	d->nclk++;
+}
+
 static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 {
 	struct npf_run *r = ctx;
@@ -752,6 +808,8 @@ static int npf_on_record(void *ctx, const struct npu_trace_rec_hdr *h)
 		__atomic_store_n(&r->s->stalled, true, __ATOMIC_RELEASE);
 		return NPF_RUN_FULL;	/* not consumed: read again later */
 	}
+	if (npf_unlikely(h->type == NPU_TRACE_REC_CLOCK))
+		npf_keep_clock(r->d, (const void *)h);
 	if (!r->count) {
 		const struct npf_dev *d = r->d;
 
@@ -931,96 +989,37 @@ static void npf_disable(struct npuprof_session *s)
 /* ---- the end of the file ---- */
 
 /*
- * Clock fits and the causality check, from the file written so far: the
- * public reader fits every device's clock over the whole trace, and the
- * executions whose mapped device interval lies outside their host
- * submit..complete interval by more than the fit's bound are counted.
- * Streams the file; memory is bounded by the chunk and the clock samples.
- * *@tp: the reading, its samples kept for the file's index, or NULL.
+ * The index: every device's clock samples again, at the end of the file,
+ * so that opening it reads them alone (trace-file.rst). Without one of
+ * them (no memory), none: readers then make a pass.
  */
-static int npf_check_file(struct npuprof_session *s,
-			  struct npf_item_clock_fit *fits,
-			  struct npuprof_trace **tp)
+static int npf_write_index(struct npuprof_session *s)
 {
-	struct npuprof_trace *t;
-	struct npuprof_event ev;
-	char err[512];
 	unsigned int i;
 	int ret;
 
-	*tp = NULL;
-	ret = npf_trace_open(s->output, true, &t, err, sizeof(err));
-	if (ret) {
-		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s", err);
-		return ret;
-	}
-	for (i = 0; i < s->ndev; i++) {
-		const struct npf_clock_fit *fit = npf_trace_fit(t, i);
-
-		fits[i].dev = i;
-		if (!fit)
-			continue;
-		fits[i].samples = fit->samples;
-		fits[i].used = fit->used;
-		fits[i].segments = fit->nseg;
-		if (fit->nseg) {
-			fits[i].ns_per_tick = fit->seg[0].ns_per_tick;
-			fits[i].offset_ns = (double)fit->seg[0].ref_ns -
-				(double)fit->seg[0].ref_tick *
-				fit->seg[0].ns_per_tick;
-		}
-		fits[i].err_ns = fit->err_ns;
-	}
-	while ((ret = npuprof_trace_next(t, &ev)) == 1) {
-		const struct npu_trace_rec_exec *e = ev.rec;
-
-		if (ev.type != NPUPROF_EV_RECORD || ev.dev >= s->ndev ||
-		    e->hdr.type != NPU_TRACE_REC_EXEC ||
-		    !(e->flags & NPU_TRACE_EXEC_F_DEVICE) ||
-		    !ev.start.valid || !ev.end.valid)
-			continue;
-		fits[ev.dev].checked++;
-		if (ev.start.ns + (int64_t)ev.start.err_ns < (int64_t)e->submit_ns ||
-		    ev.end.ns - (int64_t)ev.end.err_ns > (int64_t)e->complete_ns ||
-		    ev.end.ns < ev.start.ns)
-			fits[ev.dev].violations++;
-	}
-	if (ret < 0) {
-		npf_log(&s->log, NPUPROF_LOG_ERROR, "%s",
-			npuprof_trace_error(t));
-		npuprof_trace_close(t);
-		return ret;
-	}
-	*tp = t;
-	return 0;
+	for (i = 0; i < s->ndev; i++)
+		if (s->devs[i].clk_lost)
+			return 0;
+	ret = npf_writer_index(s->w);
+	for (i = 0; !ret && i < s->ndev; i++)
+		ret = npf_writer_add_clocks(s->w, i, s->devs[i].info.clock_hz,
+					    s->devs[i].clk, s->devs[i].nclk);
+	return ret;
 }
 
 /*
- * Fits, causality, totals, the index and END; under s->lock, the reader
- * and writer threads gone (items go straight to the writer).
+ * Totals, the index and END; under s->lock, the reader and writer threads
+ * gone (items go straight to the writer). The clock fits and the
+ * causality check are the reader's (the analysis library), not written
+ * here: the session never reads its own file back.
  */
 static int npf_finish_file(struct npuprof_session *s)
 {
-	struct npf_item_clock_fit fits[NPF_MAX_DEVS];
-	struct npuprof_trace *t = NULL;
 	struct npf_item_summary sum;
-	unsigned int i;
 	int ret;
 
-	memset(fits, 0, sizeof(fits));
 	npf_flush(s);
-	if (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
-		npf_check_file(s, fits, &t);
-	for (i = 0; i < s->ndev; i++) {
-		s->st.clock_violations += fits[i].violations;
-		npf_add(s, NPF_ITEM_CLOCK_FIT, &fits[i], sizeof(fits[i]), NULL,
-			0);
-		if (fits[i].violations)
-			npf_log(&s->log, NPUPROF_LOG_WARN,
-				"%s: %" PRIu64 " of %" PRIu64 " executions lie outside their host interval (clock fit +-%" PRIu64 " ns)",
-				s->devs[i].path, fits[i].violations,
-				fits[i].checked, fits[i].err_ns);
-	}
 	npf_sum_rings(s);
 	memset(&sum, 0, sizeof(sum));
 	sum.spans = s->st.spans;
@@ -1030,20 +1029,13 @@ static int npf_finish_file(struct npuprof_session *s)
 	sum.lost_device = s->st.lost_device;
 	sum.lost_host = s->st.lost_host;
 	sum.ring_errors = s->st.ring_errors;
-	sum.violations = s->st.clock_violations;
 	sum.start_ns = s->start_ns;
 	sum.stop_ns = npf_now_ns();
 	npf_add(s, NPF_ITEM_SUMMARY, &sum, sizeof(sum), NULL, 0);
-	/*
-	 * The index: the clock samples of the whole file again, at its end,
-	 * so that opening it reads them alone (trace-file.rst). Without the
-	 * check's reading (a write error), none: readers then make a pass.
-	 */
-	if (t) {
-		ret = npf_trace_write_index(t, s->w);
+	if (!__atomic_load_n(&s->werr, __ATOMIC_ACQUIRE)) {
+		ret = npf_write_index(s);
 		if (ret)
 			npf_werr(s, ret);
-		npuprof_trace_close(t);
 	}
 	npf_flush(s);
 	ret = npf_writer_close(s->w);

@@ -49,7 +49,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "iring.h"
+#include "log.h"
+#include "spans.h"
+#include "trace_format.h"
 #include "npuprof_usdt.h"
 
 #define NPF_MAX_LABELS		32

@@ -24,7 +24,8 @@
 
 #include <linux/npu.h>
 
-#include "npuprof.h"
+#include "npuprof_analysis.h"
+#include "reader.h"
 
 #define CK_MAX_DEV	8
 #define CK_MAX_SESSION	64
@@ -55,6 +56,8 @@ struct ck_trace {
 	bool have_summary;
 	struct npuprof_summary summary;
 	uint32_t nfits;
+	uint32_t reader_fits;		/* CLOCK_FIT events the reader made */
+	bool have_index;		/* the file ends with its clock index */
 	uint64_t fit_err_ns;		/* largest over the devices */
 	uint64_t fit_violations;
 	uint32_t ndev;
@@ -166,6 +169,8 @@ static inline int ck_event(struct ck_trace *t, const struct npuprof_event *ev)
 		return 0;
 	case NPUPROF_EV_CLOCK_FIT:
 		t->nfits++;
+		if (ev->key && !strcmp(ev->key, "reader"))
+			t->reader_fits++;
 		if (ev->fit.err_ns > t->fit_err_ns)
 			t->fit_err_ns = ev->fit.err_ns;
 		t->fit_violations += ev->fit.violations;
@@ -202,6 +207,16 @@ static inline int ck_load(const char *path, struct ck_trace *t, char *err,
 		snprintf(err, errlen, "%s", npuprof_trace_error(tr));
 	t->truncated = npuprof_trace_truncated(tr);
 	npuprof_trace_close(tr);
+	{
+		/* the index a session writes from the samples it copied */
+		struct npf_reader *r;
+		uint64_t off, seq;
+
+		if (!npf_reader_open(path, &r, NULL, 0)) {
+			t->have_index = !npf_reader_index(r, &off, &seq);
+			npf_reader_close(r);
+		}
+	}
 	return ret;
 }
 
@@ -281,8 +296,14 @@ static inline void ck_check_complete(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, t->other_records);
 	EXPECT_EQ(t->nspans, t->summary.spans);
 	EXPECT_LE(1, t->ndev);
-	/* one fit per device, and no execution outside its host interval */
+	/*
+	 * one fit per device, the reader's (the session writes none and never
+	 * reads its file back), and no execution outside its host interval;
+	 * the file ends with the session's index of the clock samples
+	 */
 	EXPECT_EQ(t->ndev, t->nfits);
+	EXPECT_EQ(t->ndev, t->reader_fits);
+	EXPECT_TRUE(t->have_index);
 	EXPECT_EQ(0, t->fit_violations);
 	ASSERT_LE(2, t->nsession_ops);
 	EXPECT_EQ(NPUPROF_SESSION_START, t->session_ops[0]);

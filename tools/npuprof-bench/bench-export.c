@@ -37,7 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "npf_index.h"
+#include "npuprof_analysis.h"
+#include "trace_format.h"
+#include "writer.h"
 
 #define OPS_PER_JOB	8
 #define EVENTS_PER_JOB	(2 + OPS_PER_JOB)	/* span, EXEC, OPs */

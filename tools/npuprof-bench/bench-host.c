@@ -24,7 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "log.h"
+#include "npuprof_analysis.h"
+#include "ring_parse.h"
+#include "trace_format.h"
+#include "writer.h"
 #include "npu_usdt.h"
 
 static const char *dir = "/tmp";

@@ -27,7 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "npf_index.h"
+#include "npuprof_analysis.h"
+#include "trace_format.h"
+#include "writer.h"
 
 #define EV_PER_INF	18	/* 7 spans, 1 EXEC, 10 OP */
 #define OPS_PER_INF	10

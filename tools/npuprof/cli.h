@@ -17,7 +17,7 @@
 
 #include <linux/npu.h>
 
-#include "npuprof.h"
+#include "npuprof_analysis.h"
 
 #define NPC_PROG	"npuprof"
 

@@ -27,7 +27,7 @@
 
 #include "cli.h"
 #include "npu_cli.h"
-#include "npuprof_int.h"
+#include "reorder.h"
 
 #define DEFAULT_MAX_BUFFERED	65536u
 #define DEFAULT_WINDOW_MS	2000u

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "npuprof_int.h"
+#include "report_util.h"
 #include "npu_cli.h"
 
 /* the names live in the library, which the reports share */

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "npu/npu_program.h"
-#include "npuprof_int.h"
+#include "trace_format.h"
+#include "writer.h"
 
 /* ---- building trace files ---- */
 

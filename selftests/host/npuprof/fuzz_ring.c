@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "ring_parse.h"
 
 #define IN_HDR	19
 

@@ -30,7 +30,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "clock.h"
+#include "crc32.h"
+#include "npuprof_analysis.h"
+#include "reader.h"
+#include "trace_format.h"
+#include "writer.h"
 #include "tracefile_gen.h"
 
 #define CHECK(x) do { if (!(x)) { \

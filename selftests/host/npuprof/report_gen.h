@@ -43,7 +43,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "npuprof_int.h"
+#include "trace_format.h"
+#include "writer.h"
 #include "npu/npu_program.h"	/* NPU_OP_* */
 
 #define GEN_PID		100

@@ -14,6 +14,8 @@
 
 #include "kselftest_harness.h"
 #include "analysis_gen.h"
+#include "analyze.h"
+#include "npuprof_analysis.h"
 
 /* CSV columns */
 enum { C_NAME, C_WHERE, C_COUNT, C_SELF, C_SELF_PCT, C_CUM, C_CUM_PCT,

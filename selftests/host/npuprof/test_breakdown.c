@@ -18,6 +18,10 @@
 
 #include "kselftest_harness.h"
 #include "analysis_gen.h"
+#include "breakdown.h"
+#include "join.h"
+#include "npuprof_analysis.h"
+#include "writer.h"
 
 /* Expected parts per inference A..D (analysis_gen.h), NPF_BD_* order */
 static const int64_t want[4][NPF_BD_NPARTS + 1] = {

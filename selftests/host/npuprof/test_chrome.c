@@ -20,6 +20,10 @@
 
 #include "kselftest_harness.h"
 #include "chrome_gen.h"
+#include "npuprof_analysis.h"
+#include "timeline.h"
+#include "trace_format.h"
+#include "writer.h"
 
 /* ---- exporting and parsing back ---- */
 

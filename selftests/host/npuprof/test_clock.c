@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "clock.h"
+#include "trace.h"
+#include "trace_format.h"
 
 /* ---- a device clock whose truth is known ---- */
 

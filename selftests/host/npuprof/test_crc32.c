@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "crc32.h"
 
 /* zlib's CRC-32 bit by bit: the definition */
 static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)

@@ -16,6 +16,8 @@
 
 #include "kselftest_harness.h"
 #include "analysis_gen.h"
+#include "npuprof_analysis.h"
+#include "writer.h"
 
 enum { C_KIND, C_NAME, C_A, C_B, C_DELTA, C_PCT, C_NA, C_NB };
 

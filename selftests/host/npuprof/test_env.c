@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "npuprof.h"
+#include "npuprof_analysis.h"
 
 static void spans(int n)
 {

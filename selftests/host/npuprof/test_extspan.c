@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "npuprof.h"
+#include "npuprof_analysis.h"
 
 static const char *const no_devices[] = { NULL };
 

@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "iring.h"
+#include "trace_format.h"
 
 /* Put items of @body bytes numbered from *@next until the ring is full */
 static unsigned int fill(struct npf_iring *r, uint32_t body, uint64_t *next)

@@ -17,6 +17,10 @@
 
 #include "kselftest_harness.h"
 #include "report_gen.h"
+#include "clock.h"
+#include "npuprof_analysis.h"
+#include "report_util.h"
+#include "trace.h"
 
 /* Output of one report call into a malloc'ed string */
 static char *report_str(struct npuprof_trace *t, unsigned int table,

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "ring_parse.h"
 
 #define NREASONS	4
 #define MAX_REC		1024	/* largest record the generator makes */

@@ -20,6 +20,9 @@
 
 #include "kselftest_harness.h"
 #include "report_gen.h"
+#include "npuprof_analysis.h"
+#include "trace_format.h"
+#include "writer.h"
 
 /* The rows of @sql, columns joined by '|', one line each ("" for NULL) */
 static char *q(sqlite3 *db, const char *sql)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "clock.h"
+#include "npf_index.h"
+#include "npuprof_analysis.h"
+#include "reader.h"
+#include "trace.h"
+#include "trace_format.h"
+#include "writer.h"
 
 /* The device: tick = (host - 1 s) * (1 + 200 ppm), 1 GHz nominal. */
 static uint64_t tick_of(uint64_t host_ns)
@@ -68,7 +75,7 @@ enum {
 	IDX_NONE,	/* none, as a file cut short or of an older writer */
 	IDX_SAME,	/* the samples of its CLOCK records */
 	IDX_SHIFTED,	/* them 50 us later: only the index tells */
-	IDX_SESSION,	/* npf_trace_write_index(), as a session at stop */
+	IDX_READ,	/* npf_trace_index_file(): the file so far read back */
 };
 
 static char *write_file(const char *name, int lie, int index)
@@ -146,7 +153,7 @@ static char *write_file(const char *name, int lie, int index)
 		if (npf_writer_index(w) ||
 		    npf_writer_add_clocks(w, 0, info.clock_hz, cs, 500))
 			abort();
-	} else if (index == IDX_SESSION) {
+	} else if (index == IDX_READ) {
 		/* the file so far, read back (no END yet), then its index */
 		if (npf_trace_index_file(w, path))
 			abort();
@@ -314,14 +321,15 @@ TEST(lying_records_item_is_an_error_with_an_offset)
 /*
  * A file's index gives the fits a pass over the whole file gives: the same
  * mapping of every tick, the same mapped events; whether the index was
- * written from the samples directly or by npf_trace_write_index() from a
- * reading of the file so far (the session's way).
+ * written from the samples directly (the session's way: it keeps the
+ * samples of the CLOCK records it copies) or by npf_trace_index_file() from
+ * a reading of the file so far (the benchmarks' synthetic traces).
  */
 TEST(index_gives_the_fits_of_a_full_pass)
 {
 	char *p0 = write_file("idx-none", 0, IDX_NONE);
 	char *p1 = write_file("idx-same", 0, IDX_SAME);
-	char *p3 = write_file("idx-session", 0, IDX_SESSION);
+	char *p3 = write_file("idx-read", 0, IDX_READ);
 	struct npuprof_trace *t0, *t1, *t3;
 	struct npuprof_event e0, e1;
 	char err[256];
@@ -349,8 +357,14 @@ TEST(index_gives_the_fits_of_a_full_pass)
 	EXPECT_EQ(0, r0);
 	EXPECT_EQ(5000 + 3, n);	/* and DEVICE, STRING, SPAN */
 	EXPECT_EQ(0, npuprof_trace_truncated(t1));
-	/* only a reading that kept its samples writes an index */
-	EXPECT_EQ(-EINVAL, npf_trace_write_index(t0, NULL));
+	/* only a reading that kept its samples gives them */
+	{
+		const struct npf_clock_sample *cs;
+		uint64_t hz;
+		size_t ns;
+
+		EXPECT_EQ(-EINVAL, npf_trace_samples(t0, 0, &cs, &ns, &hz));
+	}
 	npuprof_trace_close(t0);
 	npuprof_trace_close(t1);
 	npuprof_trace_close(t3);
@@ -431,6 +445,138 @@ TEST(open_errors)
 	npuprof_trace_close(NULL);
 	EXPECT_STREQ("unknown", npuprof_span_kind_name(99));
 	EXPECT_STREQ("Quantize", npuprof_span_kind_name(NPUPROF_SPAN_QUANTIZE));
+}
+
+/*
+ * A file of two devices with no CLOCK_FIT item (a session since the
+ * libraries were split writes none): the reader gives one per device,
+ * its own ("reader"), just before the SUMMARY, with the executions it
+ * checked and those outside their host interval; the SUMMARY's
+ * violations are its count. With @fit_item, an older writer's CLOCK_FIT
+ * item is there instead and passes through, the SUMMARY's count unchanged.
+ */
+static char *write_checked(const char *name, bool fit_item)
+{
+	struct npf_item_device dev;
+	struct npf_item_summary sum;
+	struct npu_info info;
+	struct npf_writer *w;
+	uint8_t run[4 * 112];
+	struct npf_item_records ir = { .count = 4 };
+	char *path;
+	uint32_t d;
+	int i;
+
+	if (asprintf(&path, "/tmp/npuprof-trace-%d-%s", (int)getpid(), name) < 0)
+		abort();
+	if (npf_writer_open(path, 4096, &w))
+		abort();
+	memset(&info, 0, sizeof(info));
+	info.clock_hz = 1000000000;
+	for (d = 0; d < 2; d++) {
+		memset(&dev, 0, sizeof(dev));
+		dev.dev = d;
+		dev.info_size = sizeof(info);
+		snprintf(dev.path, sizeof(dev.path), "/dev/npu%u", d);
+		npf_writer_add(w, NPF_ITEM_DEVICE, &dev, sizeof(dev), &info,
+			       sizeof(info));
+	}
+	/* per device: 4 clock samples 1 s apart, 3 executions between them */
+	for (d = 0; d < 2; d++) {
+		for (i = 0; i < 4; i++) {
+			size_t len = 0;
+			uint64_t t = 2000000000ull + (uint64_t)i * 1000000000ull;
+
+			clock_rec((void *)run, (uint32_t)i * 4, t);
+			len += sizeof(struct npu_trace_rec_clock);
+			if (i < 3) {
+				struct npu_trace_rec_exec *e = (void *)(run + len);
+
+				exec_rec(e, (uint32_t)i * 4 + 1, (uint64_t)i,
+					 t + 100000000, 3000000);
+				/* device 1's second: completed before it ended */
+				if (d == 1 && i == 1)
+					e->complete_ns = t + 100000000 + 1000000;
+				len += sizeof(*e);
+			}
+			ir.dev = d;
+			ir.count = i < 3 ? 2 : 1;
+			npf_writer_add(w, NPF_ITEM_RECORDS, &ir, sizeof(ir), run,
+				       len);
+		}
+	}
+	if (fit_item) {
+		struct npf_item_clock_fit f = { .dev = 0, .samples = 4,
+						.used = 4, .segments = 1,
+						.checked = 3, .violations = 5 };
+
+		npf_writer_add(w, NPF_ITEM_CLOCK_FIT, &f, sizeof(f), NULL, 0);
+	}
+	memset(&sum, 0, sizeof(sum));
+	sum.violations = fit_item ? 5 : 0;
+	sum.stop_ns = 6000000000ull;
+	npf_writer_add(w, NPF_ITEM_SUMMARY, &sum, sizeof(sum), NULL, 0);
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+TEST(reader_checks_causality_without_a_fit_item)
+{
+	char *path = write_checked("checked", false);
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	char err[256];
+	int ret, pass, n;
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	/* twice: a rewind starts the count again */
+	for (pass = 0; pass < 2; pass++) {
+		n = 0;
+		while ((ret = npuprof_trace_next(t, &ev)) == 1) {
+			if (ev.type == NPUPROF_EV_CLOCK_FIT) {
+				ASSERT_EQ((uint32_t)n, ev.dev);
+				ASSERT_NE(NULL, ev.key);
+				EXPECT_STREQ("reader", ev.key);
+				EXPECT_EQ(4, ev.fit.samples);
+				EXPECT_EQ(3, ev.fit.checked);
+				EXPECT_EQ(ev.dev == 1 ? 1 : 0, ev.fit.violations);
+				EXPECT_EQ(ev.fit.violations, ev.count);
+				EXPECT_TRUE(fabs(ev.fit.ns_per_tick - 1.0 / 1.0002) < 1e-9);
+				n++;
+			} else if (ev.type == NPUPROF_EV_SUMMARY) {
+				/* after both fits */
+				EXPECT_EQ(2, n);
+				EXPECT_EQ(1, ev.summary.violations);
+				EXPECT_EQ(1, ev.count);
+				n = 100;
+			}
+		}
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ(100, n);
+		ASSERT_EQ(0, npuprof_trace_rewind(t));
+	}
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+
+	path = write_checked("fit-item", true);
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	n = 0;
+	while ((ret = npuprof_trace_next(t, &ev)) == 1) {
+		if (ev.type == NPUPROF_EV_CLOCK_FIT) {
+			EXPECT_EQ(NULL, ev.key);
+			EXPECT_EQ(5, ev.fit.violations);
+			n++;
+		} else if (ev.type == NPUPROF_EV_SUMMARY) {
+			EXPECT_EQ(5, ev.summary.violations);
+		}
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(1, n);	/* the file's, none of the reader's */
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
 }
 
 TEST_HARNESS_MAIN

@@ -19,7 +19,12 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "npuprof_int.h"
+#include "clock.h"
+#include "compiler.h"
+#include "crc32.h"
+#include "reader.h"
+#include "trace_format.h"
+#include "writer.h"
 #include "tracefile_gen.h"
 
 /* libasan's; declared here because gcc ships no allocator_interface.h */

@@ -14,7 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "trace_format.h"
+#include "writer.h"
 
 #define GEN_UNKNOWN_TYPE	200	/* a type no reader knows */
 #define GEN_NTYPES		12	/* 11 known types (END excluded) + 1 */

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "analyze.h"
+#include "breakdown.h"
+#include "report_util.h"
 
 struct df_row {
 	const char *kind;	/* "latency", "phase", "npu", "host" */

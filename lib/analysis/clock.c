@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "clock.h"
 
 /* Assumed worst frequency error of a device clock against its nominal rate */
 #define NPF_CLOCK_MAX_PPM	1000.0

@@ -14,7 +14,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "amap.h"
 
 static size_t npf_amap_slot(const struct npf_amap *m, uint64_t k1,
 			    uint64_t k2)

@@ -10,7 +10,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "npuprof_int.h"
+#include <linux/npu.h>
+
+#include "compiler.h"
+#include "report_util.h"
 #include "npu/npu_program.h"	/* NPU_OP_* */
 
 const char *npf_opcode_name(uint32_t opcode)
@@ -74,17 +77,25 @@ char *npf_hex_span(char *buf, uint64_t id)
 	return buf;
 }
 
-void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
-		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,
-		 uint64_t iowait_ticks, const struct npuprof_clock_map *start,
-		 const struct npuprof_clock_map *end, struct npf_dur *out)
-{
-	const struct npf_clock_fit *fit = npf_trace_fit(trace, dev);
-	double slope = 0;
+static const char *const npf_kind_names[NPUPROF_SPAN_KIND_MAX + 1] = {
+	[NPUPROF_SPAN_LABEL] = "record",
+	[NPUPROF_SPAN_RUN] = "run",
+	[NPUPROF_SPAN_INFERENCE] = "inference",
+	[NPUPROF_SPAN_SET_INPUT] = "set_input",
+	[NPUPROF_SPAN_GET_OUTPUT] = "get_output",
+	[NPUPROF_SPAN_QUANTIZE] = "Quantize",
+	[NPUPROF_SPAN_LOWER] = "Lower",
+	[NPUPROF_SPAN_UNLOWER] = "Unlower",
+	[NPUPROF_SPAN_DEQUANTIZE] = "Dequantize",
+	[NPUPROF_SPAN_SUBMIT] = "submit",
+	[NPUPROF_SPAN_WAIT] = "wait",
+	[NPUPROF_SPAN_USER] = "user",
+};
 
-	if (fit && fit->nseg && fit->seg)
-		slope = npf_fit_slope(fit, tick);
-	else if (clock_hz)
-		slope = 1e9 / (double)clock_hz;
-	npf_dur_at(slope, run_ticks, iowait_ticks, start, end, out);
+NPUPROF_EXPORT
+const char *npuprof_span_kind_name(unsigned int kind)
+{
+	if (kind > NPUPROF_SPAN_KIND_MAX || !npf_kind_names[kind])
+		return "unknown";
+	return npf_kind_names[kind];
 }

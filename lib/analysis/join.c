@@ -30,7 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "amap.h"
+#include "join.h"
 
 #define NPF_JOIN_DEVS	64
 

@@ -33,7 +33,10 @@
 
 #include <sqlite3.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "join.h"
+#include "report_util.h"
+#include "trace.h"
 
 #define NPF_SQ_CACHE_KB	16384	/* SQLite page cache */
 #define NPF_SQ_VERSION	2	/* PRAGMA user_version of the schema */
@@ -531,6 +534,9 @@ static int npf_sq_small(struct npf_sq *s, const struct npuprof_event *ev)
 		npf_b_i(&b, ev->time_ns);
 		break;
 	case NPUPROF_EV_CLOCK_FIT:
+		/* the reader's own: its row is npf_sq_fits()'s */
+		if (ev->key)
+			return 0;
 		b = npf_sqb(s, SQ_FIT);
 		npf_b_i(&b, ev->dev);
 		npf_b_s(&b, "recorder");

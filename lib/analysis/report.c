@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "join.h"
+#include "report_util.h"
+#include "trace.h"
 
 #define NPF_NOPS	65536	/* opcodes are 16 bits */
 

@@ -19,519 +19,20 @@
  * one address, unchanged, for the whole run (a PE's names in its table,
  * literals otherwise): the Chrome exporter caches their JSON by address.
  *
- * Locking: a reorder buffer belongs to one thread. A timeline run may
- * use a second thread of its own (the pipeline, below), joined before
- * npf_timeline_run() returns; the callback is never called from two
- * threads at once. Lifetime: everything is freed when npf_timeline_run()
+ * Locking: a reorder buffer belongs to one thread; a timeline run is
+ * its caller's thread alone. Lifetime: everything is freed when npf_timeline_run()
  * returns.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "npuprof_int.h"
-
-/* ------------------------------------------------------------------ */
-/* The reorder buffer                                                   */
-/* ------------------------------------------------------------------ */
-
-/*
- * A held event, compact: the fields of struct npuprof_event that the four
- * types held (SPAN, RECORD, SESSION, HOST_LOST) use, and their data (the
- * span record and its label, or the ring record) inline when it fits. The
- * event is rebuilt into ro->out when it is released.
- */
-#define NPF_RO_INLINE	112	/* an EXEC record, a span and a short label */
-
-struct npf_ro_ent {
-	/* three runs of struct npuprof_event's fields, copied whole */
-	uint32_t type;		/* type, dev, offset, time_ns */
-	uint32_t dev;
-	uint64_t offset;
-	int64_t time_ns;
-	struct npuprof_clock_map start;	/* start, end */
-	struct npuprof_clock_map end;
-	uint32_t label_len;	/* with its NUL, 0 without a label */
-	uint32_t session_op;	/* session_op, count, id, pid */
-	uint64_t count;
-	uint64_t id;
-	int32_t pid;
-	void *big;		/* malloc'ed data beyond NPF_RO_INLINE */
-	union {
-		uint64_t align;
-		unsigned char data[NPF_RO_INLINE];
-	};
-};
-
-/* @f is where struct npuprof_event has it, relative to its run's first @a */
-#define NPF_RO_AT(a, f)							\
-	_Static_assert(offsetof(struct npf_ro_ent, f) -			\
-		       offsetof(struct npf_ro_ent, a) ==		\
-		       offsetof(struct npuprof_event, f) -		\
-		       offsetof(struct npuprof_event, a), #f)
-NPF_RO_AT(type, dev);
-NPF_RO_AT(type, offset);
-NPF_RO_AT(type, time_ns);
-NPF_RO_AT(start, end);
-NPF_RO_AT(session_op, count);
-NPF_RO_AT(session_op, id);
-NPF_RO_AT(session_op, pid);
-#undef NPF_RO_AT
-
-#define NPF_RO_SPAN(a, b)	(offsetof(struct npuprof_event, b) +	\
-				 sizeof(((struct npuprof_event *)0)->b) - \
-				 offsetof(struct npuprof_event, a))
-
-/*
- * The fields an entry keeps, copied from an event or back to one: three
- * runs of fixed size (a few vector moves, not ten fields one by one)
- */
-#define NPF_RO_FIELDS(dst, src) do {					\
-	memcpy(&(dst)->type, &(src)->type, NPF_RO_SPAN(type, time_ns));	\
-	memcpy(&(dst)->start, &(src)->start, NPF_RO_SPAN(start, end));	\
-	memcpy(&(dst)->session_op, &(src)->session_op,			\
-	       NPF_RO_SPAN(session_op, pid));				\
-} while (0)
-
-/* Queue node: the key inline so that ordering never touches an entry */
-struct npf_ro_node {
-	int64_t key;
-	int64_t neg_dur;
-	uint64_t order;		/* rank << 56 | file order */
-	struct npf_ro_ent *e;
-};
-
-#define NPF_RO_SCAN	32	/* insertion sort reach into the sorted ring */
-#define NPF_RO_SPARE	16384	/* entries a take may hold (NPF_PL_SLOTS) */
-#define NPF_RO_HUGE	(2u << 20)	/* a transparent huge page */
-
-/*
- * The held events form one priority queue in two parts: a ring of nodes
- * sorted by (key, rank, -duration, order), taking the events that arrive
- * in order or a few places out of it (nearly all: O(1) each), and a
- * binary heap for the rest. The earliest is the earlier of the ring's
- * head and the heap's top; (rank, order) makes the order total, so the
- * events come out exactly as from one heap.
- *
- * The entries (max_held + 1 of them, the most ever held: an event is
- * pushed before one is released) and the ring are mappings of their own,
- * in transparent huge pages where the kernel gives them, reserved lazily
- * (only what is touched counts): a few page faults and TLB entries
- * instead of thousands for tables that a long trace walks through again
- * and again (on a busy 2-core machine the faults of the 4 KiB pages cost
- * as much as the rest of a 1 M event export). Entries are taken from the
- * pool in order, then reused from the free stack. The next entries of the
- * sorted ring are prefetched before they are released.
- */
-struct npf_reorder {
-	size_t max_held;
-	int64_t window;
-	struct npf_ro_node *ring;	/* sorted, ring_mask + 1 slots */
-	size_t ring_mask;
-	size_t ring_head;
-	size_t ring_n;
-	size_t ring_len;		/* bytes mapped */
-	struct npf_ro_node *heap;
-	size_t heap_n;
-	size_t max_n;
-	struct npf_ro_ent *pool;	/* max_held + 1 + NPF_RO_SPARE */
-	size_t pool_len;		/* bytes mapped */
-	size_t pool_used;		/* entries handed out once */
-	size_t pool_cap;		/* max_held + 1, + NPF_RO_SPARE with take */
-	struct npf_ro_ent **free;	/* free entries */
-	size_t nfree;
-	uint64_t order;
-	bool have_newest;
-	int64_t newest;
-	struct npuprof_event out;	/* the event being released */
-	/*
-	 * Set: released entries go to it, not rebuilt for fn; it owns an
-	 * entry it took (returns 0) until it gives it back with
-	 * npf_ro_put(), at most NPF_RO_SPARE of them at a time.
-	 */
-	int (*take)(void *ctx, struct npf_ro_ent *e, int64_t key);
-	void *take_ctx;
-};
-
-/*
- * @size bytes of zeroed memory, 2 MiB aligned and advised huge (the
- * advice may be refused: then normal pages); *@len: bytes to munmap().
- */
-static void *npf_ro_map(size_t size, size_t *len)
-{
-	size_t n = (size + NPF_RO_HUGE - 1) & ~(size_t)(NPF_RO_HUGE - 1);
-	uintptr_t p, a;
-	void *m;
-
-	m = mmap(NULL, n + NPF_RO_HUGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	p = (uintptr_t)m;
-	a = (p + NPF_RO_HUGE - 1) & ~(uintptr_t)(NPF_RO_HUGE - 1);
-	if (a > p)
-		munmap(m, a - p);
-	if (p + NPF_RO_HUGE > a)
-		munmap((void *)(a + n), p + NPF_RO_HUGE - a);
-	madvise((void *)a, n, MADV_HUGEPAGE);
-	*len = n;
-	return (void *)a;
-}
-
-int npf_reorder_new(size_t max_held, int64_t window_ns,
-		    struct npf_reorder **rop)
-{
-	struct npf_reorder *ro;
-	size_t rc = 1;
-
-	*rop = NULL;
-	if (!max_held || max_held > (1u << 24) || window_ns < 0)
-		return -EINVAL;
-	ro = calloc(1, sizeof(*ro));
-	if (!ro)
-		return -ENOMEM;
-	while (rc < max_held + 1)
-		rc <<= 1;
-	ro->max_held = max_held;
-	ro->window = window_ns;
-	ro->ring = npf_ro_map(rc * sizeof(*ro->ring), &ro->ring_len);
-	ro->ring_mask = rc - 1;
-	ro->heap = malloc((max_held + 1) * sizeof(*ro->heap));
-	/* mapped lazily: the spare entries cost only when a take uses them */
-	ro->pool = npf_ro_map((max_held + 1 + NPF_RO_SPARE) * sizeof(*ro->pool),
-			      &ro->pool_len);
-	ro->pool_cap = max_held + 1;
-	ro->free = malloc((max_held + 1 + NPF_RO_SPARE) * sizeof(*ro->free));
-	if (!ro->ring || !ro->heap || !ro->pool || !ro->free) {
-		npf_reorder_free(ro);
-		return -ENOMEM;
-	}
-	*rop = ro;
-	return 0;
-}
-
-void npf_reorder_free(struct npf_reorder *ro)
-{
-	size_t i;
-
-	if (!ro)
-		return;
-	for (i = 0; i < ro->heap_n; i++)
-		free(ro->heap[i].e->big);
-	for (i = 0; ro->ring && i < ro->ring_n; i++)
-		free(ro->ring[(ro->ring_head + i) & ro->ring_mask].e->big);
-	if (ro->pool)
-		munmap(ro->pool, ro->pool_len);
-	if (ro->ring)
-		munmap(ro->ring, ro->ring_len);
-	free(ro->free);
-	free(ro->heap);
-	free(ro);
-}
-
-size_t npf_reorder_max_held(const struct npf_reorder *ro)
-{
-	return ro->max_n;
-}
-
-/* A free entry (its big NULL); NULL when pool_cap are held or taken */
-static inline struct npf_ro_ent *npf_ro_get(struct npf_reorder *ro)
-{
-	if (npf_likely(ro->nfree))
-		return ro->free[--ro->nfree];
-	if (ro->pool_used < ro->pool_cap)
-		return &ro->pool[ro->pool_used++];	/* zeroed: big NULL */
-	return NULL;
-}
-
-static inline void npf_ro_put(struct npf_reorder *ro, struct npf_ro_ent *e)
-{
-	if (npf_unlikely(e->big != NULL)) {
-		free(e->big);
-		e->big = NULL;
-	}
-	ro->free[ro->nfree++] = e;
-}
-
-static inline bool npf_ro_less(const struct npf_ro_node *a,
-			       const struct npf_ro_node *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if ((a->order >> 56) != (b->order >> 56))
-		return a->order < b->order;
-	if (a->neg_dur != b->neg_dur)
-		return a->neg_dur < b->neg_dur;
-	return a->order < b->order;
-}
-
-static void npf_ro_heap_push(struct npf_reorder *ro,
-			     const struct npf_ro_node *nd)
-{
-	size_t i = ro->heap_n++;
-
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!npf_ro_less(nd, &ro->heap[p]))
-			break;
-		ro->heap[i] = ro->heap[p];
-		i = p;
-	}
-	ro->heap[i] = *nd;
-}
-
-static void npf_ro_heap_pop(struct npf_reorder *ro)
-{
-	struct npf_ro_node last = ro->heap[--ro->heap_n];
-	size_t i = 0, n = ro->heap_n;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && npf_ro_less(&ro->heap[c + 1], &ro->heap[c]))
-			c++;
-		if (!npf_ro_less(&ro->heap[c], &last))
-			break;
-		ro->heap[i] = ro->heap[c];
-		i = c;
-	}
-	if (n)
-		ro->heap[i] = last;
-}
-
-/* Add @nd to the sorted ring if it belongs near its end, else the heap */
-static inline __attribute__((always_inline)) void
-npf_ro_insert(struct npf_reorder *ro, const struct npf_ro_node *nd)
-{
-	size_t m = ro->ring_mask, n = ro->ring_n, j, k;
-	struct npf_ro_node *r = ro->ring;
-
-	/*
-	 * From the end, the keys alone while they differ (nearly always):
-	 * !npf_ro_less() is key > key then; the whole order only on a tie
-	 */
-	for (j = n; j && n - j < NPF_RO_SCAN; j--) {
-		const struct npf_ro_node *x = &r[(ro->ring_head + j - 1) & m];
-
-		if (nd->key > x->key ||
-		    (nd->key == x->key && !npf_ro_less(nd, x)))
-			break;
-	}
-	if (j && n - j == NPF_RO_SCAN) {
-		npf_ro_heap_push(ro, nd);
-	} else if (!j && n) {
-		/* before everything in the ring: a new head */
-		ro->ring_head = (ro->ring_head - 1) & m;
-		r[ro->ring_head] = *nd;
-		ro->ring_n++;
-	} else {
-		size_t at = (ro->ring_head + j) & m;
-
-		if (j == n) {
-			/* at the end: the usual case, nothing to move */
-		} else if (at + (n - j) <= m) {	/* no wrap: one move */
-			memmove(&r[at + 1], &r[at], (n - j) * sizeof(*r));
-		} else {
-			for (k = n; k > j; k--)
-				r[(ro->ring_head + k) & m] =
-					r[(ro->ring_head + k - 1) & m];
-		}
-		r[at] = *nd;
-		ro->ring_n++;
-	}
-	n = ro->ring_n + ro->heap_n;
-	if (n > ro->max_n)
-		ro->max_n = n;
-}
-
-/* Ring places between the entry released and the one prefetched */
-#define NPF_RO_AHEAD	16
-
-/* Bring held entry @e into the cache before it is released */
-static inline void npf_ro_prefetch(const struct npf_ro_ent *e)
-{
-	const char *p = (const char *)e;
-	size_t i;
-
-	for (i = 0; i < sizeof(*e); i += 64)
-		__builtin_prefetch(p + i);
-}
-
-/* The earliest held node: from the ring (true) or the heap */
-static inline bool npf_ro_min_ring(const struct npf_reorder *ro)
-{
-	return ro->ring_n && (!ro->heap_n ||
-			      npf_ro_less(&ro->ring[ro->ring_head], &ro->heap[0]));
-}
-
-/*
- * Events of the same time: session events first, then spans (the longer,
- * enclosing one first), then EXEC records before the OP records of their
- * execution, then the rest; then in file order.
- */
-static unsigned int npf_ro_rank(const struct npuprof_event *ev)
-{
-	switch (ev->type) {
-	case NPUPROF_EV_SESSION:
-		return 0;
-	case NPUPROF_EV_SPAN:
-		return 1;
-	case NPUPROF_EV_RECORD:
-		return ((const struct npu_trace_rec_hdr *)ev->rec)->type ==
-		       NPU_TRACE_REC_EXEC ? 2 : 3;
-	default:
-		return 4;
-	}
-}
-
-/* Rebuild the event of @e into @ev */
-static inline __attribute__((always_inline)) const struct npuprof_event *
-npf_ro_event(struct npuprof_event *ev, const struct npf_ro_ent *e)
-{
-	const unsigned char *data = e->big ? e->big : e->data;
-
-	NPF_RO_FIELDS(ev, e);
-	ev->span = NULL;
-	ev->label = NULL;
-	ev->rec = NULL;
-	if (e->type == NPUPROF_EV_RECORD) {
-		ev->rec = data;
-	} else if (e->type == NPUPROF_EV_SPAN) {
-		/* data is 8-aligned (the union, or malloc) */
-		ev->span = (const void *)data;
-		if (e->label_len)
-			ev->label = (const char *)data + sizeof(*ev->span);
-	}
-	return ev;
-}
-
-/*
- * Release what is due (@all: everything) to @fn. Inline, as is the push
- * below: the timeline's run passes npf_tl_ordered() itself, so the calls
- * are direct and one event costs one call less in each of the two.
- */
-static inline __attribute__((always_inline)) int
-npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn, void *ctx)
-{
-	int ret = 0;
-
-	while (ro->ring_n + ro->heap_n) {
-		bool in_ring = npf_ro_min_ring(ro);
-		struct npf_ro_node nd = in_ring ? ro->ring[ro->ring_head] :
-					ro->heap[0];
-
-		if (!all && ro->ring_n + ro->heap_n <= ro->max_held &&
-		    ro->newest - nd.key <= ro->window)
-			break;
-		if (in_ring) {
-			ro->ring_head = (ro->ring_head + 1) & ro->ring_mask;
-			ro->ring_n--;
-			/*
-			 * The ring is sorted: its entries go out in order, long
-			 * after they came in (max_held events: far out of the
-			 * caches). Fetch the one NPF_RO_AHEAD places on now
-			 * (with the pipeline too: its take reads the entry).
-			 */
-			if (ro->ring_n > NPF_RO_AHEAD)
-				npf_ro_prefetch(ro->ring[(ro->ring_head +
-							  NPF_RO_AHEAD) &
-							 ro->ring_mask].e);
-		} else {
-			npf_ro_heap_pop(ro);
-		}
-		if (ro->take) {
-			/* the entry is the take's, unless it fails */
-			ret = ro->take(ro->take_ctx, nd.e, nd.key);
-			if (ret) {
-				npf_ro_put(ro, nd.e);
-				break;
-			}
-			continue;
-		}
-		ret = fn(ctx, npf_ro_event(&ro->out, nd.e), nd.key);
-		npf_ro_put(ro, nd.e);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-static inline __attribute__((always_inline)) int
-npf_ro_push(struct npf_reorder *ro, const struct npuprof_event *ev,
-	    npf_reorder_fn fn, void *ctx)
-{
-	struct npf_ro_node nd;
-	struct npf_ro_ent *e;
-	size_t extra = 0, label = 0;
-	unsigned char *dst;
-
-	if (ev->type == NPUPROF_EV_RECORD) {
-		extra = ((const struct npu_trace_rec_hdr *)ev->rec)->size;
-	} else if (ev->type == NPUPROF_EV_SPAN) {
-		if (ev->label)
-			label = strlen(ev->label) + 1;
-		extra = sizeof(*ev->span) + label;
-	}
-	e = npf_ro_get(ro);
-	if (!e)
-		return -ENOMEM;
-	dst = e->data;
-	if (extra > NPF_RO_INLINE) {
-		e->big = malloc(extra);
-		if (!e->big) {
-			npf_ro_put(ro, e);
-			return -ENOMEM;
-		}
-		dst = e->big;
-	}
-	/* events without a time of their own happen "now" */
-	nd.key = ev->time_ns || !ro->have_newest ? ev->time_ns : ro->newest;
-	nd.neg_dur = ev->type == NPUPROF_EV_SPAN ?
-		     (int64_t)ev->span->start_ns - (int64_t)ev->span->end_ns : 0;
-	nd.order = (uint64_t)npf_ro_rank(ev) << 56 |
-		   (ro->order++ & ((1ull << 56) - 1));
-	nd.e = e;
-	NPF_RO_FIELDS(e, ev);
-	e->label_len = (uint32_t)label;
-	if (ev->type == NPUPROF_EV_RECORD) {
-		/* OP and EXEC records: copies of a constant size, inline */
-		if (extra == sizeof(struct npu_trace_rec_op))
-			memcpy(dst, ev->rec, sizeof(struct npu_trace_rec_op));
-		else if (extra == sizeof(struct npu_trace_rec_exec))
-			memcpy(dst, ev->rec, sizeof(struct npu_trace_rec_exec));
-		else
-			memcpy(dst, ev->rec, extra);
-	} else if (ev->type == NPUPROF_EV_SPAN) {
-		memcpy(dst, ev->span, sizeof(*ev->span));
-		if (label)
-			memcpy(dst + sizeof(*ev->span), ev->label, label);
-	}
-	if (!ro->have_newest || nd.key > ro->newest)
-		ro->newest = nd.key;
-	ro->have_newest = true;
-	npf_ro_insert(ro, &nd);
-	return npf_ro_release(ro, false, fn, ctx);
-}
-
-int npf_reorder_push(struct npf_reorder *ro, const struct npuprof_event *ev,
-		     npf_reorder_fn fn, void *ctx)
-{
-	return npf_ro_push(ro, ev, fn, ctx);
-}
-
-int npf_reorder_drain(struct npf_reorder *ro, npf_reorder_fn fn, void *ctx)
-{
-	return npf_ro_release(ro, true, fn, ctx);
-}
+#include "compiler.h"
+#include "reorder.h"
+#include "timeline.h"
 
 /* ------------------------------------------------------------------ */
 /* The timeline                                                         */
@@ -594,12 +95,7 @@ struct npf_tl_dev {
 };
 
 struct npf_tl {
-	/*
-	 * Read-only during the run, and first: the pipeline's reader reads
-	 * them (npf_tl_dur()) while the second thread writes the fields
-	 * further down at every event; on one cache line with those, they
-	 * moved between the CPUs at every record
-	 */
+	/* read-only during the run */
 	struct npuprof_trace *trace;
 	/* the devices' clock fits, NULL without a piece (npf_tl_dur()) */
 	const struct npf_clock_fit *fit[NPF_TL_MAX_DEVS];
@@ -620,11 +116,6 @@ struct npf_tl {
 	int64_t last_ts;
 	bool have_last;
 	bool cur_late;		/* the event being handled is late */
-	/*
-	 * With the pipeline: the durations of the record being handled,
-	 * computed by the reader's thread (npf_pl_take()), or NULL
-	 */
-	const struct npf_dur *pre_dur;
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
 	uint64_t *flows;	/* npf_tl_flow() */
@@ -1073,11 +564,7 @@ static int npf_tl_exec(struct npf_tl *tl, const struct npuprof_event *ev)
 	it.minor = d->seen ? d->minor : UINT32_MAX;
 	it.device = (x->flags & NPU_TRACE_EXEC_F_DEVICE) && ev->start.valid &&
 		    ev->end.valid;
-	if (tl->pre_dur)
-		it.dur_dev = *tl->pre_dur;
-	else
-		npf_tl_dur(tl, ev->dev, x, &ev->start, &ev->end,
-			   &it.dur_dev);
+	npf_tl_dur(tl, ev->dev, x, &ev->start, &ev->end, &it.dur_dev);
 	if (!it.device) {
 		/* host times: submit to completion, on a lane of its own */
 		if (x->flags & NPU_TRACE_EXEC_F_DEVICE) {
@@ -1193,11 +680,7 @@ static int npf_tl_op(struct npf_tl *tl, const struct npuprof_event *ev)
 	it.dur = ev->end.ns > ev->start.ns ? ev->end.ns - ev->start.ns : 0;
 	it.err_ns = ev->start.err_ns > ev->end.err_ns ?
 		    ev->start.err_ns : ev->end.err_ns;
-	if (tl->pre_dur)
-		it.dur_dev = *tl->pre_dur;
-	else
-		npf_tl_dur(tl, ev->dev, o, &ev->start, &ev->end,
-			   &it.dur_dev);
+	npf_tl_dur(tl, ev->dev, o, &ev->start, &ev->end, &it.dur_dev);
 	if (o->pe < NPF_TL_MAX_PES && !npf_tl_pe(tl, ev->dev, o->pe))
 		return -ENOMEM;
 	return npf_tl_emit(tl, &it);
@@ -1560,402 +1043,6 @@ static void npf_tl_release(struct npf_tl *tl)
 	free(tl->flows);
 }
 
-/* ------------------------------------------------------------------ */
-/* The pipeline: reading and ordering | items and their consumer        */
-/* ------------------------------------------------------------------ */
-
-/*
- * With npf_second_cpu() (NPUPROF_PIPELINE=1 and two CPUs or more),
- * npf_timeline_run() runs in two threads: the caller's reads the file,
- * maps the device times (the start and the end of each record), orders
- * the events (the reorder buffer) and computes each released EXEC
- * record's durations
- * (npf_tl_dur()); a second one computes an OP's, turns the released
- * events into items and passes them to the run's callback. That split
- * gives the two about the same work (callgrind counts in
- * Documentation/npu/export.rst). Released entries of the reorder
- * buffer go, by address, through a bounded single-producer
- * single-consumer ring of NPF_PL_SLOTS slots, published in batches of
- * NPF_PL_BATCH; the reader gives an entry back to the buffer's free list
- * when it fills that slot again (the consumer is done with it then: the
- * buffer has NPF_RO_SPARE = NPF_PL_SLOTS entries more for them). Each
- * side spins a little, then sleeps on a condition variable, when the
- * ring is full or empty; asleep, until half of it is ready.
- *
- * Everything else the timeline does with an event as it is read (META,
- * DEVICE and THREAD events, the drains before a CLOCK_FIT or the SUMMARY,
- * the end) changes the state the second thread uses: the caller's thread
- * first waits until the ring is empty and the second thread idle
- * (npf_pl_sync()), then does it itself. So the callback sees the items in
- * exactly the order, and with exactly the state, of the one-thread run,
- * and is never called from two threads at once (the ring's release and
- * acquire order the two threads' calls).
- */
-#define NPF_PL_SLOTS	NPF_RO_SPARE	/* a power of two */
-#define NPF_PL_BATCH	64
-#define NPF_PL_HALF	(NPF_PL_SLOTS / 2)
-#define NPF_PL_SPIN	256
-
-/* A released entry; the durations of an EXEC or OP (npf_tl_dur()) */
-struct npf_pl_slot {
-	int64_t key;
-	struct npf_ro_ent *e;
-	bool has_dur;
-	struct npf_dur dur;
-};
-
-/*
- * A cache line for each side's hot fields: a line written by one thread
- * and read by the other at every event moves between the CPUs each time
- * (on a 2-vCPU KVM guest that doubled both threads' CPU time)
- */
-struct npf_pl {
-	_Atomic uint64_t head;		/* slots published by the reader */
-	_Alignas(64) _Atomic uint64_t tail;	/* slots consumed (done) */
-	/* the producer's own */
-	_Alignas(64) uint64_t put;	/* slots filled */
-	uint64_t tail_seen;
-	_Alignas(64) _Atomic int err;	/* the consumer's first error */
-	_Atomic bool done;		/* no more slots: the consumer ends */
-	_Atomic bool flush;		/* the producer waits for an empty ring */
-	_Atomic bool cons_sleeps;
-	_Atomic bool prod_sleeps;
-	/* read-only while the threads run */
-	struct npf_pl_slot *slot;
-	struct npf_tl *tl;
-	struct npf_reorder *ro;
-	pthread_mutex_t mu;
-	pthread_cond_t cons_cv;
-	pthread_cond_t prod_cv;
-	pthread_t thr;
-};
-
-static inline void npf_pl_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Wake the side that sleeps on @cv, if it said so in @flag */
-static void npf_pl_wake(struct npf_pl *pl, _Atomic bool *flag,
-			pthread_cond_t *cv)
-{
-	/*
-	 * After a seq_cst store of head or tail: see npf_pl_wait(). Taking
-	 * the mutex waits until the sleeper is in pthread_cond_wait(); the
-	 * signal after the unlock does not wake it into a held mutex.
-	 */
-	if (atomic_load(flag)) {
-		pthread_mutex_lock(&pl->mu);
-		pthread_mutex_unlock(&pl->mu);
-		pthread_cond_signal(cv);
-	}
-}
-
-/*
- * Wait until @cond(@pl, @arg): spin, then sleep with @flag set. The flag's
- * store and the waker's store of head or tail are seq_cst, as are both
- * loads after them: either the waker sees the flag and signals (after the
- * sleeper holds the mutex into its wait), or the sleeper sees the store.
- */
-static void npf_pl_wait(struct npf_pl *pl, bool (*cond)(struct npf_pl *, uint64_t),
-			uint64_t arg, _Atomic bool *flag, pthread_cond_t *cv)
-{
-	unsigned int i;
-
-	for (i = 0; i < NPF_PL_SPIN; i++) {
-		if (cond(pl, arg))
-			return;
-		npf_pl_pause();
-	}
-	pthread_mutex_lock(&pl->mu);
-	atomic_store(flag, true);
-	while (!cond(pl, arg))
-		pthread_cond_wait(cv, &pl->mu);
-	atomic_store(flag, false);
-	pthread_mutex_unlock(&pl->mu);
-}
-
-/*
- * The consumer: slots beyond @arg; once asleep, half a ring of them (a
- * wake-up per half ring, not per batch), a flush or the end
- */
-static bool npf_pl_has_data(struct npf_pl *pl, uint64_t arg)
-{
-	uint64_t h = atomic_load(&pl->head);
-
-	if (!atomic_load_explicit(&pl->cons_sleeps, memory_order_relaxed))
-		return h != arg;
-	return h - arg >= NPF_PL_HALF || atomic_load(&pl->done) ||
-	       (h != arg && atomic_load(&pl->flush));
-}
-
-/* The producer: room for a slot (@arg: slots filled), once asleep half a
- * ring of room; or an error */
-static bool npf_pl_has_room(struct npf_pl *pl, uint64_t arg)
-{
-	uint64_t used = arg - atomic_load(&pl->tail);
-
-	if (!atomic_load_explicit(&pl->prod_sleeps, memory_order_relaxed))
-		return used < NPF_PL_SLOTS || atomic_load(&pl->err);
-	return used <= NPF_PL_HALF || atomic_load(&pl->err);
-}
-
-/* The producer: every slot up to @arg consumed, or an error */
-static bool npf_pl_idle(struct npf_pl *pl, uint64_t arg)
-{
-	return atomic_load(&pl->tail) == arg || atomic_load(&pl->err);
-}
-
-static int npf_tl_ordered(void *ctx, const struct npuprof_event *ev,
-			  int64_t key);
-
-static void *npf_pl_main(void *arg)
-{
-	struct npf_pl *pl = arg;
-	struct npuprof_event ev;
-	uint64_t t = atomic_load_explicit(&pl->tail, memory_order_relaxed);
-
-	memset(&ev, 0, sizeof(ev));
-	for (;;) {
-		uint64_t h = atomic_load_explicit(&pl->head, memory_order_acquire);
-
-		if (h == t) {
-			/* all done: say so (the producer may wait for it) */
-			atomic_store(&pl->tail, t);
-			npf_pl_wake(pl, &pl->prod_sleeps, &pl->prod_cv);
-			npf_pl_wait(pl, npf_pl_has_data, t, &pl->cons_sleeps,
-				    &pl->cons_cv);
-			if (atomic_load(&pl->head) == t && atomic_load(&pl->done))
-				return NULL;
-			continue;
-		}
-		while (t != h) {
-			struct npf_pl_slot *s = &pl->slot[t & (NPF_PL_SLOTS - 1)];
-			int ret;
-
-			/* entries come from all over the buffer's pool */
-			if (h - t > NPF_RO_AHEAD)
-				npf_ro_prefetch(pl->slot[(t + NPF_RO_AHEAD) &
-							 (NPF_PL_SLOTS - 1)].e);
-			npf_ro_event(&ev, s->e);
-			pl->tl->pre_dur = s->has_dur ? &s->dur : NULL;
-			ret = npf_tl_ordered(pl->tl, &ev, s->key);
-			pl->tl->pre_dur = NULL;
-			/* the reader recycles the entry without reading it */
-			if (npf_unlikely(s->e->big != NULL)) {
-				free(s->e->big);
-				s->e->big = NULL;
-			}
-			t++;
-			if (npf_unlikely(ret)) {
-				atomic_store(&pl->err, ret);
-				atomic_store(&pl->tail, t);
-				npf_pl_wake(pl, &pl->prod_sleeps, &pl->prod_cv);
-				return NULL;
-			}
-			if (!(t & (NPF_PL_BATCH - 1))) {
-				atomic_store(&pl->tail, t);
-				if (h - t <= NPF_PL_HALF)
-					npf_pl_wake(pl, &pl->prod_sleeps,
-						    &pl->prod_cv);
-			}
-		}
-	}
-}
-
-/* The producer: publish the slots filled, waking the consumer if it
- * sleeps and has half a ring to do (or @force) */
-static void npf_pl_publish(struct npf_pl *pl, bool force)
-{
-	atomic_store(&pl->head, pl->put);
-	/* seq_cst: see npf_pl_wait(); an asleep consumer's tail is still */
-	if (atomic_load(&pl->cons_sleeps) &&
-	    (force || pl->put - atomic_load(&pl->tail) >= NPF_PL_HALF)) {
-		pthread_mutex_lock(&pl->mu);
-		pthread_mutex_unlock(&pl->mu);
-		pthread_cond_signal(&pl->cons_cv);
-	}
-}
-
-/* The reorder buffer's take: entry @e, released, into the next slot */
-static int npf_pl_take(void *ctx, struct npf_ro_ent *e, int64_t key)
-{
-	struct npf_pl *pl = ctx;
-	struct npf_pl_slot *s;
-	int err;
-
-	if (npf_unlikely(pl->put - pl->tail_seen >= NPF_PL_SLOTS)) {
-		pl->tail_seen = atomic_load_explicit(&pl->tail,
-						     memory_order_acquire);
-		if (pl->put - pl->tail_seen >= NPF_PL_SLOTS) {
-			npf_pl_publish(pl, true);
-			npf_pl_wait(pl, npf_pl_has_room, pl->put,
-				    &pl->prod_sleeps, &pl->prod_cv);
-			err = atomic_load(&pl->err);
-			if (err)
-				return err;
-			pl->tail_seen = atomic_load(&pl->tail);
-		}
-	}
-	s = &pl->slot[pl->put & (NPF_PL_SLOTS - 1)];
-	/*
-	 * The consumer is done with the slot's last entry (and freed its big
-	 * data): back to the free list, without touching it (it is in the
-	 * other CPU's cache).
-	 */
-	if (pl->put >= NPF_PL_SLOTS) {
-		const char *n = (const char *)
-			pl->slot[(pl->put + NPF_RO_AHEAD) & (NPF_PL_SLOTS - 1)].e;
-		size_t i;
-
-		pl->ro->free[pl->ro->nfree++] = s->e;
-		/*
-		 * The entry recycled NPF_RO_AHEAD slots on is about the one
-		 * the buffer writes next then: fetch it for writing now (it
-		 * was last in the other CPU's cache).
-		 */
-		for (i = 0; i < sizeof(struct npf_ro_ent); i += 64)
-			__builtin_prefetch(n + i, 1);
-	}
-	s->key = key;
-	s->e = e;
-	/*
-	 * The durations of an EXEC record, here; an OP's are computed by
-	 * the second thread: that split balances the two threads (callgrind
-	 * counts in Documentation/npu/export.rst)
-	 */
-	s->has_dur = false;
-	if (e->type == NPUPROF_EV_RECORD) {
-		const void *rec = e->big ? e->big : e->data;
-
-		if (((const struct npu_trace_rec_hdr *)rec)->type ==
-		    NPU_TRACE_REC_EXEC) {
-			npf_tl_dur(pl->tl, e->dev, rec, &e->start,
-				   &e->end, &s->dur);
-			s->has_dur = true;
-		}
-	}
-	pl->put++;
-	if (!(pl->put & (NPF_PL_BATCH - 1))) {
-		npf_pl_publish(pl, false);
-		return atomic_load_explicit(&pl->err, memory_order_relaxed);
-	}
-	return 0;
-}
-
-/*
- * The producer: wait until the consumer has handled every slot and is
- * idle; then the caller's thread owns the timeline. Return: its error.
- */
-static int npf_pl_sync(struct npf_pl *pl)
-{
-	if (!pl)
-		return 0;
-	atomic_store(&pl->flush, true);
-	npf_pl_publish(pl, true);
-	npf_pl_wait(pl, npf_pl_idle, pl->put, &pl->prod_sleeps, &pl->prod_cv);
-	atomic_store(&pl->flush, false);
-	pl->tail_seen = pl->put;
-	return atomic_load(&pl->err);
-}
-
-/*
- * NPUPROF_PIPELINE=1 and two CPUs or more for this thread: the reading of
- * a trace may use a second thread, the open's read-ahead (trace.c) and
- * the export's pipeline (below). Off by default: what the second thread
- * gains depends on what moving cache lines between the two CPUs costs,
- * +40 % on one 2-vCPU machine, -30 to -50 % on another
- * (Documentation/npu/export.rst, "One CPU by default").
- */
-bool npf_second_cpu(void)
-{
-	const char *env = getenv("NPUPROF_PIPELINE");
-	cpu_set_t set;
-
-	if (!env || strcmp(env, "1"))
-		return false;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return false;
-	return CPU_COUNT(&set) >= 2;
-}
-
-/*
- * Start the pipeline for @tl and @ro when npf_second_cpu() says so; NULL
- * (one thread) otherwise, or with no thread to be had.
- */
-static struct npf_pl *npf_pl_start(struct npf_tl *tl, struct npf_reorder *ro)
-{
-	struct npf_pl *pl;
-
-	if (!npf_second_cpu())
-		return NULL;
-	if (posix_memalign((void **)&pl, 64, sizeof(*pl)))
-		return NULL;
-	memset(pl, 0, sizeof(*pl));
-	pl->slot = malloc(NPF_PL_SLOTS * sizeof(*pl->slot));
-	if (!pl->slot)
-		goto fail;
-	pl->tl = tl;
-	atomic_init(&pl->head, 0);
-	atomic_init(&pl->tail, 0);
-	atomic_init(&pl->err, 0);
-	atomic_init(&pl->done, false);
-	atomic_init(&pl->flush, false);
-	atomic_init(&pl->cons_sleeps, false);
-	atomic_init(&pl->prod_sleeps, false);
-	if (pthread_mutex_init(&pl->mu, NULL))
-		goto fail;
-	if (pthread_cond_init(&pl->cons_cv, NULL))
-		goto fail_mu;
-	if (pthread_cond_init(&pl->prod_cv, NULL))
-		goto fail_ccv;
-	if (pthread_create(&pl->thr, NULL, npf_pl_main, pl))
-		goto fail_pcv;
-	pl->ro = ro;
-	ro->pool_cap += NPF_RO_SPARE;
-	ro->take = npf_pl_take;
-	ro->take_ctx = pl;
-	return pl;
-fail_pcv:
-	pthread_cond_destroy(&pl->prod_cv);
-fail_ccv:
-	pthread_cond_destroy(&pl->cons_cv);
-fail_mu:
-	pthread_mutex_destroy(&pl->mu);
-fail:
-	free(pl->slot);
-	free(pl);
-	return NULL;
-}
-
-/*
- * Stop the consumer (after npf_pl_sync(): the ring is empty) and free the
- * pipeline; events released from then on go to the callback directly.
- */
-static void npf_pl_stop(struct npf_pl *pl, struct npf_reorder *ro)
-{
-	uint64_t i;
-
-	if (!pl)
-		return;
-	atomic_store(&pl->done, true);
-	npf_pl_wake(pl, &pl->cons_sleeps, &pl->cons_cv);
-	pthread_join(pl->thr, NULL);
-	/* the entries of the slots, done or left by an error */
-	for (i = pl->put > NPF_PL_SLOTS ? pl->put - NPF_PL_SLOTS : 0;
-	     i < pl->put; i++)
-		npf_ro_put(ro, pl->slot[i & (NPF_PL_SLOTS - 1)].e);
-	pthread_cond_destroy(&pl->prod_cv);
-	pthread_cond_destroy(&pl->cons_cv);
-	pthread_mutex_destroy(&pl->mu);
-	free(pl->slot);
-	free(pl);
-	ro->take = NULL;
-	ro->take_ctx = NULL;
-}
-
 int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		     int64_t window_ns, npf_tl_fn fn, void *ctx,
 		     struct npf_tl_stats *stats)
@@ -1964,10 +1051,9 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	struct npf_reorder *ro;
 	struct npuprof_event ev;
 	struct npf_tl *tl;
-	struct npf_pl *pl;
 	uint64_t nev = 0;
 	uint32_t i;
-	int ret, err;
+	int ret;
 
 	if (!stats)
 		stats = &st0;
@@ -1994,31 +1080,20 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	tl->ctx = ctx;
 	tl->st = stats;
 	tl->have_host_spans = true;
-	pl = npf_pl_start(tl, ro);
 	/* the fits and the summary come last in a file: keep theirs */
 	while ((ret = npf_trace_next(trace, &ev)) > 0) {
-		/*
-		 * Counted here, stored once at the end: @stats is written by
-		 * the pipeline's second thread (items), and may share a cache
-		 * line with its caller's hot state (the exporter's output)
-		 */
+		/* counted here, stored once at the end: off the hot state */
 		nev++;
 		ret = 0;
 		switch (ev.type) {
 		case NPUPROF_EV_META:
-			ret = npf_pl_sync(pl);
-			if (!ret)
-				npf_tl_meta(tl, &ev);
+			npf_tl_meta(tl, &ev);
 			break;
 		case NPUPROF_EV_DEVICE:
-			ret = npf_pl_sync(pl);
-			if (!ret)
-				npf_tl_device(tl, &ev);
+			npf_tl_device(tl, &ev);
 			break;
 		case NPUPROF_EV_THREAD:
-			ret = npf_pl_sync(pl);
-			if (!ret)
-				npf_tl_thread_name(tl, &ev);
+			npf_tl_thread_name(tl, &ev);
 			break;
 		case NPUPROF_EV_SPAN:
 		case NPUPROF_EV_SESSION:
@@ -2036,8 +1111,6 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 		case NPUPROF_EV_CLOCK_FIT:
 			ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
 			if (!ret)
-				ret = npf_pl_sync(pl);
-			if (!ret)
 				ret = npf_tl_fit(tl, &ev, tl->last_ts);
 			break;
 		case NPUPROF_EV_SUMMARY: {
@@ -2046,8 +1119,6 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 			};
 
 			ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
-			if (!ret)
-				ret = npf_pl_sync(pl);
 			if (!ret)
 				ret = npf_tl_emit(tl, &it);
 			break;
@@ -2061,11 +1132,6 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 	stats->events += nev;
 	if (!ret)
 		ret = npf_reorder_drain(ro, npf_tl_ordered, tl);
-	/* the consumer's error came first: its event was read earlier */
-	err = npf_pl_sync(pl);
-	if (err)
-		ret = err;
-	npf_pl_stop(pl, ro);
 	stats->max_held = npf_reorder_max_held(ro);
 	if (!ret)
 		ret = npf_tl_finish(tl, tl->last_ts);

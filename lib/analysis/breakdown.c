@@ -34,7 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "amap.h"
+#include "breakdown.h"
+#include "join.h"
+#include "reorder.h"
+#include "report_util.h"
 
 static const char *const npf_bd_names[NPF_BD_NPARTS][2] = {
 	[NPF_BD_CPU_OPS] = { "CPU operators", "cpu_ops_ns" },

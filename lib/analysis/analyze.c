@@ -29,7 +29,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "amap.h"
+#include "analyze.h"
+#include "join.h"
+#include "report_util.h"
 
 #define AN_NOPS		65536
 #define AN_NKINDS	(NPUPROF_SPAN_KIND_MAX + 1)

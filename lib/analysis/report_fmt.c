@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "report_util.h"
 
 /* Width of the pandas-like row index of the text tables */
 #define NPF_IDX_W	6

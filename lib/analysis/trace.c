@@ -21,7 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npuprof_int.h"
+#include "compiler.h"
+#include "reader.h"
+#include "ring_parse.h"
+#include "trace.h"
 
 #define NPF_TRACE_MAX_DEVS	64
 #define NPF_STR_CACHE		64
@@ -56,6 +59,15 @@ struct npuprof_trace {
 	int64_t last_time;
 	bool keep;
 	struct npf_samples *kept;	/* the fits' samples, with @keep */
+	/* the causality check of this pass (npf_check_exec()) */
+	bool saw_fit;			/* the file has CLOCK_FIT items */
+	uint32_t fit_next;		/* the next fit to give before @held */
+	const struct npf_item *held;	/* the SUMMARY item, after the fits */
+	uint64_t held_off;
+	struct npf_check {
+		uint64_t checked;
+		uint64_t violations;
+	} chk[NPF_TRACE_MAX_DEVS];
 };
 
 /* Room in @v for @n more samples */
@@ -321,20 +333,6 @@ fit:
 	return ret;
 }
 
-int npf_trace_write_index(const struct npuprof_trace *t, struct npf_writer *w)
-{
-	uint32_t i;
-	int ret;
-
-	if (!t->kept)
-		return -EINVAL;
-	ret = npf_writer_index(w);
-	for (i = 0; !ret && i < t->ndev; i++)
-		ret = npf_writer_add_clocks(w, i, t->kept[i].clock_hz,
-					    t->kept[i].s, t->kept[i].n);
-	return ret;
-}
-
 int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
 		   char *err, size_t errlen)
 {
@@ -354,21 +352,11 @@ int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
 		return -ENOMEM;
 	}
 	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
-	if (!ret) {
-		/*
-		 * Pass 1 reads the whole file for a few samples: with a
-		 * second CPU its reads may overlap its CRCs and walks in
-		 * the reader's thread (npf_second_cpu(); pass 2 keeps that
-		 * CPU for the exporter's pipeline).
-		 */
-		if (npf_second_cpu())
-			npf_reader_readahead(t->r, true);
+	if (!ret)
 		ret = npf_trace_fit_all(t);
-	}
 	if (t->r) {
 		int err = npf_reader_rewind(t->r);
 
-		npf_reader_readahead(t->r, false);
 		if (!ret)
 			ret = err;
 	}
@@ -387,19 +375,16 @@ int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
 	return 0;
 }
 
-int npf_trace_index_file(struct npf_writer *w, const char *path)
+int npf_trace_samples(const struct npuprof_trace *t, uint32_t dev,
+		      const struct npf_clock_sample **s, size_t *n,
+		      uint64_t *clock_hz)
 {
-	struct npuprof_trace *t;
-	int ret;
-
-	ret = npf_writer_flush(w);
-	if (!ret)
-		ret = npf_trace_open(path, true, &t, NULL, 0);
-	if (ret)
-		return ret;
-	ret = npf_trace_write_index(t, w);
-	npuprof_trace_close(t);
-	return ret;
+	if (!t->kept || dev >= t->ndev)
+		return -EINVAL;
+	*s = t->kept[dev].s;
+	*n = t->kept[dev].n;
+	*clock_hz = t->kept[dev].clock_hz;
+	return 0;
 }
 
 NPUPROF_EXPORT
@@ -432,12 +417,33 @@ static const char *npf_str_get(const struct npuprof_trace *t, uint32_t id)
 	return NULL;
 }
 
+/*
+ * The causality check of an EXEC record with device times, mapped: its
+ * device interval, within the fit's bound, must lie inside its host
+ * submit..complete interval (Documentation/npu/clock-fit.rst). Counted per
+ * device and given with the fits at the end (npf_fit_event()).
+ */
+static inline void npf_check_exec(struct npuprof_trace *t,
+				  const struct npuprof_event *ev,
+				  const struct npu_trace_rec_exec *e)
+{
+	struct npf_check *c = &t->chk[ev->dev];
+
+	if (!ev->start.valid || !ev->end.valid)
+		return;
+	c->checked++;
+	if (ev->start.ns + (int64_t)ev->start.err_ns < (int64_t)e->submit_ns ||
+	    ev->end.ns - (int64_t)ev->end.err_ns > (int64_t)e->complete_ns ||
+	    ev->end.ns < ev->start.ns)
+		c->violations++;
+}
+
 static inline __attribute__((always_inline)) void
 npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 	       const struct npu_trace_rec_hdr *h)
 {
 	uint64_t a = 0, b = 0;
-	bool dev_times = false;
+	bool dev_times = false, exec = false;
 
 	if (h->type == NPU_TRACE_REC_EXEC) {
 		const struct npu_trace_rec_exec *e = (const void *)h;
@@ -447,6 +453,7 @@ npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 			a = e->start_tick;
 			b = e->end_tick;
 			dev_times = true;
+			exec = true;
 		}
 	} else if (h->type == NPU_TRACE_REC_OP) {
 		const struct npu_trace_rec_op *o = (const void *)h;
@@ -466,6 +473,8 @@ npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 				      b, &ev->start, &ev->end);
 		if (ev->start.valid)
 			ev->time_ns = ev->start.ns;
+		if (exec)
+			npf_check_exec(t, ev, (const void *)h);
 	}
 	if (ev->time_ns == 0 && !dev_times)
 		ev->time_ns = t->last_time;
@@ -499,61 +508,42 @@ static inline void npf_trace_clear(struct npuprof_event *ev)
 }
 
 /*
- * npuprof_trace_next(); @whole false: the fit and summary (the last fields
- * of the struct, about half of it) of an event of another type are left as
- * they were instead of zeroed (npf_trace_next())
+ * CLOCK_FIT event of device @dev as the reader computed it: its fit and
+ * this pass's causality check. Files written by a session since the
+ * capture and analysis libraries were split have no CLOCK_FIT items; the
+ * reader gives these instead, just before the SUMMARY, where a session
+ * wrote its own.
  */
-static inline __attribute__((always_inline)) int
-npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
-		  bool whole)
+static void npf_fit_event(struct npuprof_trace *t, struct npuprof_event *ev,
+			  uint32_t dev)
 {
-	const struct npf_item *it;
-	const void *body;
-	uint64_t off;
-	int ret;
+	const struct npf_clock_fit *f = &t->fit[dev];
 
-	if (!t || !ev)
-		return -EINVAL;
-	if (t->bad)
-		return t->bad;
-	for (;;) {
-		if (t->run_left || t->run_count) {
-			const struct npu_trace_rec_hdr *h;
-
-			ret = npf_run_next(t, &h, &off);
-			if (ret < 0)
-				return ret;
-			if (ret) {
-				if (whole)
-					memset(ev, 0, sizeof(*ev));
-				else
-					npf_trace_clear(ev);
-				ev->type = NPUPROF_EV_RECORD;
-				ev->offset = off;
-				ev->dev = t->run_dev;
-				ev->rec = h;
-				npf_map_record(t, ev, h);
-				if (ev->time_ns)
-					t->last_time = ev->time_ns;
-				return 1;
-			}
-		}
-		ret = npf_reader_next(t->r, &it, &off);
-		if (ret <= 0)
-			return ret;
-		if (it->type == NPF_ITEM_RECORDS) {
-			if (it->size < sizeof(*it) + sizeof(struct npf_item_records)) {
-				t->run_off = off;
-				return npf_run_bad(t, "RECORDS item too short");
-			}
-			npf_run_start(t, it, off);
-			continue;
-		}
-		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
-			break;
-		/* END and unknown types are not events */
+	memset(ev, 0, sizeof(*ev));
+	ev->type = NPUPROF_EV_CLOCK_FIT;
+	ev->offset = t->held_off;
+	ev->key = "reader";
+	ev->dev = dev;
+	ev->fit.samples = f->samples;
+	ev->fit.used = f->used;
+	ev->fit.segments = f->nseg;
+	if (f->nseg) {
+		ev->fit.ns_per_tick = f->seg[0].ns_per_tick;
+		ev->fit.offset_ns = (double)f->seg[0].ref_ns -
+			(double)f->seg[0].ref_tick * f->seg[0].ns_per_tick;
 	}
-	body = it + 1;
+	ev->fit.err_ns = f->err_ns;
+	ev->fit.checked = t->chk[dev].checked;
+	ev->fit.violations = t->chk[dev].violations;
+	ev->count = ev->fit.violations;
+}
+
+/* The event of item @it at file offset @off (not RECORDS, not END) */
+static void npf_item_event(struct npuprof_trace *t, struct npuprof_event *ev,
+			   const struct npf_item *it, uint64_t off, bool whole)
+{
+	const void *body = it + 1;
+
 	if (whole || it->type == NPF_ITEM_CLOCK_FIT ||
 	    it->type == NPF_ITEM_SUMMARY) {
 		memset(ev, 0, sizeof(*ev));
@@ -625,6 +615,14 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 	}
 	case NPF_ITEM_SUMMARY:
 		memcpy(&ev->summary, body, sizeof(ev->summary));
+		if (!t->saw_fit) {
+			uint32_t i;
+
+			/* the reader's check, given with its fits */
+			ev->summary.violations = 0;
+			for (i = 0; i < t->ndev; i++)
+				ev->summary.violations += t->chk[i].violations;
+		}
 		ev->count = ev->summary.violations;
 		ev->time_ns = (int64_t)ev->summary.stop_ns;
 		break;
@@ -645,6 +643,85 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 		break;
 	}
 	}
+}
+
+/*
+ * npuprof_trace_next(); @whole false: the fit and summary (the last fields
+ * of the struct, about half of it) of an event of another type are left as
+ * they were instead of zeroed (npf_trace_next())
+ */
+static inline __attribute__((always_inline)) int
+npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
+		  bool whole)
+{
+	const struct npf_item *it;
+	uint64_t off;
+	int ret;
+
+	if (!t || !ev)
+		return -EINVAL;
+	if (t->bad)
+		return t->bad;
+	if (npf_unlikely(t->held != NULL)) {
+		/* the reader's fits, then the SUMMARY they came before */
+		if (t->fit_next < t->ndev) {
+			npf_fit_event(t, ev, t->fit_next++);
+			return 1;
+		}
+		it = t->held;
+		off = t->held_off;
+		t->held = NULL;
+		goto item;
+	}
+	for (;;) {
+		if (t->run_left || t->run_count) {
+			const struct npu_trace_rec_hdr *h;
+
+			ret = npf_run_next(t, &h, &off);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				if (whole)
+					memset(ev, 0, sizeof(*ev));
+				else
+					npf_trace_clear(ev);
+				ev->type = NPUPROF_EV_RECORD;
+				ev->offset = off;
+				ev->dev = t->run_dev;
+				ev->rec = h;
+				npf_map_record(t, ev, h);
+				if (ev->time_ns)
+					t->last_time = ev->time_ns;
+				return 1;
+			}
+		}
+		ret = npf_reader_next(t->r, &it, &off);
+		if (ret <= 0)
+			return ret;
+		if (it->type == NPF_ITEM_RECORDS) {
+			if (it->size < sizeof(*it) + sizeof(struct npf_item_records)) {
+				t->run_off = off;
+				return npf_run_bad(t, "RECORDS item too short");
+			}
+			npf_run_start(t, it, off);
+			continue;
+		}
+		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
+			break;
+		/* END and unknown types are not events */
+	}
+	if (it->type == NPF_ITEM_CLOCK_FIT) {
+		t->saw_fit = true;
+	} else if (it->type == NPF_ITEM_SUMMARY && !t->saw_fit && t->ndev) {
+		/* the item lives until the next npf_reader_next() */
+		t->held = it;
+		t->held_off = off;
+		t->fit_next = 1;
+		npf_fit_event(t, ev, 0);
+		return 1;
+	}
+item:
+	npf_item_event(t, ev, it, off, whole);
 	if (ev->time_ns)
 		t->last_time = ev->time_ns;
 	return 1;
@@ -684,6 +761,11 @@ void npf_trace_set_error(struct npuprof_trace *t, const char *fmt, ...)
 	t->bad = -EIO;
 }
 
+uint32_t npf_trace_ndev(const struct npuprof_trace *t)
+{
+	return t->ndev;
+}
+
 const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev)
 {
@@ -705,6 +787,9 @@ int npuprof_trace_rewind(struct npuprof_trace *t)
 	t->bad = 0;
 	t->run_left = 0;
 	t->run_count = 0;
+	t->saw_fit = false;
+	t->held = NULL;
+	memset(t->chk, 0, sizeof(t->chk));
 	return npf_reader_rewind(t->r);
 }
 
@@ -737,4 +822,19 @@ void npuprof_trace_close(struct npuprof_trace *t)
 		free(t->str[i].text);
 	free(t->path);
 	free(t);
+}
+
+void npf_dev_dur(const struct npuprof_trace *trace, uint32_t dev,
+		 uint64_t clock_hz, uint64_t tick, uint64_t run_ticks,
+		 uint64_t iowait_ticks, const struct npuprof_clock_map *start,
+		 const struct npuprof_clock_map *end, struct npf_dur *out)
+{
+	const struct npf_clock_fit *fit = npf_trace_fit(trace, dev);
+	double slope = 0;
+
+	if (fit && fit->nseg && fit->seg)
+		slope = npf_fit_slope(fit, tick);
+	else if (clock_hz)
+		slope = 1e9 / (double)clock_hz;
+	npf_dur_at(slope, run_ticks, iowait_ticks, start, end, out);
 }

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * npuprof_analysis.h - libnpuprof-analysis: read .npuprof trace files,
+ * map device times to host time, merge them into one timeline, export it
+ * (Chrome JSON, SQLite) and report on it (summary, tables, analyze, the
+ * latency breakdown, diff). The CLI, the Python package, the benchmarks
+ * and the tests use it; a profiled program never loads it.
+ *
+ * The file's host span records and their kinds (struct npuprof_span_rec,
+ * enum npuprof_span_kind) are the capture library's, declared in
+ * npuprof.h, which this header includes; using them needs no libnpuprof.
+ *
+ * Conventions as in npuprof.h: opaque handles, negative errno returns,
+ * errno untouched, options structs that start with their size.
+ * Documentation/npu/libraries.rst says what each library holds.
+ */
+#ifndef NPUPROF_ANALYSIS_H
+#define NPUPROF_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npuprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct npuprof_trace;
+
+/* ------------------------------------------------------------------ */
+/* Reading trace files                                                  */
+/* ------------------------------------------------------------------ */
+
+/* npuprof_event.type */
+enum npuprof_event_type {
+	NPUPROF_EV_META = 1,		/* key = value metadata */
+	NPUPROF_EV_DEVICE = 2,		/* a traced device */
+	NPUPROF_EV_SPAN = 3,		/* a host span */
+	NPUPROF_EV_RECORD = 4,		/* a raw ring record of a device */
+	NPUPROF_EV_SESSION = 5,		/* start, pause, resume, stop */
+	NPUPROF_EV_HOST_LOST = 6,	/* host spans dropped by a thread */
+	NPUPROF_EV_CLOCK_FIT = 7,	/* the fit of a device, at the end */
+	NPUPROF_EV_SUMMARY = 8,		/* the totals, at the end */
+	NPUPROF_EV_STRING = 9,		/* a string table entry */
+	NPUPROF_EV_THREAD = 10,		/* a thread's name */
+};
+
+
+/**
+ * struct npuprof_clock_map - a device time mapped to host time
+ * @ns: CLOCK_MONOTONIC ns (signed: a tick before the fit's origin may
+ *	map before the epoch of CLOCK_MONOTONIC and is still exact)
+ * @err_ns: bound of the error of @ns
+ * @valid: 0 when the device has no usable clock fit
+ */
+struct npuprof_clock_map {
+	int64_t ns;
+	uint64_t err_ns;
+	int valid;
+};
+
+
+/**
+ * struct npuprof_event - one item of a trace file
+ * @type: enum npuprof_event_type
+ * @offset: file offset of the item
+ * @time_ns: the item's time (span start, record's mapped start or host
+ *	time, metadata 0), CLOCK_MONOTONIC ns; used to order a dump
+ * @dev: device index in the file (DEVICE, RECORD, CLOCK_FIT)
+ * @key: META: the key; DEVICE: the device node; STRING: the text;
+ *	THREAD: the name; CLOCK_FIT: "reader" when the reader computed it,
+ *	NULL when the file holds it
+ * @value: META: the value
+ * @span: SPAN: the span
+ * @label: SPAN of kind NPUPROF_SPAN_LABEL: its text, else NULL
+ * @rec: RECORD: the ring record, verbatim (struct npu_trace_rec_hdr
+ *	first; its size field gives the length)
+ * @start: RECORD of an EXEC or OP with device times: mapped start
+ * @end: RECORD of an EXEC or OP with device times: mapped end
+ * @info: DEVICE: struct npu_info of linux/npu.h, @info_size bytes
+ * @info_size: bytes at @info
+ * @session_op: SESSION: NPUPROF_SESSION_*
+ * @count: HOST_LOST: spans dropped; CLOCK_FIT, SUMMARY: causality
+ *	violations
+ * @id: STRING: the id; THREAD, HOST_LOST: the tid
+ * @pid: THREAD, HOST_LOST: the process
+ * @fit: CLOCK_FIT: a device's clock fit: slope (ns per tick), host ns at
+ *	tick 0, error bound, samples seen and kept, pieces, executions
+ *	checked and found outside their host interval. A file written
+ *	since the capture and analysis libraries were split holds none:
+ *	the reader gives its own fits and causality check there, one
+ *	CLOCK_FIT per device just before the SUMMARY (@key "reader");
+ *	older files hold the writer's (@key NULL)
+ * @summary: SUMMARY: the session's totals; in a file without CLOCK_FIT
+ *	items, @summary.violations is the reader's count
+ *
+ * Pointers stay valid until the next npuprof_trace_next() call.
+ */
+struct npuprof_event {
+	uint32_t type;
+	uint32_t dev;
+	uint64_t offset;
+	int64_t time_ns;
+	const char *key;
+	const char *value;
+	const struct npuprof_span_rec *span;
+	const char *label;
+	const void *rec;
+	struct npuprof_clock_map start;
+	struct npuprof_clock_map end;
+	const void *info;
+	uint32_t info_size;
+	uint32_t session_op;
+	uint64_t count;
+	uint64_t id;
+	int32_t pid;
+	struct {
+		double ns_per_tick;
+		double offset_ns;
+		uint64_t err_ns;
+		uint32_t samples;
+		uint32_t used;
+		uint32_t segments;
+		uint64_t checked;
+		uint64_t violations;
+	} fit;
+	struct npuprof_summary summary;
+};
+
+/**
+ * npuprof_trace_open() - open a trace file for reading
+ * @path: the .npuprof file
+ * @trace: out: the reader
+ * @err: buffer for a one-line message naming @path, the file offset and
+ *	what was wrong, or NULL
+ * @errlen: bytes of @err
+ *
+ * Checks the file header, then reads the clock samples of every device
+ * and fits the device clocks, so that events carry mapped host times: from
+ * the index at the end of a file a session completed (its last chunks
+ * alone), else from a first pass over the file that keeps only them (a
+ * file cut short, or of an older writer). Memory stays bounded by the
+ * chunk size and the number of clock samples, whatever the length of the
+ * trace.
+ *
+ * Return: 0; -errno of open(); -ENOEXEC for a file that is not a trace
+ * file; -EPROTONOSUPPORT for an unknown version; -EBADMSG for a corrupt
+ * header; -ENOMEM.
+ */
+int npuprof_trace_open(const char *path, struct npuprof_trace **trace,
+		       char *err, size_t errlen);
+
+/**
+ * npuprof_trace_next() - the next event, in file order
+ * @trace: the reader
+ * @ev: out: the event
+ *
+ * A file cut short (a killed process) ends at its last complete chunk:
+ * the call then returns 0 and npuprof_trace_truncated() tells.
+ *
+ * Return: 1 with an event, 0 at the end, -EBADMSG on a corrupt chunk or
+ * item (the message, with its file offset, is in npuprof_trace_error()),
+ * -errno of read().
+ */
+int npuprof_trace_next(struct npuprof_trace *trace, struct npuprof_event *ev);
+
+/**
+ * npuprof_trace_error() - the last error message of a reader
+ * @trace: the reader
+ *
+ * Return: a message naming the file and offset, or "" when none.
+ */
+const char *npuprof_trace_error(const struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_truncated() - whether the file ended without its trailer
+ * @trace: a reader that reached the end
+ *
+ * Return: 1 when the file stops before its end marker (the writer was
+ * killed), else 0.
+ */
+int npuprof_trace_truncated(const struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_rewind() - start over from the first event
+ * @trace: the reader
+ *
+ * Return: 0 or -errno of lseek().
+ */
+int npuprof_trace_rewind(struct npuprof_trace *trace);
+
+/**
+ * npuprof_trace_map() - map a device tick to host time
+ * @trace: the reader
+ * @dev: device index in the file
+ * @tick: device clock ticks
+ * @out: out: the mapping
+ *
+ * Return: 0, or -ENOENT for an unknown device.
+ */
+int npuprof_trace_map(const struct npuprof_trace *trace, uint32_t dev,
+		      uint64_t tick, struct npuprof_clock_map *out);
+
+/**
+ * npuprof_trace_close() - close a reader
+ * @trace: the reader, or NULL
+ */
+void npuprof_trace_close(struct npuprof_trace *trace);
+
+/**
+ * npuprof_span_kind_name() - display name of a span kind
+ * @kind: enum npuprof_span_kind
+ *
+ * Return: "Quantize", "Lower", "submit", ... or "unknown".
+ */
+const char *npuprof_span_kind_name(unsigned int kind);
+
+/* ------------------------------------------------------------------ */
+/* Analysis: the timeline, exports and reports (issue 9)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * These functions read a trace file through a reader opened with
+ * npuprof_trace_open(); each rewinds it first and leaves it at its end.
+ * Memory is bounded independent of the trace's length, except where a
+ * function says otherwise (exact percentiles keep one number per
+ * inference).
+ */
+
+/* Output formats */
+enum npuprof_format {
+	NPUPROF_FORMAT_TABLE = 1,	/* aligned text, as the reference docs */
+	NPUPROF_FORMAT_CSV = 2,		/* RFC 4180, a header line */
+	NPUPROF_FORMAT_JSONL = 3,	/* one JSON object per line */
+	NPUPROF_FORMAT_JSON = 4,	/* one JSON document */
+	NPUPROF_FORMAT_CHROME = 5,	/* Chrome Trace Event JSON */
+	NPUPROF_FORMAT_SQLITE = 6,	/* a SQLite database file */
+};
+
+/* Tables */
+enum npuprof_table {
+	NPUPROF_TABLE_INFERENCES = 1,	/* one row per inference */
+	NPUPROF_TABLE_EXECUTIONS = 2,	/* one row per NPU execution */
+	NPUPROF_TABLE_OPERATORS = 3,	/* NPU operators, aggregated */
+	NPUPROF_TABLE_EXTERNAL = 4,	/* CPU (external) operators */
+	NPUPROF_TABLE_SPANS = 5,	/* every host span */
+	NPUPROF_TABLE_OP_RECORDS = 6,	/* every NPU operator execution */
+};
+
+/**
+ * struct npuprof_export_opts - options of the exporters
+ * @sz: sizeof(struct npuprof_export_opts)
+ * @flags: 0
+ */
+struct npuprof_export_opts {
+	size_t sz;
+	unsigned int flags;
+};
+
+/**
+ * npuprof_export_chrome() - write the merged timeline as Chrome Trace
+ * Event JSON (Perfetto UI, chrome://tracing, speedscope)
+ * @trace: an open trace
+ * @out: the stream to write to
+ * @opts: options, or NULL
+ *
+ * Return: 0, -EBADMSG for a corrupt trace (npuprof_trace_error() tells),
+ * -EIO when writing fails.
+ */
+int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_export_opts *opts);
+
+/**
+ * npuprof_report() - write one table
+ * @trace: an open trace
+ * @table: enum npuprof_table
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ *
+ * Return: 0, -EINVAL for a table or format it does not know, -EBADMSG,
+ * -EIO.
+ */
+int npuprof_report(struct npuprof_trace *trace, unsigned int table,
+		   unsigned int format, FILE *out);
+
+/**
+ * npuprof_print_summary() - the summary of the reference docs: inference
+ * count, min, max, mean, median and the 90/95/97/99/99.9 percentiles (ns,
+ * exact), and the totals of the trace
+ * @trace: an open trace
+ * @format: NPUPROF_FORMAT_TABLE or _JSON
+ * @out: the stream to write to
+ *
+ * Return: as npuprof_report().
+ */
+int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
+			  FILE *out);
+
+/**
+ * npuprof_export_sqlite() - write every table into a new SQLite database
+ * (Documentation/npu/sqlite.rst gives the schema)
+ * @trace: an open trace
+ * @path: the database file, created (an existing one is replaced)
+ *
+ * Return: 0, -EBADMSG, -EIO (with the SQLite message in
+ * npuprof_trace_error()).
+ */
+int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path);
+
+/*
+ * Analysis (Documentation/npu/analysis.rst): npuprof analyze, the latency
+ * breakdown of each inference, and the diff of two traces.
+ */
+
+/* npuprof_analyze_opts.aggregate */
+enum npuprof_aggregate {
+	NPUPROF_AGG_NONE = 0,	/* one row per record or span */
+	NPUPROF_AGG_SUM = 1,	/* one row per type: sums */
+	NPUPROF_AGG_MEAN = 2,	/* ... means */
+	NPUPROF_AGG_MAX = 3,	/* ... the record with the longest self time */
+	NPUPROF_AGG_MIN = 4,	/* ... the record with the shortest */
+};
+
+/**
+ * struct npuprof_analyze_opts - what npuprof_analyze() prints
+ * @sz: sizeof(struct npuprof_analyze_opts); set by
+ *	npuprof_analyze_opts_init()
+ * @top: rows printed, 0 for all (without aggregation every record is
+ *	then kept in memory)
+ * @types: NULL-terminated list of types to keep ("CONV2D", "Quantize",
+ *	"npu" for every NPU operator, "host" for every span; case does not
+ *	matter), or NULL for all
+ * @aggregate: enum npuprof_aggregate (by type)
+ * @order_by: column to sort by: "time" (self time, the default), "macs",
+ *	"gmacs", "peak", "bytes", "gbps", "count" or "name"; a "+" prefix
+ *	sorts ascending, else descending; NULL: "time"
+ * @min_ns: keep records whose self time is at least this
+ * @max_ns: ... and at most this (negative: no limit)
+ */
+struct npuprof_analyze_opts {
+	size_t sz;
+	unsigned int top;
+	const char *const *types;
+	unsigned int aggregate;
+	const char *order_by;
+	int64_t min_ns;
+	int64_t max_ns;
+};
+
+/**
+ * npuprof_analyze_opts_init() - fill @opts with the defaults
+ * @opts: the options to initialize
+ *
+ * Sets @sz, top 20, every type, no aggregation, order by self time, no
+ * time limits (max_ns -1).
+ */
+void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts);
+
+/**
+ * npuprof_analyze() - MegEngine's profile_analyze over NPU operators (OP
+ * records) and host spans: self time, cumulative time, MACs, GMAC/s and
+ * the percentage of the device's peak, bytes moved and GB/s
+ * @trace: an open trace
+ * @opts: options (npuprof_analyze_opts_init() first), or NULL
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ *
+ * Return: 0, -EINVAL (a bad option or format), -EBADMSG, -EIO, -ENOMEM.
+ */
+int npuprof_analyze(struct npuprof_trace *trace,
+		    const struct npuprof_analyze_opts *opts,
+		    unsigned int format, FILE *out);
+
+/**
+ * npuprof_print_breakdown() - where each inference's latency goes: CPU
+ * operators, other host work, queueing, NPU Run, NPU IoWait, completion
+ * delivery, waiting wake-up (and waiting no record explains), attributed
+ * once each by that precedence, adding up exactly to the inference's
+ * wall time; then the sums and shares over all inferences and the NPU's
+ * idle time while the host was busy
+ * @trace: an open trace
+ * @format: NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV or _JSONL
+ *	(one row per inference)
+ * @out: the stream to write to
+ *
+ * Memory: the inferences in flight. Return: as npuprof_report().
+ */
+int npuprof_print_breakdown(struct npuprof_trace *trace, unsigned int format,
+			    FILE *out);
+
+/**
+ * npuprof_diff() - the change from trace @a to trace @b of the mean
+ * latency, of each part of the breakdown (mean per inference) and of each
+ * operator type (mean self time), absolute and relative, largest absolute
+ * change first
+ * @a: the baseline
+ * @b: the trace compared with it
+ * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
+ * @out: the stream to write to
+ * @min_delta_ns: changes smaller than this (absolute) do not count in
+ *	*@worst_pct
+ * @worst_pct: out (or NULL): the largest relative increase in percent
+ *	over the rows present in both traces, 0 when nothing got slower
+ *
+ * Return: as npuprof_report().
+ */
+int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b,
+		 unsigned int format, FILE *out, int64_t min_delta_ns,
+		 double *worst_pct);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUPROF_ANALYSIS_H */

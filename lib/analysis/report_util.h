@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report_util.h - what the reports share: names of opcodes, statuses and
+ * LOST reasons, ids in hex (report_util.c), the table writer
+ * (report_fmt.c).
+ */
+#ifndef NPF_REPORT_UTIL_H
+#define NPF_REPORT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npuprof_analysis.h"
+
+/* ------------------------------------------------------------------ */
+/* Reports: the join, the tables, SQLite (join.c, report*.c,           */
+/* export_sqlite.c; Documentation/npu/reports.rst, sqlite.rst)          */
+/* ------------------------------------------------------------------ */
+
+/* Name of an NPU_OP_* opcode ("CONV2D", ...), or NULL when unknown */
+const char *npf_opcode_name(uint32_t opcode);
+/* Name of a LOST reason: "ring-full", "device", "host" or "unknown" */
+const char *npf_lost_reason_name(uint32_t reason);
+/* Name of an NPU_JOB_* status ("OK", "TIMEOUT", ...), or NULL when unknown */
+const char *npf_job_status_name(uint32_t status);
+
+/* "%016llx%016llx" of a trace id (33 bytes) and "%016llx" of a span id */
+#define NPF_HEX_TRACE	33
+#define NPF_HEX_SPAN	17
+char *npf_hex_trace(char *buf, const uint64_t id[2]);
+char *npf_hex_span(char *buf, uint64_t id);
+
+/* -- table writer (report_fmt.c) -- */
+
+/* npf_col.type */
+enum { NPF_COL_STR, NPF_COL_I64, NPF_COL_U64, NPF_COL_F64 };
+/* npf_col.flags: left out of NPUPROF_FORMAT_TABLE (machine formats only) */
+#define NPF_COL_DATA	1u
+
+/* A column: its label, type, text width and flags */
+struct npf_col {
+	const char *name;
+	uint8_t type;
+	uint8_t flags;
+	int width;
+};
+
+/* A value of a row; @null: no value (table "-", CSV empty, JSON null) */
+struct npf_val {
+	bool null;
+	union {
+		const char *s;
+		int64_t i;
+		uint64_t u;
+		double f;
+	};
+};
+
+struct npf_tw {
+	FILE *out;
+	unsigned int format;
+	const struct npf_col *cols;
+	unsigned int ncols;
+	uint64_t rows;
+	bool name_index;
+};
+
+/*
+ * npf_tw_begin() - start a table of @ncols @cols in @format (TABLE, CSV,
+ * JSONL or JSON) on @out; @name_index: the first column is the row label
+ * (pandas' named index) instead of a row number
+ */
+void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
+		  const struct npf_col *cols, unsigned int ncols,
+		  bool name_index);
+void npf_tw_row(struct npf_tw *w, const struct npf_val *v);
+void npf_tw_end(struct npf_tw *w);
+/* @s as a JSON string (escaped, valid UTF-8) */
+void npf_json_str(FILE *f, const char *s);
+
+/*
+ * npf_percentile() - the @pm-th permille (500: the median) of the @n > 0
+ * sorted values @v: linear interpolation between the closest ranks
+ * (numpy's default), rounded to the nearest integer, halves up; exact
+ */
+int64_t npf_percentile(const int64_t *v, size_t n, unsigned int pm);
+
+#endif /* NPF_REPORT_UTIL_H */

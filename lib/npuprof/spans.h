@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * spans.h - per-thread host span buffers (span.c) and what they hand
+ * items to (the session).
+ */
+#ifndef NPF_SPANS_H
+#define NPF_SPANS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "iring.h"
+
+/* ------------------------------------------------------------------ */
+/* Host span buffers (span.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * npf_spans_attach() - make @owner the session that receives host spans,
+ * with per-thread buffers of @buf_bytes (a power of two), and turn spans
+ * on. A buffer filling past half writes 1 to the eventfd @wake_fd (-1:
+ * none). Return: 0, -EBUSY when another session is attached.
+ */
+int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd);
+
+/*
+ * npf_spans_pause() - turn spans off (@off) or back on. Turning off waits
+ * until no thread is writing a span any more (a grace period), so that a
+ * drain after it sees every span that will ever be written.
+ */
+void npf_spans_pause(const void *owner, bool off);
+
+/* npf_spans_detach() - spans off, grace period; @owner is detached. */
+void npf_spans_detach(const void *owner);
+
+/*
+ * npf_spans_drain() - pass every unread item of every thread buffer of
+ * @owner to @fn (THREAD, STRING, SPAN items, and HOST_LOST items for
+ * spans dropped since the last drain), in each thread's order. Adds the
+ * spans and the drops to *@spans and *@lost. Serialized against thread
+ * exit by the registry lock; never blocks a thread writing a span.
+ * Return: 0 or the first nonzero value of @fn (the rest stays unread).
+ */
+int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
+		    uint64_t *spans, uint64_t *lost);
+
+/* Forget an attached session in a child after fork(); spans off. */
+void npf_spans_atfork_child(void);
+
+/*
+ * npf_session_add_ext() - append an item built outside the library (a
+ * span of the eBPF collector, its label's STRING, a THREAD or a META)
+ * to a running session (session.c; used by extspan.c).
+ */
+struct npuprof_session;
+int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
+			const void *a, size_t alen, const void *b, size_t blen);
+
+#endif /* NPF_SPANS_H */

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * trace_format.h - the .npuprof trace file (Documentation/npu/trace-file.rst):
+ * the file and chunk headers and the item bodies. The contract between the
+ * capture library, which writes it, and the analysis library, which reads
+ * it; nothing else.
+ */
+#ifndef NPF_TRACE_FORMAT_H
+#define NPF_TRACE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/npu.h>
+#include "npuprof.h"
+
+/* ------------------------------------------------------------------ */
+/* The trace file (Documentation/npu/trace-file.rst)                    */
+/* ------------------------------------------------------------------ */
+
+#define NPF_FILE_MAGIC		"NPUPROF"	/* 8 bytes with the NUL */
+#define NPF_FILE_VERSION	1
+#define NPF_BYTE_ORDER		0x01020304u
+#define NPF_CHUNK_MAGIC		0x4b43504eu	/* "NPCK" little-endian */
+#define NPF_CHUNK_DEFAULT	(256u * 1024)	/* payload bytes */
+#define NPF_CHUNK_MIN		4096u
+#define NPF_CHUNK_MAX		(16u * 1024 * 1024)
+
+/**
+ * struct npf_file_hdr - the first 64 bytes of a trace file
+ * @magic: "NPUPROF\0"
+ * @version: NPF_FILE_VERSION
+ * @hdr_size: sizeof(struct npf_file_hdr); chunks start here
+ * @byte_order: NPF_BYTE_ORDER as written by the host (a reader on the
+ *	other byte order refuses the file)
+ * @flags: 0
+ * @chunk_max: largest chunk payload the writer used
+ * @rsvd0: 0
+ * @realtime_ns: CLOCK_REALTIME when the file was created
+ * @monotonic_ns: CLOCK_MONOTONIC read next to @realtime_ns
+ * @rsvd: 0
+ */
+struct npf_file_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;
+	uint32_t byte_order;
+	uint32_t flags;
+	uint32_t chunk_max;
+	uint32_t rsvd0;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+	uint64_t rsvd[2];
+};
+
+/**
+ * struct npf_chunk_hdr - header of every chunk
+ * @magic: NPF_CHUNK_MAGIC
+ * @hdr_size: sizeof(struct npf_chunk_hdr)
+ * @seq: chunk number, from 0, consecutive
+ * @size: payload bytes that follow, a multiple of 8, <= the file's chunk_max
+ * @crc: CRC-32 (zlib's) of the payload
+ * @items: items in the payload
+ * @rsvd: 0
+ */
+struct npf_chunk_hdr {
+	uint32_t magic;
+	uint32_t hdr_size;
+	uint64_t seq;
+	uint32_t size;
+	uint32_t crc;
+	uint32_t items;
+	uint32_t rsvd;
+};
+
+/**
+ * struct npf_item - header of every item in a chunk payload
+ * @type: NPF_ITEM_*; a reader skips types it does not know
+ * @flags: 0
+ * @size: bytes including this header, a multiple of 8, >= 8
+ *
+ * Items never cross chunks. Bodies are padded with zeros to 8 bytes.
+ */
+struct npf_item {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t size;
+};
+
+enum npf_item_type {
+	NPF_ITEM_META = 1,	/* "key\0value\0" */
+	NPF_ITEM_DEVICE = 2,	/* struct npf_item_device + struct npu_info */
+	NPF_ITEM_SPAN = 3,	/* struct npuprof_span_rec */
+	NPF_ITEM_RECORD = 4,	/* struct npf_item_record + the ring record */
+	NPF_ITEM_SESSION = 5,	/* struct npf_item_session */
+	NPF_ITEM_HOST_LOST = 6,	/* struct npf_item_host_lost */
+	NPF_ITEM_CLOCK_FIT = 7,	/* struct npf_item_clock_fit */
+	NPF_ITEM_SUMMARY = 8,	/* struct npf_item_summary */
+	NPF_ITEM_STRING = 9,	/* struct npf_item_string + text + NUL */
+	NPF_ITEM_THREAD = 10,	/* struct npf_item_thread */
+	NPF_ITEM_END = 11,	/* struct npf_item_end: the file is complete */
+	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
+	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
+	NPF_ITEM_TYPE_MAX = 13,
+};
+
+/* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
+struct npf_item_device {
+	uint32_t dev;
+	uint32_t info_size;	/* bytes of struct npu_info that follow */
+	char path[64];		/* NUL-terminated device node */
+	/* struct npu_info follows */
+};
+
+/* RECORD: one ring record of device @dev, verbatim (rec.size bytes) */
+struct npf_item_record {
+	uint32_t dev;
+	uint32_t rsvd;
+	/* the ring record follows, starting with struct npu_trace_rec_hdr */
+};
+
+/*
+ * RECORDS: @count consecutive ring records of device @dev, verbatim and
+ * back to back (each rec.size bytes, no PAD), copied from the ring in one
+ * piece: what the reader thread writes. A RECORD item holds one record.
+ */
+struct npf_item_records {
+	uint32_t dev;
+	uint32_t count;
+	/* the ring records follow */
+};
+
+/* SESSION: a session event */
+struct npf_item_session {
+	uint32_t op;		/* NPUPROF_SESSION_* */
+	uint32_t rsvd;
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
+};
+
+/* HOST_LOST: spans thread @tid dropped since its previous HOST_LOST */
+struct npf_item_host_lost {
+	int32_t pid;
+	int32_t tid;
+	uint64_t count;
+};
+
+/* CLOCK_FIT: the fit the writer made at stop, for information */
+struct npf_item_clock_fit {
+	uint32_t dev;
+	uint32_t samples;	/* CLOCK records seen */
+	uint32_t used;		/* of them, kept by the fit */
+	uint32_t segments;
+	double ns_per_tick;	/* of the first segment */
+	double offset_ns;	/* host ns at tick 0, first segment */
+	uint64_t err_ns;	/* largest error bound of the fit */
+	uint64_t violations;	/* executions outside their host interval */
+	uint64_t checked;	/* executions checked */
+};
+
+/* SUMMARY: totals of the session, at the end: struct npuprof_summary */
+#define npf_item_summary npuprof_summary
+
+/* STRING: string table entry @id (ids start at 1) */
+struct npf_item_string {
+	uint32_t id;
+	uint32_t len;		/* bytes of text, without the NUL */
+	/* text and a NUL follow */
+};
+
+/* THREAD: the name of a thread */
+struct npf_item_thread {
+	int32_t pid;
+	int32_t tid;
+	char name[16];
+};
+
+/*
+ * CLOCKS: @count clock samples of device @dev (struct npf_clock_sample:
+ * host_before_ns, device_tick, host_after_ns, as in its CLOCK records, in
+ * file order), in the file's index; @clock_hz is its nominal frequency
+ * from its DEVICE item, 0 when that did not say
+ */
+struct npf_item_clocks {
+	uint32_t dev;
+	uint32_t count;
+	uint64_t clock_hz;
+	/* @count struct npf_clock_sample follow */
+};
+
+/*
+ * END: last item of a complete file. @index_off: offset of the chunk where
+ * the file's index (the CLOCKS items) starts, and @index_seq its seq; 0
+ * and 0 without an index. With an index, END is alone in its chunk.
+ */
+struct npf_item_end {
+	uint64_t chunks;	/* chunks before the one holding this item */
+	uint64_t items;		/* items before this one */
+	uint64_t index_off;
+	uint64_t index_seq;
+};
+
+/* Minimum body size of each known item type (index: type), 0: unknown */
+extern const uint32_t npf_item_min_body[NPF_ITEM_TYPE_MAX + 1];
+
+/* One bracketed sample: the device latched @tick in [@before, @after] */
+struct npf_clock_sample {
+	uint64_t before_ns;
+	uint64_t tick;
+	uint64_t after_ns;
+};
+
+#endif /* NPF_TRACE_FORMAT_H */
