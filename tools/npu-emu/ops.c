@@ -347,104 +347,207 @@ static bool conv_params_ok(const struct npu_prog_op *op)
 	       op->u.conv.dh == 1 && op->u.conv.dw == 1;
 }
 
-/* 4c: shapes; fills the cost's macs */
-static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
-		      struct emu_op_cost *cost)
+/* 4c, one function per family of opcodes: shapes; fills the cost's macs */
+
+/* x and y are 4-D U8 activations (NHWC) */
+static bool act4_ok(const struct emu_tensor *x, const struct emu_tensor *y)
+{
+	return is_act(x) && x->ndim == 4 && is_act(y) && y->ndim == 4;
+}
+
+/*
+ * y is [N, OH, OW, @c] for a @kh x @kw window over x with the operator's
+ * strides and padding; *oh and *ow are OH and OW (0 when none fits)
+ */
+static bool window_dims_ok(const struct npu_prog_op *op,
+			   const struct emu_tensor *x,
+			   const struct emu_tensor *y, uint32_t kh,
+			   uint32_t kw, uint32_t c, uint64_t *oh, uint64_t *ow)
+{
+	*oh = win_out(x->dims[1], kh, op->u.conv.sh, op->u.conv.pt,
+		      op->u.conv.pb);
+	*ow = win_out(x->dims[2], kw, op->u.conv.sw, op->u.conv.pl,
+		      op->u.conv.pr);
+	return *oh && *ow && y->dims[0] == x->dims[0] && y->dims[1] == *oh &&
+	       y->dims[2] == *ow && y->dims[3] == c;
+}
+
+/* CONV2D, DWCONV2D */
+static bool conv_shapes_ok(const struct npu_prog_op *op,
+			   const struct operands *o, struct emu_op_cost *cost)
 {
 	const struct emu_tensor *x = o->in[0], *w = o->in[1], *y = o->out;
-	const struct emu_tensor *b = o->in[2], *r = o->rq;
-	uint64_t oh, ow, sum;
+	bool dw = op->opcode == NPU_OP_DWCONV2D;
+	uint32_t cout = dw ? x->dims[3] : w->dims[0];
+	uint64_t oh, ow;
+
+	if (!act4_ok(x, y))
+		return false;
+	if (!is_weights(w) || w->ndim != 4 || w->dims[3] != x->dims[3])
+		return false;
+	if (dw && w->dims[0] != 1)
+		return false;
+	if (!bias_ok(o->in[2], cout) || !rq_len_ok(o->rq, cout, 0))
+		return false;
+	if (!conv_params_ok(op))
+		return false;
+	if (!window_dims_ok(op, x, y, w->dims[1], w->dims[2], cout, &oh, &ow))
+		return false;
+	cost->macs = y->count * w->dims[1] * w->dims[2] *
+		     (dw ? 1 : (uint64_t)x->dims[3]);
+	return true;
+}
+
+/* AVGPOOL, MAXPOOL */
+static bool pool_shapes_ok(const struct npu_prog_op *op,
+			   const struct operands *o, struct emu_op_cost *cost)
+{
+	const struct emu_tensor *x = o->in[0], *y = o->out;
+	uint32_t kh = op->u.conv.kh, kw = op->u.conv.kw;
+	uint64_t oh, ow;
+
+	if (!act4_ok(x, y))
+		return false;
+	if (o->rq && !rq_len_ok(o->rq, 0, 1))
+		return false;
+	if (!conv_params_ok(op))
+		return false;
+	if (!window_dims_ok(op, x, y, kh, kw, x->dims[3], &oh, &ow))
+		return false;
+	if (!win_cover(x->dims[1], kh, op->u.conv.sh, op->u.conv.pt, oh) ||
+	    !win_cover(x->dims[2], kw, op->u.conv.sw, op->u.conv.pl, ow))
+		return false;
+	cost->macs = y->count * kh * kw;
+	return true;
+}
+
+/* FC (weights [N, K]), MATMUL (weights [K, N]) */
+static bool fc_shapes_ok(const struct npu_prog_op *op,
+			 const struct operands *o, struct emu_op_cost *cost)
+{
+	const struct emu_tensor *x = o->in[0], *w = o->in[1], *y = o->out;
+	bool kn = op->opcode == NPU_OP_MATMUL;
+	uint32_t k = x->dims[1];
+	uint32_t nn = kn ? w->dims[1] : w->dims[0];
+
+	if (!is_act(x) || x->ndim != 2 || x->layout != NPU_LAYOUT_PLAIN)
+		return false;
+	if (!is_act(y) || y->ndim != 2 || y->layout != NPU_LAYOUT_PLAIN)
+		return false;
+	if (!is_weights(w) || w->ndim != 2 || w->dims[kn ? 0 : 1] != k)
+		return false;
+	if (!bias_ok(o->in[2], nn) || !rq_len_ok(o->rq, nn, 0))
+		return false;
+	if (y->dims[0] != x->dims[0] || y->dims[1] != nn)
+		return false;
+	cost->macs = y->count * k;
+	return true;
+}
+
+/* ADD, CLIP: element by element, every operand of the output's dims */
+static bool eltwise_shapes_ok(const struct npu_prog_op *op,
+			      const struct operands *o,
+			      struct emu_op_cost *cost)
+{
+	const struct emu_tensor *x = o->in[0], *y = o->out;
+
+	if (!is_act(x) || !is_act(y) || !same_dims(x, y))
+		return false;
+	if (op->opcode == NPU_OP_ADD) {
+		const struct emu_tensor *w = o->in[1];
+
+		if (!is_act(w) || !same_dims(w, y))
+			return false;
+		if (!rq_len_ok(o->rq, 0, 3))
+			return false;
+	}
+	cost->macs = y->count;
+	return true;
+}
+
+static bool pad_shapes_ok(const struct npu_prog_op *op,
+			  const struct emu_tensor *x,
+			  const struct emu_tensor *y)
+{
+	unsigned int i;
+
+	if (x->ndim != y->ndim)
+		return false;
+	for (i = 0; i < 4; i++) {
+		if ((uint64_t)x->dims[i] + op->u.pad.before[i] +
+		    op->u.pad.after[i] != y->dims[i])
+			return false;
+	}
+	return true;
+}
+
+static bool transpose_shapes_ok(const struct npu_prog_op *op,
+				const struct emu_tensor *x,
+				const struct emu_tensor *y)
+{
+	unsigned int i, j, seen = 0;
+
+	if (x->ndim != y->ndim)
+		return false;
+	for (i = 0; i < x->ndim; i++) {
+		j = op->u.transpose.perm[i];
+		if (j >= x->ndim || (seen & (1u << j)))
+			return false;
+		seen |= 1u << j;
+		if (y->dims[i] != x->dims[j])
+			return false;
+	}
+	return true;
+}
+
+static bool slice_shapes_ok(const struct npu_prog_op *op,
+			    const struct emu_tensor *x,
+			    const struct emu_tensor *y)
+{
+	unsigned int i;
+
+	if (x->ndim != y->ndim)
+		return false;
+	for (i = 0; i < 4; i++) {
+		if ((uint64_t)op->u.slice.begin[i] + y->dims[i] > x->dims[i])
+			return false;
+	}
+	return true;
+}
+
+static bool concat_shapes_ok(const struct npu_prog_op *op,
+			     const struct operands *o)
+{
+	const struct emu_tensor *y = o->out;
+	uint32_t ax = op->u.concat.axis;
 	unsigned int i, j;
+	uint64_t sum = 0;
 
-	switch (op->opcode) {
-	case NPU_OP_CONV2D:
-	case NPU_OP_DWCONV2D: {
-		bool dw = op->opcode == NPU_OP_DWCONV2D;
-		uint32_t cout = dw ? x->dims[3] : w->dims[0];
+	if (ax >= y->ndim)
+		return false;
+	for (i = 0; i < 3; i++) {
+		const struct emu_tensor *t = o->in[i];
 
-		if (!is_act(x) || x->ndim != 4 || !is_act(y) || y->ndim != 4)
+		if (!t)
+			continue;
+		if (t->ndim != y->ndim)
 			return false;
-		if (!is_weights(w) || w->ndim != 4 || w->dims[3] != x->dims[3])
-			return false;
-		if (dw && w->dims[0] != 1)
-			return false;
-		if (!bias_ok(b, cout) || !rq_len_ok(r, cout, 0))
-			return false;
-		if (!conv_params_ok(op))
-			return false;
-		oh = win_out(x->dims[1], w->dims[1], op->u.conv.sh,
-			     op->u.conv.pt, op->u.conv.pb);
-		ow = win_out(x->dims[2], w->dims[2], op->u.conv.sw,
-			     op->u.conv.pl, op->u.conv.pr);
-		if (!oh || !ow || y->dims[0] != x->dims[0] ||
-		    y->dims[1] != oh || y->dims[2] != ow || y->dims[3] != cout)
-			return false;
-		cost->macs = y->count * w->dims[1] * w->dims[2] *
-			     (dw ? 1 : (uint64_t)x->dims[3]);
-		return true;
+		for (j = 0; j < 4; j++) {
+			if (j != ax && t->dims[j] != y->dims[j])
+				return false;
+		}
+		sum += t->dims[ax];
 	}
-	case NPU_OP_AVGPOOL:
-	case NPU_OP_MAXPOOL:
-		if (!is_act(x) || x->ndim != 4 || !is_act(y) || y->ndim != 4)
-			return false;
-		if (r && !rq_len_ok(r, 0, 1))
-			return false;
-		if (!conv_params_ok(op))
-			return false;
-		oh = win_out(x->dims[1], op->u.conv.kh, op->u.conv.sh,
-			     op->u.conv.pt, op->u.conv.pb);
-		ow = win_out(x->dims[2], op->u.conv.kw, op->u.conv.sw,
-			     op->u.conv.pl, op->u.conv.pr);
-		if (!oh || !ow || y->dims[0] != x->dims[0] ||
-		    y->dims[1] != oh || y->dims[2] != ow ||
-		    y->dims[3] != x->dims[3])
-			return false;
-		if (!win_cover(x->dims[1], op->u.conv.kh, op->u.conv.sh,
-			       op->u.conv.pt, oh) ||
-		    !win_cover(x->dims[2], op->u.conv.kw, op->u.conv.sw,
-			       op->u.conv.pl, ow))
-			return false;
-		cost->macs = y->count * op->u.conv.kh * op->u.conv.kw;
-		return true;
-	case NPU_OP_FC:
-	case NPU_OP_MATMUL: {
-		bool kn = op->opcode == NPU_OP_MATMUL;
-		uint32_t k = x->dims[1];
-		uint32_t nn = kn ? w->dims[1] : w->dims[0];
+	return sum == y->dims[ax];
+}
 
-		if (!is_act(x) || x->ndim != 2 || x->layout != NPU_LAYOUT_PLAIN)
-			return false;
-		if (!is_act(y) || y->ndim != 2 || y->layout != NPU_LAYOUT_PLAIN)
-			return false;
-		if (!is_weights(w) || w->ndim != 2 ||
-		    w->dims[kn ? 0 : 1] != k)
-			return false;
-		if (!bias_ok(b, nn) || !rq_len_ok(r, nn, 0))
-			return false;
-		if (y->dims[0] != x->dims[0] || y->dims[1] != nn)
-			return false;
-		cost->macs = y->count * k;
-		return true;
-	}
-	case NPU_OP_ADD:
-		if (!is_act(x) || !is_act(w) || !is_act(y))
-			return false;
-		if (!same_dims(x, y) || !same_dims(w, y))
-			return false;
-		if (!rq_len_ok(r, 0, 3))
-			return false;
-		cost->macs = y->count;
-		return true;
-	case NPU_OP_CLIP:
-		if (!is_act(x) || !is_act(y) || !same_dims(x, y))
-			return false;
-		cost->macs = y->count;
-		return true;
-	default:
-		break;
-	}
+/* PAD, RESHAPE, TRANSPOSE, SLICE, CONCAT: U8 in and out, one zero point */
+static bool move_shapes_ok(const struct npu_prog_op *op,
+			   const struct operands *o, struct emu_op_cost *cost)
+{
+	const struct emu_tensor *x = o->in[0], *y = o->out;
+	unsigned int i;
 
-	/* data movement: U8 in and out with one zero point */
 	cost->macs = 0;
 	for (i = 0; i < 3; i++) {
 		if (o->in[i] && (!is_act(o->in[i]) || o->in[i]->zp != y->zp))
@@ -455,63 +558,38 @@ static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
 
 	switch (op->opcode) {
 	case NPU_OP_PAD:
-		if (x->ndim != y->ndim)
-			return false;
-		for (i = 0; i < 4; i++) {
-			if ((uint64_t)x->dims[i] + op->u.pad.before[i] +
-			    op->u.pad.after[i] != y->dims[i])
-				return false;
-		}
-		return true;
+		return pad_shapes_ok(op, x, y);
 	case NPU_OP_RESHAPE:
 		return x->count == y->count;
-	case NPU_OP_TRANSPOSE: {
-		unsigned int seen = 0;
-
-		if (x->ndim != y->ndim)
-			return false;
-		for (i = 0; i < x->ndim; i++) {
-			j = op->u.transpose.perm[i];
-			if (j >= x->ndim || (seen & (1u << j)))
-				return false;
-			seen |= 1u << j;
-			if (y->dims[i] != x->dims[j])
-				return false;
-		}
-		return true;
-	}
+	case NPU_OP_TRANSPOSE:
+		return transpose_shapes_ok(op, x, y);
 	case NPU_OP_SLICE:
-		if (x->ndim != y->ndim)
-			return false;
-		for (i = 0; i < 4; i++) {
-			if ((uint64_t)op->u.slice.begin[i] + y->dims[i] >
-			    x->dims[i])
-				return false;
-		}
-		return true;
-	case NPU_OP_CONCAT: {
-		uint32_t ax = op->u.concat.axis;
-
-		if (ax >= y->ndim)
-			return false;
-		sum = 0;
-		for (i = 0; i < 3; i++) {
-			const struct emu_tensor *t = o->in[i];
-
-			if (!t)
-				continue;
-			if (t->ndim != y->ndim)
-				return false;
-			for (j = 0; j < 4; j++) {
-				if (j != ax && t->dims[j] != y->dims[j])
-					return false;
-			}
-			sum += t->dims[ax];
-		}
-		return sum == y->dims[ax];
-	}
+		return slice_shapes_ok(op, x, y);
+	case NPU_OP_CONCAT:
+		return concat_shapes_ok(op, o);
 	default:
 		return false;
+	}
+}
+
+static bool shapes_ok(const struct npu_prog_op *op, const struct operands *o,
+		      struct emu_op_cost *cost)
+{
+	switch (op->opcode) {
+	case NPU_OP_CONV2D:
+	case NPU_OP_DWCONV2D:
+		return conv_shapes_ok(op, o, cost);
+	case NPU_OP_AVGPOOL:
+	case NPU_OP_MAXPOOL:
+		return pool_shapes_ok(op, o, cost);
+	case NPU_OP_FC:
+	case NPU_OP_MATMUL:
+		return fc_shapes_ok(op, o, cost);
+	case NPU_OP_ADD:
+	case NPU_OP_CLIP:
+		return eltwise_shapes_ok(op, o, cost);
+	default:
+		return move_shapes_ok(op, o, cost);
 	}
 }
 
