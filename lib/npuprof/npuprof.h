@@ -291,7 +291,7 @@ struct npuprof_summary {
 
 /* npuprof_span_rec.kind */
 enum npuprof_span_kind {
-	NPUPROF_SPAN_LABEL = 1,		/* npuprof_record_begin()/_end() */
+	NPUPROF_SPAN_LABEL = 1,		/* npuprof_region_begin()/_end() */
 	NPUPROF_SPAN_RUN = 2,		/* npu_runner_run() */
 	NPUPROF_SPAN_INFERENCE = 3,	/* acquire .. release of a context */
 	NPUPROF_SPAN_SET_INPUT = 4,
@@ -400,23 +400,25 @@ static inline void npuprof_span_end(struct npuprof_span *s)
 }
 
 /**
- * npuprof_record_begin() - open a labelled record on the calling thread
+ * npuprof_region_begin() - open a labelled region on the calling thread
  * @label: a name, e.g. "warm up"; copied (at most 255 bytes kept)
  *
- * Records nest per thread, up to 32 deep. Spans begun on this thread
- * without a parent become children of the innermost open record.
+ * Regions nest per thread, up to 32 deep. Spans begun on this thread
+ * without a parent become children of the innermost open region. A region
+ * is a host span of kind NPUPROF_SPAN_LABEL in the trace file (Furiosa's
+ * profiler.record(); the reports name the kind "record").
  *
  * Return: 0 (also when no session captures: then nothing is recorded);
- * -EINVAL for a NULL label; -E2BIG when 32 records are open.
+ * -EINVAL for a NULL label; -E2BIG when 32 regions are open.
  */
-int npuprof_record_begin(const char *label);
+int npuprof_region_begin(const char *label);
 
 /**
- * npuprof_record_end() - close the innermost labelled record of the thread
+ * npuprof_region_end() - close the innermost labelled region of the thread
  *
- * Return: 0, or -ENOENT when the thread has no open record.
+ * Return: 0, or -ENOENT when the thread has no open region.
  */
-int npuprof_record_end(void);
+int npuprof_region_end(void);
 
 /*
  * Spans built outside the process they describe (an eBPF collector such

@@ -22,7 +22,7 @@
  *                                        submit_end's arg6
  *     wait_begin, wait_end               NPU_IOCTL_WAIT of a job (arg6)
  *   provider npuprof (libnpuprof.so, libnpuprof.a):
- *     record_begin, record_end           npuprof_record_begin()/_end()
+ *     region_begin, region_end           npuprof_region_begin()/_end()
  *
  * Arguments. Every probe passes eleven 64-bit unsigned integers (8@... in
  * the notes), the same fields in the same order, so that one BPF program
@@ -89,8 +89,8 @@ extern unsigned short npuprof_probes_semaphore;	/* libnpuprof */
 #define npu_submit_end_semaphore		npu_probes_semaphore
 #define npu_wait_begin_semaphore		npu_probes_semaphore
 #define npu_wait_end_semaphore			npu_probes_semaphore
-#define npuprof_record_begin_semaphore		npuprof_probes_semaphore
-#define npuprof_record_end_semaphore		npuprof_probes_semaphore
+#define npuprof_region_begin_semaphore		npuprof_probes_semaphore
+#define npuprof_region_end_semaphore		npuprof_probes_semaphore
 
 /* Nonzero while a tracer has a probe of the library attached. */
 #define NPU_USDT_SEMAPHORE(sem)	__atomic_load_n(&(sem), __ATOMIC_RELAXED)
@@ -111,7 +111,7 @@ extern unsigned short npuprof_probes_semaphore;	/* libnpuprof */
 	NPU_USDT_CALL_(STAP_PROBE11, npu, name,				\
 		       NPU_USDT_ARGS_(r, (r)->op_index))
 
-/* npuprof:NAME (record_begin or record_end) of record @r, label @label */
+/* npuprof:NAME (region_begin or region_end) of record @r, label @label */
 #define NPU_USDT_RECORD(name, r, label)					\
 	NPU_USDT_CALL_(STAP_PROBE11, npuprof, name,			\
 		       NPU_USDT_ARGS_(r, (uintptr_t)(const char *)(label)))

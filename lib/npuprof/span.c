@@ -360,7 +360,7 @@ void npuprof_span_end_slow(struct npuprof_span *s)
 }
 
 NPUPROF_EXPORT
-int npuprof_record_begin(const char *label)
+int npuprof_region_begin(const char *label)
 {
 	struct npf_thread *t;
 	struct npf_label *l;
@@ -389,14 +389,14 @@ int npuprof_record_begin(const char *label)
 			 NPU_USDT_SEMAPHORE(npuprof_probes_semaphore))) {
 		npuprof_span_begin_slow(&l->span, NPUPROF_SPAN_LABEL, NULL);
 		if (l->span.on)
-			NPU_USDT_RECORD(record_begin, &l->span.rec, l->text);
+			NPU_USDT_RECORD(region_begin, &l->span.rec, l->text);
 	}
 	t->nlabels++;
 	return 0;
 }
 
 NPUPROF_EXPORT
-int npuprof_record_end(void)
+int npuprof_region_end(void)
 {
 	struct npf_thread *t = npf_self;
 	struct npf_label *l;
@@ -406,7 +406,7 @@ int npuprof_record_end(void)
 	l = &t->labels[--t->nlabels];
 	if (l->span.on) {
 		npf_commit(&l->span, l->text, l->len);
-		NPU_USDT_RECORD(record_end, &l->span.rec, l->text);
+		NPU_USDT_RECORD(region_end, &l->span.rec, l->text);
 	}
 	l->span.on = 0;
 	return 0;

@@ -125,7 +125,7 @@ TEST(notes_libnpu)
 
 TEST(notes_libnpuprof)
 {
-	static const char *const names[] = { "record_begin", "record_end" };
+	static const char *const names[] = { "region_begin", "region_end" };
 
 	check_lib(_metadata, "libnpuprof.so", "npuprof", names, 2);
 }

@@ -4,7 +4,7 @@
  * clang -target bpf against the guest kernel's vmlinux.h).
  *
  * Programs:
- *  - usdt_span: libnpu's NAME_end and libnpuprof's record_end USDT probes
+ *  - usdt_span: libnpu's NAME_end and libnpuprof's region_end USDT probes
  *    (lib/npuprof/npuprof_usdt.h). Their arguments are a whole span, sent
  *    on as they are: the loader turns them into the span the library
  *    would have recorded. usdt_wait_begin marks a thread as waiting.

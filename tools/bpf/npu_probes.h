@@ -14,7 +14,7 @@
 enum npb_event_type {
 	NPB_EV_USDT_SPAN = 1,	/* a NAME_end probe: a[0..10] its arguments
 				 * (lib/npuprof/npuprof_usdt.h) */
-	NPB_EV_USDT_LABEL = 2,	/* npuprof:record_end, with the label */
+	NPB_EV_USDT_LABEL = 2,	/* npuprof:region_end, with the label */
 	NPB_EV_UPROBE_ENTRY = 3,	/* @fn entered: a[0..3] its arguments */
 	NPB_EV_UPROBE_RET = 4,	/* @fn returned: a[0] the return value,
 				 * a[1] for npu_runner_acquire: *inf */
@@ -48,7 +48,7 @@ enum npb_fn {
 
 /* USDT cookies: which probe fired */
 #define NPB_USDT_END		1	/* any npu:NAME_end */
-#define NPB_USDT_RECORD_END	2	/* npuprof:record_end */
+#define NPB_USDT_RECORD_END	2	/* npuprof:region_end */
 #define NPB_USDT_WAIT_BEGIN	3	/* npu:wait_begin (off-CPU only) */
 
 /* arg0 of a wait span's probes: NPUPROF_SPAN_WAIT (checked in npubpf.c) */

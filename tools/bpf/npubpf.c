@@ -3,7 +3,7 @@
  * npubpf.c - the loader of npu_probes.bpf.c: attaches its programs and
  * turns the events of its ring buffer into host spans (npubpf.h).
  *
- * USDT. libnpu's NAME_end probes (and libnpuprof's record_end) pass a
+ * USDT. libnpu's NAME_end probes (and libnpuprof's region_end) pass a
  * whole span (lib/npuprof/npuprof_usdt.h); the span is passed on with the
  * event's pid and tid: it is the span the library records itself.
  *
@@ -568,7 +568,7 @@ static const struct {
 	{ "npu", "submit_end", NPB_USDT_END },
 	{ "npu", "wait_end", NPB_USDT_END },
 	{ "npu", "wait_begin", NPB_USDT_WAIT_BEGIN },
-	{ "npuprof", "record_end", NPB_USDT_RECORD_END },
+	{ "npuprof", "region_end", NPB_USDT_RECORD_END },
 };
 
 #define NPB_NUSDT (sizeof(npb_usdt_probes) / sizeof(npb_usdt_probes[0]))

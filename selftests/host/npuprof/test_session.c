@@ -131,7 +131,7 @@ static void *span_thread(void *arg)
 	unsigned int i;
 
 	(void)arg;
-	npuprof_record_begin("warm up");
+	npuprof_region_begin("warm up");
 	for (i = 0; i < PER_THREAD; i++) {
 		struct npuprof_span outer, inner;
 
@@ -144,7 +144,7 @@ static void *span_thread(void *arg)
 		if (i % 256 == 255)
 			usleep(2000);	/* let the reader thread drain */
 	}
-	npuprof_record_end();
+	npuprof_region_end();
 	return NULL;
 }
 
@@ -341,10 +341,10 @@ TEST(no_session_costs_nothing_and_records_nothing)
 	npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
 	EXPECT_EQ(0, sp.on);
 	npuprof_span_end(&sp);
-	EXPECT_EQ(0, npuprof_record_begin("idle"));
-	EXPECT_EQ(0, npuprof_record_end());
-	EXPECT_EQ(-ENOENT, npuprof_record_end());
-	EXPECT_EQ(-EINVAL, npuprof_record_begin(NULL));
+	EXPECT_EQ(0, npuprof_region_begin("idle"));
+	EXPECT_EQ(0, npuprof_region_end());
+	EXPECT_EQ(-ENOENT, npuprof_region_end());
+	EXPECT_EQ(-EINVAL, npuprof_region_begin(NULL));
 }
 
 TEST(labels_nest)
@@ -359,21 +359,21 @@ TEST(labels_nest)
 
 	ASSERT_EQ(0, new_session(path, 0, &s));
 	ASSERT_EQ(0, npuprof_session_start(s));
-	ASSERT_EQ(0, npuprof_record_begin("outer"));
-	ASSERT_EQ(0, npuprof_record_begin("inner"));
+	ASSERT_EQ(0, npuprof_region_begin("outer"));
+	ASSERT_EQ(0, npuprof_region_begin("inner"));
 	npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
 	npuprof_span_end(&sp);
-	ASSERT_EQ(0, npuprof_record_end());
-	ASSERT_EQ(0, npuprof_record_end());
+	ASSERT_EQ(0, npuprof_region_end());
+	ASSERT_EQ(0, npuprof_region_end());
 	for (i = 0; i < 32; i++)
-		ASSERT_EQ(0, npuprof_record_begin("deep"));
-	EXPECT_EQ(-E2BIG, npuprof_record_begin("too deep"));
+		ASSERT_EQ(0, npuprof_region_begin("deep"));
+	EXPECT_EQ(-E2BIG, npuprof_region_begin("too deep"));
 	for (i = 0; i < 32; i++)
-		ASSERT_EQ(0, npuprof_record_end());
+		ASSERT_EQ(0, npuprof_region_end());
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
-	ASSERT_EQ(0, npuprof_record_begin(big));
-	ASSERT_EQ(0, npuprof_record_end());
+	ASSERT_EQ(0, npuprof_region_begin(big));
+	ASSERT_EQ(0, npuprof_region_end());
 	ASSERT_EQ(0, npuprof_session_stop(s));
 	npuprof_session_free(s);
 	read_file(path, &c);
