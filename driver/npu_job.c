@@ -134,6 +134,25 @@ static void npu_job_resync_locked(struct npu_dev *ndev)
  */
 
 /**
+ * npu_job_result() - a completed job's result, as the uapi gives it
+ * @job: the job, completed
+ * @res: out: its result (NPU_IOCTL_WAIT's, or an io_uring command's)
+ */
+void npu_job_result(const struct npu_job *job, struct npu_job_result *res)
+{
+	*res = (struct npu_job_result) {
+		.job_id = job->id,
+		.status = job->status,
+		.pe = job->pe,
+		.op_index = job->op_index,
+		.start_tick = job->start_tick,
+		.end_tick = job->end_tick,
+		.submit_ns = job->submit_ns,
+		.complete_ns = job->complete_ns,
+	};
+}
+
+/**
  * npu_job_free() - free a job that nobody can reach any more
  * @job: the job, completed (or never queued) and off every list
  */
@@ -738,8 +757,8 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
  * npu_job_submit() - check and queue a job: NPU_IOCTL_SUBMIT and io_uring's
  *	NPU_URING_CMD_SUBMIT
  * @nf: the file, inside npu_dev_enter()
- * @args: the request, in kernel memory (flags and reserved fields already
- *	checked); @args->bufs still points to user memory
+ * @desc: the job, in kernel memory (the reserved fields of the struct
+ *	holding it already checked); @desc->bufs still points to user memory
  * @task: the submitting thread (current, or an io_uring command's task)
  * @ucmd: the io_uring command that completes with the job, or NULL
  * @nonblock: fail with -EAGAIN instead of sleeping for queue room
@@ -748,9 +767,9 @@ static int npu_job_queue(struct npu_file *nf, struct npu_job *job,
  * The one submission path: both interfaces get the same checks, job ids,
  * trace records and tracepoints.
  *
- * Return: 0 or a negative errno (see struct npu_submit).
+ * Return: 0 or a negative errno (see struct npu_job_desc).
  */
-int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
+int npu_job_submit(struct npu_file *nf, const struct npu_job_desc *desc,
 		   struct task_struct *task, struct io_uring_cmd *ucmd,
 		   bool nonblock, u64 *id)
 {
@@ -763,18 +782,20 @@ int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
 
 	/* the ABI's limit, which the command's buffer table can hold */
 	static_assert(NPU_MAX_JOB_BUFS <= NPU_HW_MAX_BUFS);
-	if (!args->nbufs || args->nbufs > NPU_MAX_JOB_BUFS ||
-	    args->prog_slot >= args->nbufs)
+	if (desc->flags)
 		return -EINVAL;
-	if (!args->prog_size || !IS_ALIGNED(args->prog_offset, 64))
+	if (!desc->nbufs || desc->nbufs > NPU_MAX_JOB_BUFS ||
+	    desc->prog_slot >= desc->nbufs)
 		return -EINVAL;
-	if (args->pe != NPU_PE_ANY && args->pe >= ndev->hw.pe_count)
+	if (!desc->prog_size || !IS_ALIGNED(desc->prog_offset, 64))
 		return -EINVAL;
-	if (copy_from_user(handles, u64_to_user_ptr(args->bufs),
-			   args->nbufs * sizeof(handles[0])))
+	if (desc->pe != NPU_PE_ANY && desc->pe >= ndev->hw.pe_count)
+		return -EINVAL;
+	if (copy_from_user(handles, u64_to_user_ptr(desc->bufs),
+			   desc->nbufs * sizeof(handles[0])))
 		return -EFAULT;
-	for (i = 0; i < args->nbufs; i++)
-		for (j = i + 1; j < args->nbufs; j++)
+	for (i = 0; i < desc->nbufs; i++)
+		for (j = i + 1; j < desc->nbufs; j++)
 			if (handles[i] == handles[j])
 				return -EINVAL;
 
@@ -783,7 +804,7 @@ int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
 	if (!job)
 		return -ENOMEM;
 	memset(&cmd, 0, sizeof(cmd));
-	for (i = 0; i < args->nbufs; i++) {
+	for (i = 0; i < desc->nbufs; i++) {
 		job->bos[i] = npu_bo_lookup(nf, handles[i]);
 		if (!job->bos[i]) {
 			ret = -ENOENT;
@@ -793,15 +814,15 @@ int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
 		cmd.bufs[i].addr = job->bos[i]->dev_addr;
 		cmd.bufs[i].size = job->bos[i]->size;
 	}
-	if ((u64)args->prog_offset + args->prog_size >
-	    job->bos[args->prog_slot]->size) {
+	if ((u64)desc->prog_offset + desc->prog_size >
+	    job->bos[desc->prog_slot]->size) {
 		ret = -EINVAL;
 		goto err;
 	}
-	cmd.nbufs = args->nbufs;
-	cmd.prog_buf = args->prog_slot;
-	cmd.prog_offset = args->prog_offset;
-	cmd.prog_size = args->prog_size;
+	cmd.nbufs = desc->nbufs;
+	cmd.prog_buf = desc->prog_slot;
+	cmd.prog_offset = desc->prog_offset;
+	cmd.prog_size = desc->prog_size;
 	job->nf = nf;
 	job->ucmd = ucmd;
 	/* files of the thread that closes: npu_job_uring_cancel() */
@@ -811,7 +832,7 @@ int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
 	job->tgid_ref = get_pid(task_tgid(task));
 	job->tid_ref = get_pid(task_pid(task));
 
-	ret = npu_job_queue(nf, job, &cmd, args->pe, nonblock, id);
+	ret = npu_job_queue(nf, job, &cmd, desc->pe, nonblock, id);
 	if (ret)
 		goto err;
 	/* From here the job may already be complete and collected. */
@@ -838,9 +859,7 @@ int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg)
 	ret = npu_copy_args(&args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags)
-		return -EINVAL;
-	ret = npu_job_submit(nf, &args, current, NULL,
+	ret = npu_job_submit(nf, &args.job, current, NULL,
 			     nf->filp->f_flags & O_NONBLOCK, &id);
 	if (ret)
 		return ret;
@@ -1019,14 +1038,7 @@ int npu_job_wait_ioctl(struct npu_file *nf, void __user *uarg)
 	if (!job)
 		return ret;
 
-	args.pe = job->pe;
-	args.job_id = job->id;
-	args.status = job->status;
-	args.op_index = job->op_index;
-	args.start_tick = job->start_tick;
-	args.end_tick = job->end_tick;
-	args.submit_ns = job->submit_ns;
-	args.complete_ns = job->complete_ns;
+	npu_job_result(job, &args.result);
 	npu_job_free(job);
 	if (copy_to_user(uarg, &args, sizeof(args)))
 		return -EFAULT;

@@ -106,8 +106,9 @@ void npu_job_dev_unplug(struct npu_dev *ndev);
 void npu_job_file_init(struct npu_file *nf);
 void npu_job_file_fini(struct npu_file *nf);
 
+void npu_job_result(const struct npu_job *job, struct npu_job_result *res);
 void npu_job_free(struct npu_job *job);
-int npu_job_submit(struct npu_file *nf, const struct npu_submit *args,
+int npu_job_submit(struct npu_file *nf, const struct npu_job_desc *desc,
 		   struct task_struct *task, struct io_uring_cmd *ucmd,
 		   bool nonblock, u64 *id);
 int npu_job_submit_ioctl(struct npu_file *nf, void __user *uarg);

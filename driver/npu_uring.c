@@ -7,7 +7,7 @@
  * NPU_IOCTL_SUBMIT, and returns -EIOCBQUEUED. When the job completes,
  * npu_job_complete_locked() (jobs_lock held, in the completion thread) hands it
  * to the command's task work, which runs in the submitting task: it writes
- * struct npu_uring_result into the submitter's memory, frees the job and
+ * struct npu_job_result into the submitter's memory, frees the job and
  * posts the CQE (res: the job's status, res2: its id). One ring carries the
  * submission and the completion, with no ioctl and no poll.
  *
@@ -50,14 +50,14 @@ enum npu_uring_state {
  * struct npu_uring_pdu - state of one command, in io_uring_cmd.pdu
  * @job: QUEUED: the job; DONE: the completed job for the task work, or
  *	NULL when the command was cancelled
- * @result: the submitter's struct npu_uring_result, or NULL
+ * @result: the submitter's struct npu_job_result, or NULL
  * @job_id: the job id, 0 until the job is queued (the CQE's res2)
  * @res: DONE without a job: the CQE's res
  * @state: enum npu_uring_state; under npu_dev.jobs_lock from QUEUED on
  */
 struct npu_uring_pdu {
 	struct npu_job *job;
-	struct npu_uring_result __user *result;
+	struct npu_job_result __user *result;
 	u64 job_id;
 	s32 res;
 	u32 state;
@@ -69,20 +69,12 @@ static struct npu_uring_pdu *npu_uring_pdu(struct io_uring_cmd *cmd)
 	return (struct npu_uring_pdu *)cmd->pdu;
 }
 
-static int npu_uring_put_result(struct npu_uring_result __user *ures,
+static int npu_uring_put_result(struct npu_job_result __user *ures,
 				const struct npu_job *job)
 {
-	struct npu_uring_result res = {
-		.job_id = job->id,
-		.status = job->status,
-		.pe = job->pe,
-		.op_index = job->op_index,
-		.start_tick = job->start_tick,
-		.end_tick = job->end_tick,
-		.submit_ns = job->submit_ns,
-		.complete_ns = job->complete_ns,
-	};
+	struct npu_job_result res;
 
+	npu_job_result(job, &res);
 	return copy_to_user(ures, &res, sizeof(res)) ? -EFAULT : 0;
 }
 
@@ -185,14 +177,6 @@ static int npu_uring_submit(struct npu_file *nf, struct io_uring_cmd *cmd,
 {
 	struct task_struct *task = npu_compat_uring_cmd_task(cmd);
 	struct npu_uring_pdu *pdu = npu_uring_pdu(cmd);
-	struct npu_submit args = {
-		.pe = req->pe,
-		.nbufs = req->nbufs,
-		.prog_slot = req->prog_slot,
-		.prog_offset = req->prog_offset,
-		.prog_size = req->prog_size,
-		.bufs = req->bufs,
-	};
 	/* Issued by the submitter: its task work cannot run meanwhile. */
 	bool in_task = current == task;
 	u64 id;
@@ -212,7 +196,7 @@ static int npu_uring_submit(struct npu_file *nf, struct io_uring_cmd *cmd,
 	 */
 	if (!in_task)
 		npu_compat_uring_cmd_cancelable(cmd, issue_flags);
-	ret = npu_job_submit(nf, &args, task, cmd,
+	ret = npu_job_submit(nf, &req->job, task, cmd,
 			     issue_flags & IO_URING_F_NONBLOCK, &id);
 	npu_dev_exit(nf->ndev, idx);
 	if (ret == -EAGAIN && (issue_flags & IO_URING_F_NONBLOCK))
@@ -265,7 +249,7 @@ int npu_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return -EINVAL;
 	/* Once: the SQE may be in memory that userspace still writes. */
 	memcpy(&req, npu_compat_uring_cmd_payload(cmd), sizeof(req));
-	if (req.flags || memchr_inv(req.reserved, 0, sizeof(req.reserved)))
+	if (memchr_inv(req.reserved, 0, sizeof(req.reserved)))
 		return -EINVAL;
 	return npu_uring_submit(nf, cmd, &req, issue_flags);
 }

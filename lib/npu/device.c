@@ -30,6 +30,9 @@ int npu_device_open(const char *path, struct npu_device **devp)
 		return ret;
 	}
 	ret = npu_xioctl(dev->fd, NPU_IOCTL_GET_INFO, &dev->info);
+	/* a driver of another uapi version lays its structs out otherwise */
+	if (!ret && dev->info.version != NPU_INFO_VERSION)
+		ret = -EPROTONOSUPPORT;
 	if (ret < 0) {
 		close(dev->fd);
 		free(dev);

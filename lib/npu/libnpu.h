@@ -53,7 +53,9 @@ struct npu_inference;
  * Queries NPU_IOCTL_GET_INFO once. A device may be used from several
  * threads at once.
  *
- * Return: 0, or -errno of open() or the ioctl.
+ * Return: 0; -EPROTONOSUPPORT when the driver reports another uapi version
+ * than the NPU_INFO_VERSION this library was built with; or -errno of
+ * open() or the ioctl.
  */
 LIBNPU_API
 int npu_device_open(const char *path, struct npu_device **dev);
@@ -132,7 +134,7 @@ LIBNPU_API
 size_t npu_buffer_size(const struct npu_buffer *buf);
 
 /**
- * npu_buffer_handle() - the driver handle, for struct npu_submit.bufs
+ * npu_buffer_handle() - the driver handle, for struct npu_job_desc.bufs
  * @buf: the buffer
  *
  * Return: the handle NPU_IOCTL_BO_CREATE returned.
@@ -374,25 +376,12 @@ struct npu_runner_opts {
 LIBNPU_API
 void npu_runner_opts_init(struct npu_runner_opts *opts);
 
-/**
- * struct npu_job_result - how a job went (struct npu_wait, in short)
- * @status: NPU_JOB_*
- * @pe: PE that ran the job
- * @op_index: failing operator when @status is not NPU_JOB_OK
- * @start_tick: device clock at job start
- * @end_tick: device clock at job end
- * @submit_ns: CLOCK_MONOTONIC at submission (driver)
- * @complete_ns: CLOCK_MONOTONIC at completion (driver)
+/*
+ * How a job went is the uapi's struct npu_job_result (linux/npu.h): the
+ * job id, its NPU_JOB_* status, the PE, the failing operator, the device
+ * ticks at start and end and the driver's CLOCK_MONOTONIC times of
+ * submission and completion; the same struct whichever path the job took.
  */
-struct npu_job_result {
-	uint32_t status;
-	uint32_t pe;
-	uint32_t op_index;
-	uint64_t start_tick;
-	uint64_t end_tick;
-	uint64_t submit_ns;
-	uint64_t complete_ns;
-};
 
 /**
  * npu_runner_create() - prepare a model for running on a device

@@ -28,13 +28,11 @@ int npu_uring_probe(int fd);
 int npu_uring_create(int fd, struct npu_uring **u);
 void npu_uring_free(struct npu_uring *u);
 /* queue a job: 0 and its id once the driver has it, or -errno */
-int npu_uring_submit(struct npu_uring *u, const struct npu_submit *req,
+int npu_uring_submit(struct npu_uring *u, const struct npu_job_desc *job,
 		     __u64 *job_id);
-/* its completion, as NPU_IOCTL_WAIT answers; -ETIMEDOUT, or the CQE's
- * -errno
- */
+/* its result, as NPU_IOCTL_WAIT gives it; -ETIMEDOUT, or the CQE's -errno */
 int npu_uring_wait(struct npu_uring *u, int64_t timeout_ns,
-		   struct npu_wait *w);
+		   struct npu_job_result *res);
 
 struct npu_buffer {
 	struct npu_device *dev;

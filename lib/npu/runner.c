@@ -332,19 +332,19 @@ int npu_inference_submit(struct npu_inference *c)
 	for (s = 0; s < m->n_slots; s++)
 		handles[s] = c->bufs[s]->handle;
 	memset(&req, 0, sizeof(req));
-	req.pe = NPU_PE_ANY;
+	req.job.pe = NPU_PE_ANY;
 	if (r->n_pes) {
 		pthread_mutex_lock(&r->lock);
-		req.pe = r->pes[r->rr++ % r->n_pes];
+		req.job.pe = r->pes[r->rr++ % r->n_pes];
 		pthread_mutex_unlock(&r->lock);
 	}
-	req.nbufs = m->n_slots;
-	req.prog_slot = 0;
-	req.prog_offset = m->prog_offset;
-	req.prog_size = m->prog_size;
-	req.bufs = (uintptr_t)handles;
+	req.job.nbufs = m->n_slots;
+	req.job.prog_slot = 0;
+	req.job.prog_offset = m->prog_offset;
+	req.job.prog_size = m->prog_size;
+	req.job.bufs = (uintptr_t)handles;
 	if (c->uring)
-		ret = npu_uring_submit(c->uring, &req, &req.job_id);
+		ret = npu_uring_submit(c->uring, &req.job, &req.job_id);
 	else
 		ret = npu_xioctl(r->dev->fd, NPU_IOCTL_SUBMIT, &req);
 	if (sp.on && ret >= 0) {
@@ -367,8 +367,10 @@ int npu_inference_submit(struct npu_inference *c)
  * deadline, as ppoll() and clock_nanosleep() users do, so a signal storm
  * (a profiler's SIGPROF) cannot make a timed wait block for ever.
  */
-static int npu_wait_ioctl(int fd, struct npu_wait *req, int64_t timeout_ns)
+static int npu_wait_ioctl(int fd, __u64 job_id, int64_t timeout_ns,
+			  struct npu_job_result *res)
 {
+	struct npu_wait req = { .job_id = job_id };
 	struct timespec ts;
 	int64_t deadline = 0, now;
 
@@ -377,9 +379,11 @@ static int npu_wait_ioctl(int fd, struct npu_wait *req, int64_t timeout_ns)
 		deadline = ts.tv_sec * 1000000000ll + ts.tv_nsec + timeout_ns;
 	}
 	for (;;) {
-		req->timeout_ns = timeout_ns;
-		if (!ioctl(fd, NPU_IOCTL_WAIT, req))
+		req.timeout_ns = timeout_ns;
+		if (!ioctl(fd, NPU_IOCTL_WAIT, &req)) {
+			*res = req.result;
 			return 0;
+		}
 		if (errno != EINTR)
 			return -errno;
 		if (timeout_ns > 0) {
@@ -395,38 +399,31 @@ static int npu_wait_ioctl(int fd, struct npu_wait *req, int64_t timeout_ns)
 int npu_inference_wait(struct npu_inference *c, int64_t timeout_ns,
 		       struct npu_job_result *res)
 {
-	struct npu_wait req;
+	struct npu_job_result out;
 	struct npuprof_span sp;
 	int ret;
 
 	if (!c->submitted)
 		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.job_id = c->job_id;
+	memset(&out, 0, sizeof(out));
 	npu_span_begin_x(&sp, NPUPROF_SPAN_WAIT, &c->span, NPUPROF_SPAN_F_JOB,
 			 0, c->job_id, c->runner->dev->info.minor);
 	if (c->uring)
-		ret = npu_uring_wait(c->uring, timeout_ns, &req);
+		ret = npu_uring_wait(c->uring, timeout_ns, &out);
 	else
-		ret = npu_wait_ioctl(c->runner->dev->fd, &req, timeout_ns);
-	npu_span_done(&sp, ret < 0 ? ret : (req.status ? -EIO : 0));
+		ret = npu_wait_ioctl(c->runner->dev->fd, c->job_id, timeout_ns,
+				     &out);
+	npu_span_done(&sp, ret < 0 ? ret : (out.status ? -EIO : 0));
 	if (ret == -ETIMEDOUT)
 		return ret;
 	/* any other answer means the driver no longer holds the job */
 	c->submitted = false;
 	if (ret < 0)
 		return ret;
-	c->done = req.status == NPU_JOB_OK;
-	if (res) {
-		res->status = req.status;
-		res->pe = req.pe;
-		res->op_index = req.op_index;
-		res->start_tick = req.start_tick;
-		res->end_tick = req.end_tick;
-		res->submit_ns = req.submit_ns;
-		res->complete_ns = req.complete_ns;
-	}
-	return req.status == NPU_JOB_OK ? 0 : -EIO;
+	c->done = out.status == NPU_JOB_OK;
+	if (res)
+		*res = out;
+	return out.status == NPU_JOB_OK ? 0 : -EIO;
 }
 
 int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,

@@ -26,7 +26,7 @@ struct npu_uring {
 	bool done;			/* ... and its CQE reaped */
 	int cqe_res;			/* NPU_JOB_* or -errno */
 	__u64 cqe_id;			/* the job id (CQE32) */
-	struct npu_uring_result res;	/* written by the driver */
+	struct npu_job_result res;	/* written by the driver */
 };
 
 /* Fill an SQE128 slot by hand: liburing 2.3 has no io_uring_prep_cmd(). */
@@ -42,7 +42,7 @@ static void npu_uring_prep(struct io_uring_sqe *sqe, int fd,
 
 int npu_uring_probe(int fd)
 {
-	struct npu_uring_submit req = { .flags = ~0u };
+	struct npu_uring_submit req = { .job.flags = ~0u };
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
@@ -148,16 +148,11 @@ static int npu_uring_reap(struct npu_uring *u, int64_t timeout_ns)
 	return 0;
 }
 
-int npu_uring_submit(struct npu_uring *u, const struct npu_submit *req,
+int npu_uring_submit(struct npu_uring *u, const struct npu_job_desc *job,
 		     __u64 *job_id)
 {
 	struct npu_uring_submit cmd = {
-		.pe = req->pe,
-		.nbufs = req->nbufs,
-		.prog_slot = req->prog_slot,
-		.prog_offset = req->prog_offset,
-		.prog_size = req->prog_size,
-		.bufs = req->bufs,
+		.job = *job,
 		.result = (uintptr_t)&u->res,
 	};
 	struct io_uring_sqe *sqe;
@@ -196,7 +191,7 @@ int npu_uring_submit(struct npu_uring *u, const struct npu_submit *req,
 }
 
 int npu_uring_wait(struct npu_uring *u, int64_t timeout_ns,
-		   struct npu_wait *w)
+		   struct npu_job_result *res)
 {
 	int ret;
 
@@ -210,13 +205,9 @@ int npu_uring_wait(struct npu_uring *u, int64_t timeout_ns,
 	u->queued = false;
 	if (u->cqe_res < 0)
 		return u->cqe_res;
-	w->job_id = u->cqe_id;
-	w->status = (__u32)u->cqe_res;
-	w->pe = u->res.pe;
-	w->op_index = u->res.op_index;
-	w->start_tick = u->res.start_tick;
-	w->end_tick = u->res.end_tick;
-	w->submit_ns = u->res.submit_ns;
-	w->complete_ns = u->res.complete_ns;
+	/* the CQE's copies: the driver writes them whatever @res holds */
+	*res = u->res;
+	res->job_id = u->cqe_id;
+	res->status = (__u32)u->cqe_res;
 	return 0;
 }

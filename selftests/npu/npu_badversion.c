@@ -338,7 +338,7 @@ TEST_F(ver, device_works)
 	ASSERT_EQ(0, npu_submit_job(fd, 0, h, 3, 0, 0, NPU_CLIP_PROG_SIZE,
 				    &id));
 	ASSERT_EQ(0, npu_wait_job(fd, id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	for (i = 0; i < N; i++) {
 		unsigned int x = (i * 7) & 0xff;
 

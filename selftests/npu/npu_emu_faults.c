@@ -228,12 +228,12 @@ TEST(die_mid_job)
 	fd = j.fd;
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	/* the 3rd job: the device dies under it */
 	ASSERT_EQ(0, trace_job_submit(&j, NPU_PE_ANY, &id));
 	ASSERT_EQ(0, npu_wait_job(fd, id, 0, 60000000000ll, &w));
-	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
+	EXPECT_EQ(NPU_JOB_TIMEOUT, w.result.status);
 
 	/* dead: everything that needs the device fails at once with EIO */
 	EXPECT_EQ(-EIO, trace_job_submit(&j, NPU_PE_ANY, &id));
@@ -279,7 +279,7 @@ TEST(spurious_completion)
 	for (i = 0; i < 6; i++) {
 		memset(j.out_map, 0, j.n);
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 		EXPECT_TRUE(output_ok(&j)) TH_LOG("job %d: wrong output", i + 1);
 	}
 	/* reported once (rate-limited, never silent), and nothing else */
@@ -316,7 +316,7 @@ TEST(corrupt_trace_record)
 	ASSERT_EQ(0, ring_open(&j, 16, NPU_TRACE_EXEC, &ring));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, trace_job_run(&j, NPU_PE_ANY, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	ASSERT_TRUE(ring_read(&ring, &stats, &c));
 	/* the corrupted record is lost, and said to be; the rest are whole */
@@ -359,7 +359,7 @@ TEST(trace_area_overflow)
 		ASSERT_EQ(0, trace_job_submit(&j, NPU_PE_ANY, &ids[i]));
 	for (i = 0; i < OVF_JOBS; i++) {
 		ASSERT_EQ(0, npu_wait_job(j.fd, ids[i], 0, 60000000000ll, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	ASSERT_TRUE(ring_read(&ring, &stats, &c));
 	EXPECT_EQ(0, stats.lost[NPU_TRACE_LOST_RING_FULL]);

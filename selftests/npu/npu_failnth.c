@@ -213,9 +213,11 @@ static int call_uring_submit(struct ctx *c)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
 	struct npu_uring_submit req = {
-		.pe = NPU_PE_ANY, .nbufs = 3, .prog_slot = 0,
-		.prog_size = NPU_CLIP_PROG_SIZE,
-		.bufs = (uintptr_t)c->h,
+		.job = {
+			.pe = NPU_PE_ANY, .nbufs = 3, .prog_slot = 0,
+			.prog_size = NPU_CLIP_PROG_SIZE,
+			.bufs = (uintptr_t)c->h,
+		},
 	};
 	struct io_uring_cqe *cqe;
 	int ret, res;
@@ -277,7 +279,8 @@ static int call_wait(struct ctx *c)
 	struct npu_wait w;
 	int ret = npu_wait_job(c->dev, c->job, 0, -1, &w);
 
-	if (!ret && (w.job_id != c->job || w.status != NPU_JOB_OK))
+	if (!ret &&
+	    (w.result.job_id != c->job || w.result.status != NPU_JOB_OK))
 		return -EPROTO;
 	return ret;
 }

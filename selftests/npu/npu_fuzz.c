@@ -198,11 +198,11 @@ static int fuzz_valid_base(struct fuzz_ctx *c, unsigned int cmd)
 				  c->nbos : NPU_MAX_JOB_BUFS);
 		for (i = 0; i < n; i++)
 			h[i] = c->bos[i];
-		s->pe = rnd_below(2) ? NPU_PE_ANY : 0;
-		s->nbufs = n;
-		s->prog_slot = rnd_below(n);
-		s->prog_size = 64 * (1 + rnd_below(4));
-		s->bufs = (uintptr_t)h;
+		s->job.pe = rnd_below(2) ? NPU_PE_ANY : 0;
+		s->job.nbufs = n;
+		s->job.prog_slot = rnd_below(n);
+		s->job.prog_size = 64 * (1 + rnd_below(4));
+		s->job.bufs = (uintptr_t)h;
 		return 1;
 	}
 	case NPU_IOCTL_WAIT: {
@@ -333,18 +333,18 @@ static void fuzz_fill(struct fuzz_ctx *c, unsigned int cmd)
 				c->bos[rnd_below(c->nbos)] : rnd_val();
 		switch (rnd_below(4)) {
 		case 0:
-			s->bufs = (uintptr_t)h;
+			s->job.bufs = (uintptr_t)h;
 			break;
 		case 1:
-			s->bufs = (uintptr_t)c->hole - 4 * rnd_below(4);
+			s->job.bufs = (uintptr_t)c->hole - 4 * rnd_below(4);
 			break;
 		default:
 			break;
 		}
 		if (rnd_below(2))
-			s->nbufs = rnd_below(NPU_MAX_JOB_BUFS + 2);
+			s->job.nbufs = rnd_below(NPU_MAX_JOB_BUFS + 2);
 		if (rnd_below(2))
-			s->pe = rnd_below(2) ? NPU_PE_ANY : rnd_below(4);
+			s->job.pe = rnd_below(2) ? NPU_PE_ANY : rnd_below(4);
 	} else if (cmd == NPU_IOCTL_TRACE_OPEN) {
 		struct npu_trace_open *t = (void *)a;
 
@@ -575,8 +575,8 @@ static int fuzz_valid(struct fuzz_ctx *c, struct __test_metadata *_metadata)
 	note(c, "valid wait", NPU_IOCTL_WAIT, ret);
 	if (ret)
 		goto out;
-	if (w.status != NPU_JOB_OK) {
-		TH_LOG("valid job status %u", w.status);
+	if (w.result.status != NPU_JOB_OK) {
+		TH_LOG("valid job status %u", w.result.status);
 		ret = -EIO;
 		goto out;
 	}
@@ -739,7 +739,7 @@ TEST(device_works_after)
 	ASSERT_EQ(0, npu_submit_job(fd, NPU_PE_ANY, h, 3, 2, 0,
 				    NPU_CLIP_PROG_SIZE, &id));
 	ASSERT_EQ(0, npu_wait_job(fd, id, 0, 10000000000ll, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	for (i = 0; i < 4096; i++) {
 		unsigned int v = (unsigned char)(i * 7);
 		unsigned int e = v < 10 ? 10 : v > 240 ? 240 : v;

@@ -97,16 +97,17 @@ TEST_F(job, clip_on_every_pe)
 		t0 = npu_now_ns();
 		ASSERT_EQ(0, submit(self, want, &id));
 		ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-		EXPECT_EQ(id, w.job_id);
-		EXPECT_EQ(NPU_JOB_OK, w.status) TH_LOG("pe %u: status %u op %u",
-							pe, w.status, w.op_index);
+		EXPECT_EQ(id, w.result.job_id);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status)
+			TH_LOG("pe %u: status %u op %u", pe, w.result.status,
+			       w.result.op_index);
 		if (want != NPU_PE_ANY)
-			EXPECT_EQ(want, w.pe);
-		EXPECT_LT(w.pe, self->info.pe_count);
-		EXPECT_LE(t0, w.submit_ns);
-		EXPECT_LE(w.submit_ns, w.complete_ns);
-		EXPECT_LE(w.complete_ns, npu_now_ns());
-		EXPECT_LT(w.start_tick, w.end_tick);
+			EXPECT_EQ(want, w.result.pe);
+		EXPECT_LT(w.result.pe, self->info.pe_count);
+		EXPECT_LE(t0, w.result.submit_ns);
+		EXPECT_LE(w.result.submit_ns, w.result.complete_ns);
+		EXPECT_LE(w.result.complete_ns, npu_now_ns());
+		EXPECT_LT(w.result.start_tick, w.result.end_tick);
 		EXPECT_EQ(0, check_output(self));
 	}
 }
@@ -133,13 +134,13 @@ TEST_F(job, round_trip_figures)
 		ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id));
 		ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
 		t1 = npu_now_ns();
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 		/* Every interval nests in the one around it. */
-		ASSERT_LE(t0, w.submit_ns);
-		ASSERT_LE(w.complete_ns, t1);
+		ASSERT_LE(t0, w.result.submit_ns);
+		ASSERT_LE(w.result.complete_ns, t1);
 		host[i] = t1 - t0;
-		drv[i] = w.complete_ns - w.submit_ns;
-		dev[i] = (w.end_tick - w.start_tick) * 1000000000ull /
+		drv[i] = w.result.complete_ns - w.result.submit_ns;
+		dev[i] = (w.result.end_tick - w.result.start_tick) * 1000000000ull /
 			 self->info.clock_hz;
 		ASSERT_LE(dev[i], drv[i] + 1000000)
 			TH_LOG("device time %llu ns longer than the driver saw %llu ns",
@@ -167,8 +168,11 @@ TEST_F(job, wait_semantics)
 
 	ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, -1, &w));
-	EXPECT_EQ(id, w.job_id);
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(id, w.result.job_id);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
+	EXPECT_EQ(0, w.result.reserved);
+	/* the result names the job; the request is left as it was */
+	EXPECT_EQ(0, w.job_id);
 	/* A result is returned once. */
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, id, 0, -1, &w));
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, id, 0, 0, &w));
@@ -178,7 +182,7 @@ TEST_F(job, wait_semantics)
 	EXPECT_LT(id, w.job_id);
 	id = w.job_id;
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, 10000000000ll, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 }
 
 TEST_F(job, wait_bad_args)
@@ -191,7 +195,16 @@ TEST_F(job, wait_bad_args)
 	memset(&w, 0, sizeof(w));
 	w.reserved[0] = 1;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_WAIT, &w));
+	memset(&w, 0, sizeof(w));
+	w.reserved[6] = 1;
+	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_WAIT, &w));
 	EXPECT_EQ(-EFAULT, npu_ioctl(self->fd, NPU_IOCTL_WAIT, NULL));
+	/* uapi version 1's struct npu_wait (88 bytes) is another ioctl */
+	memset(&w, 0, sizeof(w));
+	w.flags = NPU_WAIT_ANY;
+	EXPECT_EQ(-ENOTTY, npu_ioctl(self->fd,
+				     _IOWR(NPU_IOCTL_BASE, 0x21, char[88]),
+				     &w));
 }
 
 TEST_F(job, another_file_cannot_wait)
@@ -207,7 +220,7 @@ TEST_F(job, another_file_cannot_wait)
 	EXPECT_EQ(-ENOENT, npu_wait_job(fd2, 0, NPU_WAIT_ANY, -1, &w));
 	close(fd2);
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 }
 
 TEST_F(job, poll_reports_results)
@@ -227,7 +240,7 @@ TEST_F(job, poll_reports_results)
 	/* poll does not consume. */
 	ASSERT_EQ(1, poll(&pfd, 1, 0));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, 0, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
 }
 
@@ -272,15 +285,15 @@ TEST_F(job, submit_bad_args)
 #undef SUB
 	/* Bad pointers and reserved fields. */
 	memset(&s, 0, sizeof(s));
-	s.pe = NPU_PE_ANY;
-	s.nbufs = 3;
-	s.prog_size = 160;
-	s.bufs = 8;
+	s.job.pe = NPU_PE_ANY;
+	s.job.nbufs = 3;
+	s.job.prog_size = 160;
+	s.job.bufs = 8;
 	EXPECT_EQ(-EFAULT, npu_ioctl(self->fd, NPU_IOCTL_SUBMIT, &s));
-	s.bufs = (uintptr_t)h;
-	s.flags = 1;
+	s.job.bufs = (uintptr_t)h;
+	s.job.flags = 1;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_SUBMIT, &s));
-	s.flags = 0;
+	s.job.flags = 0;
 	s.reserved[3] = 1;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->fd, NPU_IOCTL_SUBMIT, &s));
 	EXPECT_EQ(-EFAULT, npu_ioctl(self->fd, NPU_IOCTL_SUBMIT, NULL));
@@ -321,29 +334,29 @@ TEST_F(job, device_error_statuses)
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	p->op.opcode = 99;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_BAD_OPCODE, w.status);
-	EXPECT_EQ(0, w.op_index);
+	EXPECT_EQ(NPU_JOB_BAD_OPCODE, w.result.status);
+	EXPECT_EQ(0, w.result.op_index);
 	EXPECT_EQ(0, out_nonzero(self));
 
 	/* Malformed header. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	p->hdr.magic ^= 1;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_BAD_PROGRAM, w.status);
-	EXPECT_EQ(0xffff, w.op_index);
+	EXPECT_EQ(NPU_JOB_BAD_PROGRAM, w.result.status);
+	EXPECT_EQ(0xffff, w.result.op_index);
 
 	/* Output tensor past the end of its slot. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	p->t[1].offset = 64;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_BAD_ADDRESS, w.status);
-	EXPECT_EQ(0xffff, w.op_index);
+	EXPECT_EQ(NPU_JOB_BAD_ADDRESS, w.result.status);
+	EXPECT_EQ(0xffff, w.result.op_index);
 
 	/* Input in a slot the job does not have. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	p->t[0].buf = 7;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_BAD_ADDRESS, w.status);
+	EXPECT_EQ(NPU_JOB_BAD_ADDRESS, w.result.status);
 
 	/* An int32 tensor at an offset that is not a multiple of 4. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
@@ -351,21 +364,21 @@ TEST_F(job, device_error_statuses)
 	p->t[0].dims[0] = N / 4 - 1;
 	p->t[0].offset = 2;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_MISALIGNED, w.status);
-	EXPECT_EQ(0xffff, w.op_index);
+	EXPECT_EQ(NPU_JOB_MISALIGNED, w.result.status);
+	EXPECT_EQ(0xffff, w.result.op_index);
 
 	/* Input and output shapes differ. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	p->t[1].dims[0] = N - 1;
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_BAD_SHAPE, w.status);
-	EXPECT_EQ(0, w.op_index);
+	EXPECT_EQ(NPU_JOB_BAD_SHAPE, w.result.status);
+	EXPECT_EQ(0, w.result.op_index);
 	EXPECT_EQ(0, out_nonzero(self));
 
 	/* And a good program still runs. */
 	npu_clip_prog(p, N, 1, 2, LO, HI);
 	ASSERT_EQ(0, run_mutated(self, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	EXPECT_EQ(0, check_output(self));
 }
 
@@ -384,9 +397,9 @@ TEST_F(job, back_pressure)
 	}
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, -1, &w));
-		ok += w.status == NPU_JOB_OK;
-		ASSERT_LT(w.pe, self->info.pe_count);
-		per_pe[w.pe]++;
+		ok += w.result.status == NPU_JOB_OK;
+		ASSERT_LT(w.result.pe, self->info.pe_count);
+		per_pe[w.result.pe]++;
 	}
 	EXPECT_EQ(jobs, ok);
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, 0, &w));
@@ -411,7 +424,7 @@ TEST_F(job, free_buffers_while_queued)
 	ASSERT_EQ(0, npu_bo_del(self->fd, self->h[2]));
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, id[i], 0, -1, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 }
 
@@ -472,7 +485,7 @@ TEST_F(job, close_with_jobs_in_flight)
 
 	ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	/* ...and every buffer of the closed files is freed once their
 	 * jobs are done (ours are after the job just collected).
 	 */
@@ -543,7 +556,7 @@ static void *own_file_worker(void *arg)
 			break;
 		for (i = 0; i < N && out[i] == clip(i & 0xff); i++)
 			;
-		if (w.status == NPU_JOB_OK && i == N)
+		if (w.result.status == NPU_JOB_OK && i == N)
 			wk->ok++;
 	}
 out:
@@ -590,7 +603,7 @@ static void *any_waiter_main(void *arg)
 			a->err = ret;
 			break;
 		}
-		if (w.status != NPU_JOB_OK)
+		if (w.result.status != NPU_JOB_OK)
 			a->err = -EIO;
 		a->got++;
 	}
@@ -640,14 +653,14 @@ TEST_F(job, file_job_limit)
 	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
 	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id[0], 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	ASSERT_EQ(0, submit(self, NPU_PE_ANY, &id[0]));
 	EXPECT_EQ(-EBUSY, submit(self, NPU_PE_ANY, &id[7]));
 	for (i = 0; i < 9; i++) {
 		if (i == 7)
 			continue;
 		ASSERT_EQ(0, npu_wait_job(self->fd, id[i], 0, -1, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, 0, &w));
 }

@@ -333,7 +333,7 @@ TEST_F(nl, stats_match_jobs_and_job_error_event)
 	ASSERT_EQ(0, trace_enable(&t, 1));
 	for (i = 0; i < 5; i++) {
 		ASSERT_EQ(0, trace_job_run(&j, 0, &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	ASSERT_EQ(0, trace_disable(&t));
 	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s1));
@@ -363,7 +363,7 @@ TEST_F(nl, stats_match_jobs_and_job_error_event)
 	((struct npu_clip_prog *)j.prog_map)->op.opcode = 0xee;
 	ASSERT_EQ(0, trace_job_submit(&j, 0, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, 10000000000ll, &w));
-	EXPECT_NE(NPU_JOB_OK, w.status);
+	EXPECT_NE(NPU_JOB_OK, w.result.status);
 	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
 	EXPECT_EQ(s1.pe[0].jobs_failed + 1, s0.pe[0].jobs_failed);
 	EXPECT_EQ(s1.pe[0].jobs_completed, s0.pe[0].jobs_completed);
@@ -372,7 +372,7 @@ TEST_F(nl, stats_match_jobs_and_job_error_event)
 	EXPECT_EQ(0, self->ev.ev[i].dev_index);
 	EXPECT_EQ(id, self->ev.ev[i].job_id);
 	EXPECT_EQ(0, self->ev.ev[i].pe);
-	EXPECT_EQ(w.status, self->ev.ev[i].status);
+	EXPECT_EQ(w.result.status, self->ev.ev[i].status);
 	EXPECT_EQ(getpid(), (pid_t)self->ev.ev[i].pid);
 	EXPECT_LT(0, self->ev.ev[i].time_ns);
 }
@@ -457,7 +457,7 @@ TEST_F(nl, timeout_and_reset_events)
 	ASSERT_EQ(0, trace_job_submit(&j, stalled, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, 30000000000ll, &w));
 	set_timeout_ms(old);
-	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
+	EXPECT_EQ(NPU_JOB_TIMEOUT, w.result.status);
 
 	i = events_wait(self->nl, &self->ev, NPU_CMD_JOB_TIMEOUT_NTF, 5000);
 	ASSERT_LE(0, i);

@@ -467,12 +467,12 @@ static inline int npu_submit_job(int fd, unsigned int pe,
 	int ret;
 
 	memset(&s, 0, sizeof(s));
-	s.pe = pe;
-	s.nbufs = n;
-	s.prog_slot = prog_slot;
-	s.prog_offset = prog_off;
-	s.prog_size = prog_size;
-	s.bufs = (uintptr_t)handles;
+	s.job.pe = pe;
+	s.job.nbufs = n;
+	s.job.prog_slot = prog_slot;
+	s.job.prog_offset = prog_off;
+	s.job.prog_size = prog_size;
+	s.job.bufs = (uintptr_t)handles;
 	ret = npu_ioctl(fd, NPU_IOCTL_SUBMIT, &s);
 	if (!ret && id)
 		*id = s.job_id;

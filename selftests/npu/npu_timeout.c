@@ -116,25 +116,25 @@ TEST_F(stall, timeout_then_abort_then_recover)
 	EXPECT_EQ(-ETIMEDOUT, npu_wait_job(self->fd, stuck, 0, 20000000, &w));
 
 	ASSERT_EQ(0, npu_wait_job(self->fd, stuck, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
-	EXPECT_EQ(self->stalled, w.pe);
+	EXPECT_EQ(NPU_JOB_TIMEOUT, w.result.status);
+	EXPECT_EQ(self->stalled, w.result.pe);
 	/* It waited at least the timeout. */
-	EXPECT_LE(300000000ull, w.complete_ns - w.submit_ns);
-	EXPECT_LE(t0, w.submit_ns);
+	EXPECT_LE(300000000ull, w.result.complete_ns - w.result.submit_ns);
+	EXPECT_LE(t0, w.result.submit_ns);
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, behind[i], 0, -1, &w));
-		EXPECT_EQ(NPU_JOB_ABORTED, w.status);
+		EXPECT_EQ(NPU_JOB_ABORTED, w.result.status);
 	}
 	if (self->good >= 0) {
 		/* Finished long before the reset, or aborted by it. */
 		ASSERT_EQ(0, npu_wait_job(self->fd, other, 0, -1, &w));
-		EXPECT_TRUE(w.status == NPU_JOB_OK ||
-			    w.status == NPU_JOB_ABORTED);
+		EXPECT_TRUE(w.result.status == NPU_JOB_OK ||
+			    w.result.status == NPU_JOB_ABORTED);
 
 		/* After the reset the other PEs work. */
 		ASSERT_EQ(0, sub(self, self->fd, self->good, &other));
 		ASSERT_EQ(0, npu_wait_job(self->fd, other, 0, -1, &w));
-		EXPECT_EQ(NPU_JOB_OK, w.status);
+		EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	}
 }
 
@@ -181,8 +181,8 @@ TEST_F(stall, full_queue_nonblock)
 	}
 	for (i = 0; i < queued; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, -1, &w));
-		timeouts += w.status == NPU_JOB_TIMEOUT;
-		aborted += w.status == NPU_JOB_ABORTED;
+		timeouts += w.result.status == NPU_JOB_TIMEOUT;
+		aborted += w.result.status == NPU_JOB_ABORTED;
 	}
 	EXPECT_LE(1, timeouts);
 	EXPECT_LE(queued - 2 - timeouts, aborted);
@@ -218,8 +218,8 @@ TEST_F(stall, close_with_stuck_job)
 	/* Our own job behind it on the same PE is aborted by the reset. */
 	ASSERT_EQ(0, sub(self, self->fd, self->stalled, &id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-	EXPECT_TRUE(w.status == NPU_JOB_ABORTED ||
-		    w.status == NPU_JOB_TIMEOUT);
+	EXPECT_TRUE(w.result.status == NPU_JOB_ABORTED ||
+		    w.result.status == NPU_JOB_TIMEOUT);
 }
 
 /* ---- signals during a timed wait ---- */
@@ -299,9 +299,9 @@ static void end_stalled(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, set_timeout_ms(100));
 	ASSERT_EQ(0, sub(self, self->fd, self->stalled, &id2));
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_TIMEOUT, w.status);
+	EXPECT_EQ(NPU_JOB_TIMEOUT, w.result.status);
 	ASSERT_EQ(0, npu_wait_job(self->fd, id2, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_ABORTED, w.status);
+	EXPECT_EQ(NPU_JOB_ABORTED, w.result.status);
 }
 
 #define STORM_WAIT_NS	50000000ll	/* 50 ms */

@@ -103,9 +103,9 @@ static void *submit_main(void *arg)
 			s->end_in_wait = true;
 			break;
 		}
-		if (w.status == NPU_JOB_OK)
+		if (w.result.status == NPU_JOB_OK)
 			s->done++;
-		else if (w.status == NPU_JOB_ABORTED)
+		else if (w.result.status == NPU_JOB_ABORTED)
 			s->aborted++;
 		else
 			break;
@@ -296,7 +296,7 @@ TEST_F_TIMEOUT(unplug, while_busy_then_replug, 180)
 	ASSERT_EQ(0, npu_ioctl(fd2, NPU_IOCTL_GET_INFO, &info));
 	ASSERT_EQ(0, trace_jobs_init(&j2, fd2, JOB_BYTES, JOB_OPS));
 	ASSERT_EQ(0, trace_job_run(&j2, NPU_PE_ANY, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	for (i = 0; i < JOB_BYTES; i++) {
 		/* CLIP chain: clamp(in, 10 + op, 200) over JOB_OPS operators */
 		int v = j2.in_map[i];

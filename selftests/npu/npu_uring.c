@@ -155,19 +155,19 @@ FIXTURE_TEARDOWN(uring)
 
 /* Job k of the fixture: program k, the input, output k. */
 static void job_req(FIXTURE_DATA(uring) *self, int k, unsigned int pe,
-		    unsigned int *handles, struct npu_uring_result *res,
+		    unsigned int *handles, struct npu_job_result *res,
 		    struct npu_uring_submit *req)
 {
 	handles[0] = self->prog;
 	handles[1] = self->in;
 	handles[2] = self->out[k];
 	memset(req, 0, sizeof(*req));
-	req->pe = pe;
-	req->nbufs = 3;
-	req->prog_slot = 0;
-	req->prog_offset = k * PROG_STRIDE;
-	req->prog_size = NPU_CLIP_PROG_SIZE;
-	req->bufs = (uintptr_t)handles;
+	req->job.pe = pe;
+	req->job.nbufs = 3;
+	req->job.prog_slot = 0;
+	req->job.prog_offset = k * PROG_STRIDE;
+	req->job.prog_size = NPU_CLIP_PROG_SIZE;
+	req->job.bufs = (uintptr_t)handles;
 	req->result = (uintptr_t)res;
 }
 
@@ -215,7 +215,7 @@ static int submit_one(struct io_uring *ring, int fd,
 TEST_F(uring, batch_of_32_in_one_submit)
 {
 	unsigned int handles[NJOBS][3];
-	struct npu_uring_result res[NJOBS];
+	struct npu_job_result res[NJOBS];
 	struct npu_uring_submit req;
 	unsigned long long seen = 0;
 	struct npu_wait w;
@@ -258,7 +258,7 @@ TEST_F(uring, batch_of_32_in_one_submit)
 TEST_F(uring, mixed_with_ioctl_on_one_fd)
 {
 	unsigned int h_a[3], h_b[3], h_c[3];
-	struct npu_uring_result res_b = { 0 };
+	struct npu_job_result res_b = { 0 };
 	struct npu_uring_submit req;
 	unsigned long long a, c;
 	struct npu_wait w;
@@ -280,9 +280,9 @@ TEST_F(uring, mixed_with_ioctl_on_one_fd)
 
 	/* WAIT_ANY collects the ioctl jobs only, then has nothing left. */
 	ASSERT_EQ(0, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, -1, &w));
-	EXPECT_TRUE(w.job_id == a || w.job_id == c);
+	EXPECT_TRUE(w.result.job_id == a || w.result.job_id == c);
 	ASSERT_EQ(0, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, -1, &w));
-	EXPECT_TRUE(w.job_id == a || w.job_id == c);
+	EXPECT_TRUE(w.result.job_id == a || w.result.job_id == c);
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, 0, &w));
 
 	ASSERT_EQ(NPU_JOB_OK, reap(&self->ring, &ud, &id));
@@ -297,7 +297,7 @@ TEST_F(uring, mixed_with_ioctl_on_one_fd)
 TEST_F(uring, bad_commands)
 {
 	unsigned int h[3];
-	struct npu_uring_result res;
+	struct npu_job_result res;
 	struct npu_uring_submit req;
 	struct npu_bo_create b;
 	struct io_uring small;
@@ -316,23 +316,23 @@ TEST_F(uring, bad_commands)
 	EXPECT_EQ(-ENOTTY, reap(&self->ring, &ud, &id));
 	EXPECT_EQ(0, id);
 	/* flags, reserved */
-	req.flags = 1;
+	req.job.flags = 1;
 	EXPECT_EQ(-EINVAL, submit_one(&self->ring, self->fd, &req, &id));
-	req.flags = 0;
+	req.job.flags = 0;
 	req.reserved[2] = 1;
 	EXPECT_EQ(-EINVAL, submit_one(&self->ring, self->fd, &req, &id));
 	req.reserved[2] = 0;
 	/* the rules of NPU_IOCTL_SUBMIT */
-	req.nbufs = NPU_MAX_JOB_BUFS + 1;
+	req.job.nbufs = NPU_MAX_JOB_BUFS + 1;
 	EXPECT_EQ(-EINVAL, submit_one(&self->ring, self->fd, &req, &id));
-	req.nbufs = 3;
-	req.prog_offset = 1;
+	req.job.nbufs = 3;
+	req.job.prog_offset = 1;
 	EXPECT_EQ(-EINVAL, submit_one(&self->ring, self->fd, &req, &id));
-	req.prog_offset = 0;
-	req.pe = self->info.pe_count;
+	req.job.prog_offset = 0;
+	req.job.pe = self->info.pe_count;
 	EXPECT_EQ(-EINVAL, submit_one(&self->ring, self->fd, &req, &id));
-	req.pe = self->good;
-	req.bufs = 8;
+	req.job.pe = self->good;
+	req.job.bufs = 8;
 	EXPECT_EQ(-EFAULT, submit_one(&self->ring, self->fd, &req, &id));
 	EXPECT_EQ(0, id);
 
@@ -404,7 +404,7 @@ static void collect_exec(const struct npu_trace_rec_hdr *h, void *arg)
  */
 TEST_F(uring, trace_exec_same_on_both_paths)
 {
-	struct npu_uring_result res = { 0 };
+	struct npu_job_result res = { 0 };
 	struct npu_trace_rec_exec *a, *b;
 	struct trace_stats st = { 0 };
 	struct npu_uring_submit req;
@@ -435,8 +435,8 @@ TEST_F(uring, trace_exec_same_on_both_paths)
 	b = &x.ex[1];
 	EXPECT_EQ(id, a->job_id);
 	EXPECT_EQ(cid, b->job_id);
-	EXPECT_EQ(w.submit_ns, a->submit_ns);
-	EXPECT_EQ(w.complete_ns, a->complete_ns);
+	EXPECT_EQ(w.result.submit_ns, a->submit_ns);
+	EXPECT_EQ(w.result.complete_ns, a->complete_ns);
 	EXPECT_EQ(res.submit_ns, b->submit_ns);
 	EXPECT_EQ(res.complete_ns, b->complete_ns);
 	EXPECT_EQ(res.start_tick, b->start_tick);
@@ -559,7 +559,7 @@ TEST_F_TIMEOUT(uring, runner_spans_same_on_both_paths, 120)
 TEST_F(uring, cancel_on_fd_close)
 {
 	unsigned int handles[4][3], h[3];
-	struct npu_uring_result res[4];
+	struct npu_job_result res[4];
 	struct npu_uring_submit req;
 	unsigned long long seen = 0, ioctl_id;
 	struct io_uring_cqe *cqe;
@@ -597,7 +597,7 @@ TEST_F(uring, cancel_on_fd_close)
 				    5 * PROG_STRIDE, NPU_CLIP_PROG_SIZE,
 				    &ioctl_id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, ioctl_id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	EXPECT_TRUE(out_ok(self, 5));
 	/*
 	 * The detached jobs end at the timeout's reset: a job queued behind
@@ -610,7 +610,7 @@ TEST_F(uring, cancel_on_fd_close)
 				    6 * PROG_STRIDE, NPU_CLIP_PROG_SIZE,
 				    &ioctl_id));
 	ASSERT_EQ(0, npu_wait_job(self->fd, ioctl_id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_ABORTED, w.status);
+	EXPECT_EQ(NPU_JOB_ABORTED, w.result.status);
 	EXPECT_EQ(-ENOENT, npu_wait_job(self->fd, 0, NPU_WAIT_ANY, 0, &w));
 }
 
@@ -659,7 +659,7 @@ TEST_F(uring, cancel_on_ring_close)
 	}
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, npu_wait_job(self->fd, id, 0, -1, &w));
-	EXPECT_EQ(NPU_JOB_OK, w.status);
+	EXPECT_EQ(NPU_JOB_OK, w.result.status);
 	EXPECT_TRUE(out_ok(self, 2));
 }
 

@@ -66,7 +66,7 @@ static void latency_round(int fd, struct trace_jobs *j, int level,
 		t0 = npu_now_ns();
 		ret = trace_job_run(j, NPU_PE_ANY, &w);
 		lat[i] = npu_now_ns() - t0;
-		if (ret || w.status != NPU_JOB_OK)
+		if (ret || w.result.status != NPU_JOB_OK)
 			die("job", ret ? ret : -EIO);
 	}
 	if (level >= 0) {

@@ -125,7 +125,7 @@ TEST_F(tj, exec_records_level1)
 	for (i = 0; i < 20; i++) {
 		ASSERT_EQ(0, trace_job_run(&self->j, i % self->info.pe_count,
 					   &w[i]));
-		ASSERT_EQ(NPU_JOB_OK, w[i].status);
+		ASSERT_EQ(NPU_JOB_OK, w[i].result.status);
 	}
 	recs_init(&r, 256);
 	ASSERT_EQ(21, trace_consume(&t, &st, collect, &r));
@@ -138,7 +138,7 @@ TEST_F(tj, exec_records_level1)
 		const struct npu_trace_rec_exec *e = &r.ex[i];
 
 		/* Sequential jobs: ring order is submission order. */
-		EXPECT_EQ(w[i].job_id, e->job_id);
+		EXPECT_EQ(w[i].result.job_id, e->job_id);
 		EXPECT_EQ(NPU_TRACE_REC_EXEC, e->hdr.type);
 		EXPECT_EQ(sizeof(*e), e->hdr.size);
 		EXPECT_EQ(i + 1, e->hdr.seq);
@@ -146,13 +146,13 @@ TEST_F(tj, exec_records_level1)
 		EXPECT_EQ(NPU_JOB_OK, e->status);
 		EXPECT_EQ(getpid(), e->pid);
 		EXPECT_EQ(gettid_(), e->tid);
-		EXPECT_EQ(w[i].submit_ns, e->submit_ns);
-		EXPECT_EQ(w[i].complete_ns, e->complete_ns);
-		EXPECT_EQ(w[i].pe, e->pe);
+		EXPECT_EQ(w[i].result.submit_ns, e->submit_ns);
+		EXPECT_EQ(w[i].result.complete_ns, e->complete_ns);
+		EXPECT_EQ(w[i].result.pe, e->pe);
 		EXPECT_EQ(i % self->info.pe_count, e->pe);
 		EXPECT_EQ(NPU_HW_STATUS_OK, e->dev_status);
-		EXPECT_EQ(w[i].start_tick, e->start_tick);
-		EXPECT_EQ(w[i].end_tick, e->end_tick);
+		EXPECT_EQ(w[i].result.start_tick, e->start_tick);
+		EXPECT_EQ(w[i].result.end_tick, e->end_tick);
 		EXPECT_LT(e->start_tick, e->end_tick);
 		EXPECT_EQ(e->end_tick - e->start_tick,
 			  e->run_ticks + e->iowait_ticks);
@@ -180,7 +180,7 @@ TEST_F(tj, op_records_level2)
 	ASSERT_EQ(0, trace_enable(&t, 2));
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, trace_job_run(&self->j, NPU_PE_ANY, &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	recs_init(&r, 1024);
 	ASSERT_LE(0, trace_consume(&t, &st, collect, &r));
@@ -247,7 +247,7 @@ TEST_F(tj, per_pe_monotonic)
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, ids[i], 0, 10000000000ll,
 					  &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	recs_init(&r, 1024);
 	ASSERT_LE(0, trace_consume(&t, &st, collect, &r));
@@ -309,7 +309,7 @@ TEST_F(tj, device_interval_inside_host_interval)
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, trace_job_run(&self->j, i % self->info.pe_count,
 					   &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 		usleep(1000);
 	}
 	usleep(30000);
@@ -446,7 +446,7 @@ TEST_F(tj, exact_loss_slow_reader)
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, npu_wait_job(self->fd, ids[i], 0, 10000000000ll,
 					  &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	sr.stop = 1;
 	pthread_join(th, NULL);
@@ -539,9 +539,9 @@ TEST_F(tj, two_rings_two_levels)
 	ASSERT_LE(0, trace_consume(&a, &sa, collect, &ra));
 	ASSERT_EQ(10, ra.nex);
 	EXPECT_EQ(0, ra.ex[9].flags);
-	EXPECT_EQ(w.job_id, ra.ex[9].job_id);
-	EXPECT_EQ(w.submit_ns, ra.ex[9].submit_ns);
-	EXPECT_EQ(w.complete_ns, ra.ex[9].complete_ns);
+	EXPECT_EQ(w.result.job_id, ra.ex[9].job_id);
+	EXPECT_EQ(w.result.submit_ns, ra.ex[9].submit_ns);
+	EXPECT_EQ(w.result.complete_ns, ra.ex[9].complete_ns);
 	EXPECT_EQ(0, ra.ex[9].start_tick);
 	EXPECT_EQ(0, ra.ex[9].end_tick);
 	EXPECT_EQ(0, ra.ex[9].macs);
@@ -576,7 +576,7 @@ static int scope_child(int devfd, int go_rd, int ready_wr)
 	if (write(ready_wr, &c, 1) != 1 || read(go_rd, &c, 1) != 1)
 		return 14;
 	for (i = 0; i < 5; i++)
-		if (trace_job_run(&j, NPU_PE_ANY, &w) || w.status != NPU_JOB_OK)
+		if (trace_job_run(&j, NPU_PE_ANY, &w) || w.result.status != NPU_JOB_OK)
 			return 15;
 	recs_init(&r, 64);
 	if (trace_consume(&t, &st, collect, &r) < 0 || st.seq_errors)
@@ -663,7 +663,7 @@ static void *runner_main(void *arg)
 	struct npu_wait w;
 
 	while (!rn->stop) {
-		if (trace_job_run(rn->j, NPU_PE_ANY, &w) || w.status != NPU_JOB_OK)
+		if (trace_job_run(rn->j, NPU_PE_ANY, &w) || w.result.status != NPU_JOB_OK)
 			rn->bad++;
 		else
 			rn->ok++;
@@ -723,7 +723,7 @@ TEST_F(tj, close_while_jobs_run)
 	ASSERT_LE(0, trace_consume(&t, &st, collect, &r));
 	EXPECT_EQ(1, r.nex);
 	EXPECT_EQ(4, r.nop);
-	EXPECT_EQ(w.job_id, r.ex[0].job_id);
+	EXPECT_EQ(w.result.job_id, r.ex[0].job_id);
 	recs_free(&r);
 	trace_close(&t);
 	close(fd2);
@@ -752,7 +752,7 @@ TEST_F(tj, device_records_accounted)
 	ASSERT_EQ(0, trace_enable(&t, 2));
 	for (i = 0; i < jobs; i++) {
 		ASSERT_EQ(0, trace_job_run(&self->j, NPU_PE_ANY, &w));
-		ASSERT_EQ(NPU_JOB_OK, w.status);
+		ASSERT_EQ(NPU_JOB_OK, w.result.status);
 	}
 	recs_init(&r, 8192);
 	ASSERT_LE(0, trace_consume(&t, &st, collect, &r));
@@ -816,15 +816,16 @@ TEST_F(tj, tracepoints)
 	ASSERT_LT(0, n);
 	buf[n] = 0;
 	snprintf(want, sizeof(want), "npu_job_submit: npu0 job=%llu pe=0 tgid=%d",
-		 (unsigned long long)w.job_id, getpid());
+		 (unsigned long long)w.result.job_id, getpid());
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s", buf);
 	snprintf(want, sizeof(want), "npu_job_start: npu0 job=%llu pe=0 start_tick=%llu",
-		 (unsigned long long)w.job_id, (unsigned long long)w.start_tick);
+		 (unsigned long long)w.result.job_id,
+		 (unsigned long long)w.result.start_tick);
 	EXPECT_NE(NULL, strstr(buf, want));
 	snprintf(want, sizeof(want), "npu_job_complete: npu0 job=%llu pe=0 status=0 tgid=%d submit_ns=%llu complete_ns=%llu",
-		 (unsigned long long)w.job_id, getpid(),
-		 (unsigned long long)w.submit_ns,
-		 (unsigned long long)w.complete_ns);
+		 (unsigned long long)w.result.job_id, getpid(),
+		 (unsigned long long)w.result.submit_ns,
+		 (unsigned long long)w.result.complete_ns);
 	EXPECT_NE(NULL, strstr(buf, want));
 }
 

@@ -399,7 +399,7 @@ static inline int trace_jobs_flood(struct trace_jobs *j, unsigned int jobs,
 		ret = npu_wait_job(j->fd, ids[done % 64], 0, 10000000000ll, &w);
 		if (ret)
 			return ret;
-		if (w.status != NPU_JOB_OK)
+		if (w.result.status != NPU_JOB_OK)
 			return -EIO;
 		done++;
 	}

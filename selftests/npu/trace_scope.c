@@ -61,7 +61,7 @@ static int run_one_job(void)
 	ret = trace_jobs_init(&j, fd, JOB_BYTES, 1);
 	if (!ret)
 		ret = trace_job_run(&j, NPU_PE_ANY, &w);
-	if (!ret && w.status != NPU_JOB_OK)
+	if (!ret && w.result.status != NPU_JOB_OK)
 		ret = -EIO;
 	close(fd);
 	return ret;

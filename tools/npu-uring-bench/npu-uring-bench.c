@@ -84,7 +84,7 @@ struct bench {
 	uint64_t dev_sum;
 	uint64_t deliver_sum;
 	unsigned long calls;
-	struct npu_uring_result res[MAX_DEPTH];
+	struct npu_job_result res[MAX_DEPTH];
 };
 
 /* Account a job's result: @t the time it was in hand. */
@@ -132,13 +132,14 @@ static int run_ioctl(struct bench *b, unsigned int depth)
 		ret = npu_wait_job(b->fd, 0, NPU_WAIT_ANY, -1, &w);
 		if (ret)
 			return ret;
-		if (w.status != NPU_JOB_OK)
+		if (w.result.status != NPU_JOB_OK)
 			return -EIO;
-		for (k = 0; k < depth && ids[k] != w.job_id; k++)
+		for (k = 0; k < depth && ids[k] != w.result.job_id; k++)
 			;
 		if (k == depth)
 			return -EPROTO;
-		account(b, k, npu_now_ns(), w.submit_ns, w.complete_ns);
+		account(b, k, npu_now_ns(), w.result.submit_ns,
+			w.result.complete_ns);
 		done++;
 		if (sub < b->jobs) {
 			b->t_sub[k] = npu_now_ns();
@@ -156,10 +157,12 @@ static void prep(struct bench *b, struct io_uring *ring, unsigned int slot)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct npu_uring_submit req = {
-		.pe = NPU_PE_ANY,
-		.nbufs = 3,
-		.prog_size = b->prog_size,
-		.bufs = (uintptr_t)b->handles,
+		.job = {
+			.pe = NPU_PE_ANY,
+			.nbufs = 3,
+			.prog_size = b->prog_size,
+			.bufs = (uintptr_t)b->handles,
+		},
 		.result = (uintptr_t)&b->res[slot],
 	};
 

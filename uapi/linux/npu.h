@@ -21,12 +21,18 @@
 
 #define NPU_IOCTL_BASE		0xb8
 
-/* Version of struct npu_info reported in npu_info.version */
-#define NPU_INFO_VERSION	1
+/*
+ * Version of this ABI, reported in npu_info.version. It changes only when
+ * the ABI breaks (a field moves or changes meaning); fields added in place
+ * of reserved ones keep it. 2: jobs are described by struct npu_job_desc,
+ * their results given by struct npu_job_result.
+ */
+#define NPU_INFO_VERSION	2
 
 /**
  * struct npu_info - device information, from NPU_IOCTL_GET_INFO
- * @version: out: NPU_INFO_VERSION
+ * @version: out: NPU_INFO_VERSION of the driver; a program built against
+ *	another version must not use the device
  * @flags: in: must be 0
  * @hw_version: out: hardware interface version, major << 16 | minor
  * @pe_count: out: processing elements
@@ -131,7 +137,7 @@ struct npu_bo_free {
 #define NPU_MAX_JOB_BUFS	12
 
 /**
- * struct npu_submit - queue a job
+ * struct npu_job_desc - a job: its program, its buffers and its PE
  * @flags: in: must be 0
  * @pe: in: PE to run on, or NPU_PE_ANY
  * @nbufs: in: entries in @bufs, 1..NPU_MAX_JOB_BUFS
@@ -140,15 +146,12 @@ struct npu_bo_free {
  * @prog_size: in: bytes of program
  * @bufs: in: pointer to an array of @nbufs __u32 buffer handles of this
  *	fd; slot i of the program is bufs[i]. A handle may appear once.
- * @job_id: out: job id, for NPU_IOCTL_WAIT; unique on the device and
- *	increasing in submission order
- * @reserved: in: must be 0
  *
- * The program must lie inside its buffer. When the PE's queue is full the
- * call sleeps, or fails with -EAGAIN if the fd is O_NONBLOCK. A handle that
- * is not this fd's fails with -ENOENT; other bad arguments with -EINVAL.
+ * What NPU_IOCTL_SUBMIT and NPU_URING_CMD_SUBMIT queue, checked alike by
+ * both. The program must lie inside its buffer. A handle that is not this
+ * fd's fails with -ENOENT; other bad fields with -EINVAL.
  */
-struct npu_submit {
+struct npu_job_desc {
 	__u32 flags;
 	__u32 pe;
 	__u32 nbufs;
@@ -156,11 +159,25 @@ struct npu_submit {
 	__u32 prog_offset;
 	__u32 prog_size;
 	__u64 bufs;
+};
+
+/**
+ * struct npu_submit - queue a job, with NPU_IOCTL_SUBMIT
+ * @job: in: the job
+ * @job_id: out: job id, for NPU_IOCTL_WAIT; unique on the device and
+ *	increasing in submission order
+ * @reserved: in: must be 0
+ *
+ * When the PE's queue is full the call sleeps, or fails with -EAGAIN if
+ * the fd is O_NONBLOCK.
+ */
+struct npu_submit {
+	struct npu_job_desc job;
 	__u64 job_id;
 	__u64 reserved[4];
 };
 
-/* Job status, npu_wait.status */
+/* Job status, npu_job_result.status */
 #define NPU_JOB_OK		0
 #define NPU_JOB_BAD_OPCODE	1
 #define NPU_JOB_BAD_ADDRESS	2
@@ -171,23 +188,46 @@ struct npu_submit {
 #define NPU_JOB_BAD_CMD		7
 #define NPU_JOB_TIMEOUT		8	/* exceeded the job timeout */
 
+/**
+ * struct npu_job_result - how a job went
+ * @job_id: the job
+ * @status: NPU_JOB_*
+ * @pe: PE that ran the job
+ * @op_index: failing operator when @status is not NPU_JOB_OK
+ * @reserved: 0
+ * @start_tick: device clock at job start
+ * @end_tick: device clock at job end
+ * @submit_ns: CLOCK_MONOTONIC at submission
+ * @complete_ns: CLOCK_MONOTONIC when the driver saw the completion
+ *
+ * Written by the driver, never read: the result of NPU_IOCTL_WAIT
+ * (npu_wait.result) and of an io_uring command (npu_uring_submit.result).
+ * libnpu returns it too (npu_inference_wait()).
+ */
+struct npu_job_result {
+	__u64 job_id;
+	__u32 status;
+	__u32 pe;
+	__u32 op_index;
+	__u32 reserved;
+	__u64 start_tick;
+	__u64 end_tick;
+	__u64 submit_ns;
+	__u64 complete_ns;
+};
+
 /* npu_wait.flags */
 #define NPU_WAIT_ANY		(1u << 0)	/* any completed job of this fd */
 
 /**
  * struct npu_wait - wait for a job and collect its result
- * @flags: in: NPU_WAIT_*
- * @pe: out: PE that ran the job
- * @job_id: in: job to wait for (ignored with NPU_WAIT_ANY); out: the job
+ * @job_id: in: job to wait for (ignored with NPU_WAIT_ANY)
  * @timeout_ns: in: relative timeout, < 0 waits forever, 0 polls; out:
  *	the time left when a signal interrupted the wait (see below)
- * @status: out: NPU_JOB_*
- * @op_index: out: failing operator when @status is not NPU_JOB_OK
- * @start_tick: out: device clock at job start
- * @end_tick: out: device clock at job end
- * @submit_ns: out: CLOCK_MONOTONIC at submission
- * @complete_ns: out: CLOCK_MONOTONIC when the driver saw the completion
+ * @flags: in: NPU_WAIT_*
  * @reserved: in: must be 0
+ * @result: out: the job's result (with NPU_WAIT_ANY, @result.job_id says
+ *	which job it is)
  *
  * A job's result is returned once; waiting for it again fails with -ENOENT,
  * as does waiting for another fd's job, and NPU_WAIT_ANY on an fd with no
@@ -202,17 +242,11 @@ struct npu_submit {
  * If it cannot be written, the call fails with -EINTR and is not restarted.
  */
 struct npu_wait {
-	__u32 flags;
-	__u32 pe;
 	__u64 job_id;
 	__s64 timeout_ns;
-	__u32 status;
-	__u32 op_index;
-	__u64 start_tick;
-	__u64 end_tick;
-	__u64 submit_ns;
-	__u64 complete_ns;
-	__u64 reserved[4];
+	__u32 flags;
+	__u32 reserved[7];
+	struct npu_job_result result;
 };
 
 /*
@@ -228,62 +262,25 @@ struct npu_wait {
  */
 
 /**
- * struct npu_uring_result - result of a job submitted through io_uring
- * @job_id: out: the job id, written when the job is queued (before the
- *	command can complete), so a submitter that saw io_uring_enter()
- *	return can read it unless the command had to wait for queue room
- * @status: out: NPU_JOB_*, written at completion
- * @pe: out: PE that ran the job
- * @op_index: out: failing operator when @status is not NPU_JOB_OK
- * @reserved: out: 0
- * @start_tick: out: device clock at job start
- * @end_tick: out: device clock at job end
- * @submit_ns: out: CLOCK_MONOTONIC at submission
- * @complete_ns: out: CLOCK_MONOTONIC when the driver saw the completion
- *
- * The same fields as struct npu_wait's, written by the driver into the
- * submitter's memory. The completion fields are written before the CQE
- * is posted, by the submitting thread's task work; a cancelled command
- * writes only @job_id.
- */
-struct npu_uring_result {
-	__u64 job_id;
-	__u32 status;
-	__u32 pe;
-	__u32 op_index;
-	__u32 reserved;
-	__u64 start_tick;
-	__u64 end_tick;
-	__u64 submit_ns;
-	__u64 complete_ns;
-};
-
-/**
  * struct npu_uring_submit - payload of NPU_URING_CMD_SUBMIT (the SQE's cmd)
- * @flags: in: must be 0
- * @pe: in: PE to run on, or NPU_PE_ANY
- * @nbufs: in: entries in @bufs, 1..NPU_MAX_JOB_BUFS
- * @prog_slot: in: index in @bufs of the buffer holding the program
- * @prog_offset: in: byte offset of the program in it, 64-byte aligned
- * @prog_size: in: bytes of program
- * @bufs: in: pointer to an array of @nbufs __u32 buffer handles of this fd
- * @result: in: pointer to a struct npu_uring_result, or 0 for none
+ * @job: in: the job, as for NPU_IOCTL_SUBMIT
+ * @result: in: pointer to a struct npu_job_result that the driver writes,
+ *	or 0 for none
  * @reserved: in: must be 0
  *
- * The fields and their errors are struct npu_submit's; they are read once,
- * when the command is issued. The payload is 64 bytes: the ring needs
- * IORING_SETUP_SQE128 (a 64-byte SQE holds 16), or the command fails with
- * -EINVAL. A queue without room makes the command wait in io_uring's worker, as a blocking
- * NPU_IOCTL_SUBMIT sleeps.
+ * Read once, when the command is issued. The payload is 64 bytes: the ring
+ * needs IORING_SETUP_SQE128 (a 64-byte SQE holds 16), or the command fails
+ * with -EINVAL. A queue without room makes the command wait in io_uring's
+ * worker, as a blocking NPU_IOCTL_SUBMIT sleeps.
+ *
+ * The driver writes @result's job_id when the job is queued (before the
+ * command can complete), so a submitter that saw io_uring_enter() return
+ * can read it unless the command had to wait for queue room; the rest of
+ * it before the CQE is posted, by the submitting thread's task work. A
+ * cancelled command writes only the job id.
  */
 struct npu_uring_submit {
-	__u32 flags;
-	__u32 pe;
-	__u32 nbufs;
-	__u32 prog_slot;
-	__u32 prog_offset;
-	__u32 prog_size;
-	__u64 bufs;
+	struct npu_job_desc job;
 	__u64 result;
 	__u64 reserved[3];
 };

@@ -58,6 +58,7 @@ static struct fake {
 	unsigned long ran_on[FAKE_PES];
 	int hold;		/* workers do not start jobs while set */
 	int fail_next;		/* next job completes with this status */
+	int info_version;	/* GET_INFO's version when not 0 */
 	int stop;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -140,7 +141,8 @@ static int fake_ioctl(unsigned long req, void *arg)
 			break;
 		}
 		memset(info, 0, sizeof(*info));
-		info->version = NPU_INFO_VERSION;
+		info->version = fk.info_version ? (uint32_t)fk.info_version :
+						  NPU_INFO_VERSION;
 		info->pe_count = FAKE_PES;
 		info->dram_size = FAKE_DRAM;
 		info->clock_hz = 1000000000;
@@ -182,7 +184,8 @@ static int fake_ioctl(unsigned long req, void *arg)
 		break;
 	}
 	case NPU_IOCTL_SUBMIT: {
-		struct npu_submit *s = arg;
+		struct npu_submit *sub = arg;
+		const struct npu_job_desc *s = &sub->job;
 		const uint32_t *h = (const uint32_t *)(uintptr_t)s->bufs;
 		uint32_t k;
 
@@ -211,7 +214,7 @@ static int fake_ioctl(unsigned long req, void *arg)
 			.prog_offset = s->prog_offset, .prog_size = s->prog_size,
 		};
 		memcpy(fk.jobs[i].handles, h, s->nbufs * sizeof(*h));
-		s->job_id = fk.jobs[i].id;
+		sub->job_id = fk.jobs[i].id;
 		if (++fk.in_flight > fk.max_in_flight)
 			fk.max_in_flight = fk.in_flight;
 		pthread_cond_broadcast(&fk.cond);
@@ -250,9 +253,10 @@ static int fake_ioctl(unsigned long req, void *arg)
 		}
 		if (ret)
 			break;
-		w->pe = j->pe;
-		w->status = j->status;
-		w->op_index = j->op_index;
+		w->result.job_id = j->id;
+		w->result.pe = j->pe;
+		w->result.status = j->status;
+		w->result.op_index = j->op_index;
 		j->state = 0;
 		fk.in_flight--;
 		break;
@@ -489,6 +493,24 @@ TEST_F(runner, bad_options)
 	EXPECT_EQ(-EINVAL, npu_runner_create(self->dev, self->model, &o, &r));
 }
 
+/* a driver of another uapi version is refused before any job */
+TEST_F(runner, device_of_another_uapi_version)
+{
+	struct npu_device *dev = (void *)1;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fk.memfd);
+	fake_set(&fk.info_version, NPU_INFO_VERSION - 1);
+	EXPECT_EQ(-EPROTONOSUPPORT, npu_device_open(path, &dev));
+	EXPECT_EQ((void *)1, dev);
+	fake_set(&fk.info_version, NPU_INFO_VERSION + 1);
+	EXPECT_EQ(-EPROTONOSUPPORT, npu_device_open(path, &dev));
+	fake_set(&fk.info_version, 0);
+	ASSERT_EQ(0, npu_device_open(path, &dev));
+	EXPECT_EQ(NPU_INFO_VERSION, npu_device_info(dev)->version);
+	npu_device_close(dev);
+}
+
 TEST_F(runner, opts_init_defaults)
 {
 	struct npu_runner_opts o;
@@ -569,6 +591,8 @@ TEST_F(runner, async_out_of_order)
 	fake_set(&fk.hold, 0);
 	for (i = 2; i >= 0; i--) {
 		ASSERT_EQ(0, npu_inference_wait(inf[i], -1, &res));
+		/* the fake's ids count from 1, in submission order */
+		EXPECT_EQ((uint64_t)i + 1, res.job_id);
 		/* round-robin over the runner's PEs, in submission order */
 		EXPECT_EQ((unsigned int)i % 2, res.pe);
 		EXPECT_EQ(0, check_output(inf[i], self->want[i], self->out_count));

@@ -235,6 +235,7 @@ TEST_F_TIMEOUT(vm, async_poll_then_wait, 300)
 	}
 	ASSERT_EQ(0, ret);
 	EXPECT_EQ(NPU_JOB_OK, res.status);
+	EXPECT_NE(0, res.job_id);
 	EXPECT_LE(res.submit_ns, res.complete_ns);
 	EXPECT_LE(res.start_tick, res.end_tick);
 	ASSERT_EQ(0, npu_inference_get_output(inf, 0, y, 10));
