@@ -85,6 +85,7 @@ void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts)
 	opts->sz = sizeof(*opts);
 	opts->top = 20;
 	opts->max_ns = -1;
+	opts->format = NPUPROF_FORMAT_TABLE;
 }
 
 static int an_parse_col(const char *s, enum an_col *col, bool *asc)
@@ -493,10 +494,11 @@ static double an_pct(int64_t a, int64_t total)
 }
 
 NPUPROF_EXPORT
-int npuprof_analyze(struct npuprof_trace *trace,
-		    const struct npuprof_analyze_opts *opts,
-		    unsigned int format, FILE *out)
+int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
+		    const struct npuprof_analyze_opts *opts)
 {
+	unsigned int format = opts && opts->format ? opts->format :
+			      NPUPROF_FORMAT_TABLE;
 	struct npf_an_row *rows = NULL;
 	int64_t total = 0, cum = 0;
 	struct npf_tw tw;

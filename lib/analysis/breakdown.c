@@ -662,15 +662,21 @@ static void bd_json(FILE *f, const struct npf_bd_totals *t)
 }
 
 NPUPROF_EXPORT
-int npuprof_print_breakdown(struct npuprof_trace *trace, unsigned int format,
-			    FILE *out)
+int npuprof_print_breakdown(struct npuprof_trace *trace, FILE *out,
+			    const struct npuprof_report_opts *opts)
 {
+	struct npuprof_report_opts o;
 	struct npf_bd_totals tot;
+	unsigned int format;
 	struct npf_tw tw;
-	bool rows = format == NPUPROF_FORMAT_CSV ||
-		    format == NPUPROF_FORMAT_JSONL;
+	bool rows;
 	int ret;
 
+	ret = npf_report_opts(opts, &o);
+	if (ret)
+		return ret;
+	format = o.format;
+	rows = format == NPUPROF_FORMAT_CSV || format == NPUPROF_FORMAT_JSONL;
 	if (!trace || !out || (!rows && format != NPUPROF_FORMAT_TABLE &&
 			       format != NPUPROF_FORMAT_JSON))
 		return -EINVAL;

@@ -147,16 +147,23 @@ static const struct npf_col df_cols[] = {
 };
 
 NPUPROF_EXPORT
-int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b,
-		 unsigned int format, FILE *out, int64_t min_delta_ns,
-		 double *worst_pct)
+int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
+		 const struct npuprof_report_opts *opts, double *worst_pct)
 {
+	struct npuprof_report_opts o;
 	struct df_set s = { 0 };
+	unsigned int format;
+	int64_t min_delta_ns;
 	struct npf_tw tw;
 	double worst = 0;
 	size_t i;
 	int ret;
 
+	ret = npf_report_opts(opts, &o);
+	if (ret)
+		return ret;
+	format = o.format;
+	min_delta_ns = o.min_delta_ns;
 	if (!a || !b || !out ||
 	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
 	     format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON))

@@ -261,6 +261,46 @@ struct npuprof_export_opts {
 };
 
 /**
+ * struct npuprof_report_opts - options of the reports: npuprof_report(),
+ *	npuprof_print_summary(), npuprof_print_breakdown(), npuprof_diff()
+ * @sz: sizeof(struct npuprof_report_opts); set by
+ *	npuprof_report_opts_init() or NPUPROF_REPORT_OPTS()
+ * @format: enum npuprof_format; 0 is NPUPROF_FORMAT_TABLE. Each function
+ *	says which it writes
+ * @table: npuprof_report(): enum npuprof_table; 0 is
+ *	NPUPROF_TABLE_INFERENCES
+ * @min_delta_ns: npuprof_diff(): changes smaller than this (absolute) do
+ *	not count in its *worst_pct
+ *
+ * A caller built against an older header passes a smaller @sz, and the
+ * fields it lacks keep their defaults; a larger one is refused with -E2BIG
+ * unless the bytes this library does not know are 0 (as libbpf does).
+ */
+struct npuprof_report_opts {
+	size_t sz;
+	unsigned int format;
+	unsigned int table;
+	int64_t min_delta_ns;
+};
+
+/*
+ * NPUPROF_REPORT_OPTS() - a pointer to report options built in place,
+ * @sz set: npuprof_report(t, stdout, NPUPROF_REPORT_OPTS(.table =
+ * NPUPROF_TABLE_OPERATORS, .format = NPUPROF_FORMAT_CSV))
+ */
+#define NPUPROF_REPORT_OPTS(...)					\
+	(&(const struct npuprof_report_opts){				\
+		.sz = sizeof(struct npuprof_report_opts), __VA_ARGS__ })
+
+/**
+ * npuprof_report_opts_init() - fill @opts with the defaults
+ * @opts: the options to initialize
+ *
+ * Sets @sz, the aligned text format, the inferences table, min_delta_ns 0.
+ */
+void npuprof_report_opts_init(struct npuprof_report_opts *opts);
+
+/**
  * npuprof_export_chrome() - write the merged timeline as Chrome Trace
  * Event JSON (Perfetto UI, chrome://tracing, speedscope)
  * @trace: an open trace
@@ -276,28 +316,29 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 /**
  * npuprof_report() - write one table
  * @trace: an open trace
- * @table: enum npuprof_table
- * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
  * @out: the stream to write to
+ * @opts: @opts->table (enum npuprof_table) in @opts->format
+ *	(NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON), or NULL: the
+ *	inferences as aligned text
  *
- * Return: 0, -EINVAL for a table or format it does not know, -EBADMSG,
- * -EIO.
+ * Return: 0, -EINVAL for a table or format it does not know, -E2BIG
+ * (options of a newer library), -EBADMSG, -EIO.
  */
-int npuprof_report(struct npuprof_trace *trace, unsigned int table,
-		   unsigned int format, FILE *out);
+int npuprof_report(struct npuprof_trace *trace, FILE *out,
+		   const struct npuprof_report_opts *opts);
 
 /**
  * npuprof_print_summary() - the summary of the reference docs: inference
  * count, min, max, mean, median and the 90/95/97/99/99.9 percentiles (ns,
  * exact), and the totals of the trace
  * @trace: an open trace
- * @format: NPUPROF_FORMAT_TABLE or _JSON
  * @out: the stream to write to
+ * @opts: @opts->format NPUPROF_FORMAT_TABLE or _JSON, or NULL (a table)
  *
  * Return: as npuprof_report().
  */
-int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
-			  FILE *out);
+int npuprof_print_summary(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_report_opts *opts);
 
 /**
  * npuprof_export_sqlite() - write every table into a new SQLite database
@@ -339,6 +380,7 @@ enum npuprof_aggregate {
  *	sorts ascending, else descending; NULL: "time"
  * @min_ns: keep records whose self time is at least this
  * @max_ns: ... and at most this (negative: no limit)
+ * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL or _JSON
  */
 struct npuprof_analyze_opts {
 	size_t sz;
@@ -348,6 +390,7 @@ struct npuprof_analyze_opts {
 	const char *order_by;
 	int64_t min_ns;
 	int64_t max_ns;
+	unsigned int format;
 };
 
 /**
@@ -355,7 +398,7 @@ struct npuprof_analyze_opts {
  * @opts: the options to initialize
  *
  * Sets @sz, top 20, every type, no aggregation, order by self time, no
- * time limits (max_ns -1).
+ * time limits (max_ns -1), aligned text.
  */
 void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts);
 
@@ -364,15 +407,13 @@ void npuprof_analyze_opts_init(struct npuprof_analyze_opts *opts);
  * records) and host spans: self time, cumulative time, MACs, GMAC/s and
  * the percentage of the device's peak, bytes moved and GB/s
  * @trace: an open trace
- * @opts: options (npuprof_analyze_opts_init() first), or NULL
- * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
  * @out: the stream to write to
+ * @opts: options (npuprof_analyze_opts_init() first), or NULL
  *
  * Return: 0, -EINVAL (a bad option or format), -EBADMSG, -EIO, -ENOMEM.
  */
-int npuprof_analyze(struct npuprof_trace *trace,
-		    const struct npuprof_analyze_opts *opts,
-		    unsigned int format, FILE *out);
+int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
+		    const struct npuprof_analyze_opts *opts);
 
 /**
  * npuprof_print_breakdown() - where each inference's latency goes: CPU
@@ -382,14 +423,14 @@ int npuprof_analyze(struct npuprof_trace *trace,
  * wall time; then the sums and shares over all inferences and the NPU's
  * idle time while the host was busy
  * @trace: an open trace
- * @format: NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV or _JSONL
- *	(one row per inference)
  * @out: the stream to write to
+ * @opts: @opts->format NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV
+ *	or _JSONL (one row per inference); NULL: a table
  *
  * Memory: the inferences in flight. Return: as npuprof_report().
  */
-int npuprof_print_breakdown(struct npuprof_trace *trace, unsigned int format,
-			    FILE *out);
+int npuprof_print_breakdown(struct npuprof_trace *trace, FILE *out,
+			    const struct npuprof_report_opts *opts);
 
 /**
  * npuprof_diff() - the change from trace @a to trace @b of the mean
@@ -398,18 +439,16 @@ int npuprof_print_breakdown(struct npuprof_trace *trace, unsigned int format,
  * change first
  * @a: the baseline
  * @b: the trace compared with it
- * @format: NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON
  * @out: the stream to write to
- * @min_delta_ns: changes smaller than this (absolute) do not count in
- *	*@worst_pct
+ * @opts: @opts->format (NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON) and
+ *	@opts->min_delta_ns, or NULL (a table, every change counts)
  * @worst_pct: out (or NULL): the largest relative increase in percent
  *	over the rows present in both traces, 0 when nothing got slower
  *
  * Return: as npuprof_report().
  */
-int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b,
-		 unsigned int format, FILE *out, int64_t min_delta_ns,
-		 double *worst_pct);
+int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
+		 const struct npuprof_report_opts *opts, double *worst_pct);
 
 #ifdef __cplusplus
 }

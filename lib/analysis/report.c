@@ -454,8 +454,8 @@ static int npf_rep_done(struct npf_rep *p, FILE *out, int ret)
 }
 
 NPUPROF_EXPORT
-int npuprof_report(struct npuprof_trace *trace, unsigned int table,
-		   unsigned int format, FILE *out)
+int npuprof_report(struct npuprof_trace *trace, FILE *out,
+		   const struct npuprof_report_opts *opts)
 {
 	static const struct {
 		const struct npf_col *cols;
@@ -468,9 +468,17 @@ int npuprof_report(struct npuprof_trace *trace, unsigned int table,
 		[NPUPROF_TABLE_SPANS] = { span_cols, NCOLS(span_cols) },
 		[NPUPROF_TABLE_OP_RECORDS] = { oprec_cols, NCOLS(oprec_cols) },
 	};
-	struct npf_rep p = { .trace = trace, .table = table };
+	struct npuprof_report_opts o;
+	unsigned int table, format;
+	struct npf_rep p;
 	int ret;
 
+	ret = npf_report_opts(opts, &o);
+	if (ret)
+		return ret;
+	table = o.table;
+	format = o.format;
+	p = (struct npf_rep){ .trace = trace, .table = table };
 	if (!trace || !out || table < NPUPROF_TABLE_INFERENCES ||
 	    table > NPUPROF_TABLE_OP_RECORDS ||
 	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
@@ -590,10 +598,12 @@ static void npf_sum_head(FILE *f, const char *title)
 }
 
 NPUPROF_EXPORT
-int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
-			  FILE *out)
+int npuprof_print_summary(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_report_opts *opts)
 {
 	struct npf_rep p = { .trace = trace, .table = 0 };
+	struct npuprof_report_opts o;
+	unsigned int format;
 	const struct npf_join_stats *js;
 	struct npf_join *j = NULL;
 	uint64_t fit_err = 0;
@@ -603,6 +613,10 @@ int npuprof_print_summary(struct npuprof_trace *trace, unsigned int format,
 	uint32_t d;
 	int ret;
 
+	ret = npf_report_opts(opts, &o);
+	if (ret)
+		return ret;
+	format = o.format;
 	if (!trace || !out ||
 	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_JSON))
 		return -EINVAL;

@@ -10,6 +10,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <errno.h>
+#include <string.h>
+
 #include <linux/npu.h>
 
 #include "compiler.h"
@@ -98,4 +101,35 @@ const char *npuprof_span_kind_name(unsigned int kind)
 	if (kind > NPUPROF_SPAN_KIND_MAX || !npf_kind_names[kind])
 		return "unknown";
 	return npf_kind_names[kind];
+}
+
+NPUPROF_EXPORT
+void npuprof_report_opts_init(struct npuprof_report_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->format = NPUPROF_FORMAT_TABLE;
+	opts->table = NPUPROF_TABLE_INFERENCES;
+}
+
+int npf_report_opts(const struct npuprof_report_opts *in,
+		    struct npuprof_report_opts *o)
+{
+	size_t i;
+
+	npuprof_report_opts_init(o);
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(size_t))
+		return -EINVAL;
+	for (i = sizeof(*o); i < in->sz; i++)
+		if (((const unsigned char *)in)[i])
+			return -E2BIG;
+	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!o->format)
+		o->format = NPUPROF_FORMAT_TABLE;
+	if (!o->table)
+		o->table = NPUPROF_TABLE_INFERENCES;
+	return 0;
 }

@@ -87,4 +87,13 @@ void npf_json_str(FILE *f, const char *s);
  */
 int64_t npf_percentile(const int64_t *v, size_t n, unsigned int pm);
 
+/*
+ * npf_report_opts() - the report options @in (NULL: the defaults) into
+ * *@o, checked as libbpf's OPTS_VALID does: @in->sz at least a size_t;
+ * the bytes of a newer caller's struct beyond ours all 0, else -E2BIG;
+ * a format of 0 is NPUPROF_FORMAT_TABLE. Return: 0, -EINVAL, -E2BIG.
+ */
+int npf_report_opts(const struct npuprof_report_opts *in,
+		    struct npuprof_report_opts *o);
+
 #endif /* NPF_REPORT_UTIL_H */

@@ -203,9 +203,11 @@ static double child(int what, const char *trace, const char *db, long *rss_kb,
 		else if (!null)
 			ret = -1;
 		else if (what == 1)
-			ret = npuprof_print_summary(t, NPUPROF_FORMAT_TABLE, null);
+			ret = npuprof_print_summary(t, null,
+				NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_TABLE));
 		else
-			ret = npuprof_print_breakdown(t, NPUPROF_FORMAT_TABLE, null);
+			ret = npuprof_print_breakdown(t, null,
+				NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_TABLE));
 		if (ret)
 			fprintf(stderr, "npuprof-bench-report: %s\n", npuprof_trace_error(t));
 		_exit(ret ? 1 : 0);

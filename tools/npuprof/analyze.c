@@ -246,10 +246,12 @@ static int analyze_main(int argc, char **argv)
 	tr = npc_open_trace(input);
 	if (!tr)
 		return 1;
+	o.format = format;
 	if (breakdown)
-		ret = npuprof_print_breakdown(tr, format, stdout);
+		ret = npuprof_print_breakdown(tr, stdout,
+			NPUPROF_REPORT_OPTS(.format = format));
 	else
-		ret = npuprof_analyze(tr, &o, format, stdout);
+		ret = npuprof_analyze(tr, stdout, &o);
 	if (ret == -EINVAL && !breakdown) {
 		npuprof_trace_close(tr);
 		return npu_cli_usage_error(prog, "--order-by: invalid column '%s': must be [+]time, macs, gmacs, peak, bytes, gbps, count or name",

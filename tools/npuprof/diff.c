@@ -107,7 +107,9 @@ static int diff_main(int argc, char **argv)
 		npuprof_trace_close(a);
 		return 1;
 	}
-	ret = npuprof_diff(a, b, format, stdout, (int64_t)min_delta, &worst);
+	ret = npuprof_diff(a, b, stdout,
+		NPUPROF_REPORT_OPTS(.format = format,
+			.min_delta_ns = (int64_t)min_delta), &worst);
 	if (ret) {
 		/* name the trace whose error it was */
 		ret = npc_trace_failed(npuprof_trace_error(a)[0] ? a : b, ret);

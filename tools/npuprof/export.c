@@ -153,7 +153,9 @@ static int export_tables(struct npuprof_trace *tr, const char *input,
 			npc_err("%s: %s", path, strerror(errno));
 			return 1;
 		}
-		ret = npuprof_report(tr, tables[i].table, format, f);
+		ret = npuprof_report(tr, f,
+			NPUPROF_REPORT_OPTS(.table = tables[i].table,
+				.format = format));
 		if (fclose(f) && !ret)
 			ret = -EIO;
 		if (ret == -EIO && !*npuprof_trace_error(tr)) {

@@ -507,7 +507,8 @@ static void report(const struct record_opts *o, const char *file,
 			 path, cmd);
 	/* the summary of `npuprof summary`, on stderr as the rest */
 	if (!o->quiet && ret == 0 &&
-	    npuprof_print_summary(tr, NPUPROF_FORMAT_TABLE, stderr))
+	    npuprof_print_summary(tr, stderr,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_TABLE)))
 		npc_warn("no summary of %s: %s", path, npuprof_trace_error(tr));
 	npuprof_trace_close(tr);
 

@@ -194,9 +194,12 @@ static int rep_run(const struct rep_opts *o, bool summary)
 	if (!tr)
 		return 1;
 	if (summary)
-		ret = npuprof_print_summary(tr, o->format, stdout);
+		ret = npuprof_print_summary(tr, stdout,
+			NPUPROF_REPORT_OPTS(.format = o->format));
 	else
-		ret = npuprof_report(tr, o->table, o->format, stdout);
+		ret = npuprof_report(tr, stdout,
+			NPUPROF_REPORT_OPTS(.table = o->table,
+				.format = o->format));
 	if (ret)
 		npc_trace_failed(tr, ret);
 	else if (npuprof_trace_truncated(tr))

@@ -45,10 +45,24 @@ FIXTURE_TEARDOWN(an)
 	free(self->path);
 }
 
+/* npuprof_analyze() of @o (NULL: the defaults) in format @fmt */
+static int an_run(struct npuprof_trace *t, const struct npuprof_analyze_opts *o,
+		  unsigned int fmt, FILE *out)
+{
+	struct npuprof_analyze_opts c;
+
+	if (o)
+		c = *o;
+	else
+		npuprof_analyze_opts_init(&c);
+	c.format = fmt;
+	return npuprof_analyze(t, out, &c);
+}
+
 static char *csv(struct npuprof_trace *t, const struct npuprof_analyze_opts *o,
 		 int *ret)
 {
-	return AG_CAPTURE(*ret, npuprof_analyze(t, o, NPUPROF_FORMAT_CSV, out));
+	return AG_CAPTURE(*ret, an_run(t, o, NPUPROF_FORMAT_CSV, out));
 }
 
 #define F(out, line, col) ag_csv(out, line, col, self->b, sizeof(self->b))
@@ -249,18 +263,14 @@ TEST_F(an, order_by)
 TEST_F(an, bad_options)
 {
 	self->o.order_by = "speed";
-	ASSERT_EQ(-EINVAL, npuprof_analyze(self->t, &self->o,
-					   NPUPROF_FORMAT_CSV, stdout));
+	ASSERT_EQ(-EINVAL, an_run(self->t, &self->o, NPUPROF_FORMAT_CSV, stdout));
 	self->o.order_by = NULL;
 	self->o.aggregate = 9;
-	ASSERT_EQ(-EINVAL, npuprof_analyze(self->t, &self->o,
-					   NPUPROF_FORMAT_CSV, stdout));
+	ASSERT_EQ(-EINVAL, an_run(self->t, &self->o, NPUPROF_FORMAT_CSV, stdout));
 	self->o.aggregate = 0;
 	self->o.sz = 8;
-	ASSERT_EQ(-EINVAL, npuprof_analyze(self->t, &self->o,
-					   NPUPROF_FORMAT_CSV, stdout));
-	ASSERT_EQ(-EINVAL, npuprof_analyze(self->t, NULL, NPUPROF_FORMAT_SQLITE,
-					   stdout));
+	ASSERT_EQ(-EINVAL, an_run(self->t, &self->o, NPUPROF_FORMAT_CSV, stdout));
+	ASSERT_EQ(-EINVAL, an_run(self->t, NULL, NPUPROF_FORMAT_SQLITE, stdout));
 }
 
 TEST_F(an, json_and_table)
@@ -270,15 +280,13 @@ TEST_F(an, json_and_table)
 
 	self->o.aggregate = NPUPROF_AGG_SUM;
 	self->o.top = 3;
-	out = AG_CAPTURE(ret, npuprof_analyze(self->t, &self->o,
-					      NPUPROF_FORMAT_JSON, out));
+	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_JSON, out));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ('[', out[0]);
 	ASSERT_NE(NULL, strstr(out, "{\"name\": \"CONV2D\", \"where\": \"npu\", \"count\": 2, \"self_ns\": 3000,"));
 	ASSERT_NE(NULL, strstr(out, "\"macs\": null"));
 	free(out);
-	out = AG_CAPTURE(ret, npuprof_analyze(self->t, &self->o,
-					      NPUPROF_FORMAT_TABLE, out));
+	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_TABLE, out));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(4, ag_lines(out));
 	ASSERT_NE(NULL, strstr(out, "self_ns"));

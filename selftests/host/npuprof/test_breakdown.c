@@ -134,8 +134,8 @@ TEST_F(bd, csv_rows)
 	char b[64], *out;
 	int ret, k, p;
 
-	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t,
-						      NPUPROF_FORMAT_CSV, out));
+	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CSV)));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(5, ag_lines(out));
 	ASSERT_STREQ("trace_id", ag_csv(out, 0, 0, b, sizeof(b)));
@@ -162,8 +162,8 @@ TEST_F(bd, table_and_json)
 	char *out;
 	int ret;
 
-	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t,
-						      NPUPROF_FORMAT_TABLE, out));
+	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_TABLE)));
 	ASSERT_EQ(0, ret);
 	ASSERT_NE(NULL, strstr(out, "Latency Breakdown: 4 inferences"));
 	ASSERT_NE(NULL, strstr(out, "CPU operators                      1650          412.5    6.11%"));
@@ -171,20 +171,20 @@ TEST_F(bd, table_and_json)
 	ASSERT_NE(NULL, strstr(out, "Wall time                         27000         6750.0  100.00%"));
 	ASSERT_NE(NULL, strstr(out, "NPU idle while host busy (ns)   : 15300 (96.84% of host busy)"));
 	free(out);
-	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t,
-						      NPUPROF_FORMAT_JSON, out));
+	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_JSON)));
 	ASSERT_EQ(0, ret);
 	ASSERT_NE(NULL, strstr(out, "{\"inferences\": 4, \"wall_ns\": 27000, \"cpu_ops_ns\": 1650, \"host_ns\": 14150, \"queue_ns\": 200, \"npu_run_ns\": 4125, \"npu_iowait_ns\": 1375, \"delivery_ns\": 700, \"wakeup_ns\": 800, \"unexplained_ns\": 4000,"));
 	ASSERT_NE(NULL, strstr(out, "\"host_busy_ns\": 15800, \"npu_busy_ns\": 6000, \"npu_idle_host_busy_ns\": 15300, \"left_out\": 0}"));
 	free(out);
-	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t,
-						      NPUPROF_FORMAT_JSONL, out));
+	out = AG_CAPTURE(ret, npuprof_print_breakdown(self->t, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_JSONL)));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(4, ag_lines(out));
 	ASSERT_NE(NULL, strstr(out, "\"wall_ns\": 8000, \"cpu_ops_ns\": 400, \"host_ns\": 5600, \"queue_ns\": 0, \"npu_run_ns\": 1125, \"npu_iowait_ns\": 375"));
 	free(out);
-	ASSERT_EQ(-EINVAL, npuprof_print_breakdown(self->t, NPUPROF_FORMAT_CHROME,
-						   stdout));
+	ASSERT_EQ(-EINVAL, npuprof_print_breakdown(self->t, stdout,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CHROME)));
 }
 
 /* Expected parts of E, F, H of ag_trace_order() */

@@ -63,8 +63,9 @@ TEST_F(df, rows)
 	char *out;
 	int ret, i, j, lines;
 
-	out = AG_CAPTURE(ret, npuprof_diff(self->a, self->b, NPUPROF_FORMAT_CSV,
-					   out, 0, &worst));
+	out = AG_CAPTURE(ret, npuprof_diff(self->a, self->b, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CSV,
+			.min_delta_ns = 0), &worst));
 	ASSERT_EQ(0, ret);
 	/* a header, 1 latency + 8 phases + 3 opcodes + 7 span kinds */
 	lines = ag_lines(out);
@@ -90,21 +91,24 @@ TEST_F(df, min_delta_and_same_trace)
 	int ret;
 
 	/* only CONV2D's +1000 counts */
-	out = AG_CAPTURE(ret, npuprof_diff(self->a, self->b, NPUPROF_FORMAT_JSON,
-					   out, 500, &worst));
+	out = AG_CAPTURE(ret, npuprof_diff(self->a, self->b, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_JSON,
+			.min_delta_ns = 500), &worst));
 	ASSERT_EQ(0, ret);
 	ASSERT_TRUE(worst > 66.6666 && worst < 66.6667);
 	ASSERT_NE(NULL, strstr(out, "{\"kind\": \"npu\", \"name\": \"CONV2D\", \"a_ns\": 1500, \"b_ns\": 2500, \"delta_ns\": 1000, \"delta_pct\": 66.666667, \"a_count\": 2, \"b_count\": 2}"));
 	free(out);
 	/* B to A: the inference's self time grows, 3050 -> 3200 (+4.92%) */
-	out = AG_CAPTURE(ret, npuprof_diff(self->b, self->a, NPUPROF_FORMAT_TABLE,
-					   out, 0, &worst));
+	out = AG_CAPTURE(ret, npuprof_diff(self->b, self->a, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_TABLE,
+			.min_delta_ns = 0), &worst));
 	ASSERT_EQ(0, ret);
 	ASSERT_TRUE(worst > 4.9180 && worst < 4.9181);
 	ASSERT_NE(NULL, strstr(out, "-1000"));
 	free(out);
-	ASSERT_EQ(-EINVAL, npuprof_diff(self->a, NULL, NPUPROF_FORMAT_CSV, stdout,
-					0, NULL));
+	ASSERT_EQ(-EINVAL, npuprof_diff(self->a, NULL, stdout,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CSV,
+			.min_delta_ns = 0), NULL));
 }
 
 /* A type in one trace only has no delta */
@@ -123,8 +127,9 @@ TEST(one_sided)
 	ASSERT_EQ(0, npf_writer_close(w));
 	ASSERT_EQ(0, npuprof_trace_open(path, &a, err, sizeof(err)));
 	ASSERT_EQ(0, npuprof_trace_open(pa, &b, err, sizeof(err)));
-	out = AG_CAPTURE(ret, npuprof_diff(a, b, NPUPROF_FORMAT_CSV, out, 0,
-					   &worst));
+	out = AG_CAPTURE(ret, npuprof_diff(a, b, out,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CSV,
+			.min_delta_ns = 0), &worst));
 	ASSERT_EQ(0, ret);
 	ASSERT_NE(NULL, strstr(out, "npu,CONV2D,,1500,,,0,2"));
 	ASSERT_STREQ("latency", ag_csv(out, 1, 0, buf, sizeof(buf)));

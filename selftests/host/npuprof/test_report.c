@@ -33,12 +33,28 @@ static char *report_str(struct npuprof_trace *t, unsigned int table,
 	if (!f)
 		abort();
 	if (table)
-		*ret = npuprof_report(t, table, format, f);
+		*ret = npuprof_report(t, f,
+			NPUPROF_REPORT_OPTS(.table = table, .format = format));
 	else
-		*ret = npuprof_print_summary(t, format, f);
+		*ret = npuprof_print_summary(t, f,
+			NPUPROF_REPORT_OPTS(.format = format));
 	fclose(f);
 	return buf;
 }
+
+/* Output of @call, which writes to the stream "out", as a string */
+#define RP_CAPTURE(call)						\
+	({								\
+		char *buf_ = NULL;					\
+		size_t len_ = 0;					\
+		FILE *out = open_memstream(&buf_, &len_);		\
+									\
+		if (!out)						\
+			abort();					\
+		EXPECT_EQ(0, (call));					\
+		fclose(out);						\
+		buf_;							\
+	})
 
 static const char py_csv[] =
 "import csv, sys\n"
@@ -445,24 +461,72 @@ TEST_F(rep, spans_quoting)
 	free(out);
 }
 
+/*
+ * The options struct as libbpf's: NULL and zeroed fields are the defaults
+ * (the inferences, aligned text), an older caller's smaller struct keeps
+ * the defaults of what it lacks, a newer one's is refused when it sets
+ * what this library does not know.
+ */
+TEST_F(rep, options_struct)
+{
+	struct {
+		struct npuprof_report_opts o;
+		uint64_t newer;
+	} big;
+	struct npuprof_report_opts old;
+	char *def, *got;
+
+	def = RP_CAPTURE(npuprof_report(self->t, out, NULL));
+	ASSERT_NE(NULL, def);
+	ASSERT_NE(NULL, strstr(def, "trace_id"));
+	ASSERT_EQ(NULL, strstr(def, "start_ns"));	/* aligned text */
+	got = RP_CAPTURE(npuprof_report(self->t, out,
+					NPUPROF_REPORT_OPTS(.table = 0)));
+	EXPECT_STREQ(def, got);
+	free(got);
+	/* a caller that knew the format alone: the default table */
+	npuprof_report_opts_init(&old);
+	old.sz = offsetof(struct npuprof_report_opts, table);
+	old.format = NPUPROF_FORMAT_TABLE;
+	old.table = NPUPROF_TABLE_SPANS;	/* beyond its sz: not read */
+	got = RP_CAPTURE(npuprof_report(self->t, out, &old));
+	EXPECT_STREQ(def, got);
+	free(got);
+	free(def);
+	memset(&big, 0, sizeof(big));
+	npuprof_report_opts_init(&big.o);
+	big.o.sz = sizeof(big);
+	free(RP_CAPTURE(npuprof_report(self->t, out, &big.o)));
+	big.newer = 1;
+	EXPECT_EQ(-E2BIG, npuprof_report(self->t, stdout, &big.o));
+	EXPECT_EQ(-E2BIG, npuprof_print_summary(self->t, stdout, &big.o));
+	EXPECT_EQ(-E2BIG, npuprof_print_breakdown(self->t, stdout, &big.o));
+	old.sz = 4;
+	EXPECT_EQ(-EINVAL, npuprof_report(self->t, stdout, &old));
+}
+
 TEST_F(rep, bad_arguments)
 {
 	FILE *f = fopen("/dev/null", "w");
 
 	ASSERT_NE(NULL, f);
-	EXPECT_EQ(-EINVAL, npuprof_report(self->t, 0, NPUPROF_FORMAT_CSV, f));
-	EXPECT_EQ(-EINVAL, npuprof_report(self->t, 7, NPUPROF_FORMAT_CSV, f));
-	EXPECT_EQ(-EINVAL, npuprof_report(self->t, NPUPROF_TABLE_SPANS,
-					  NPUPROF_FORMAT_CHROME, f));
-	EXPECT_EQ(-EINVAL, npuprof_print_summary(self->t, NPUPROF_FORMAT_CSV, f));
-	EXPECT_EQ(-EINVAL, npuprof_report(NULL, NPUPROF_TABLE_SPANS,
-					  NPUPROF_FORMAT_CSV, f));
+	EXPECT_EQ(-EINVAL, npuprof_report(self->t, f,
+		NPUPROF_REPORT_OPTS(.table = 7, .format = NPUPROF_FORMAT_CSV)));
+	EXPECT_EQ(-EINVAL, npuprof_report(self->t, f,
+		NPUPROF_REPORT_OPTS(.table = NPUPROF_TABLE_SPANS,
+			.format = NPUPROF_FORMAT_CHROME)));
+	EXPECT_EQ(-EINVAL, npuprof_print_summary(self->t, f,
+		NPUPROF_REPORT_OPTS(.format = NPUPROF_FORMAT_CSV)));
+	EXPECT_EQ(-EINVAL, npuprof_report(NULL, f,
+		NPUPROF_REPORT_OPTS(.table = NPUPROF_TABLE_SPANS,
+			.format = NPUPROF_FORMAT_CSV)));
 	fclose(f);
 	/* a stream that cannot be written: -EIO */
 	f = fopen("/dev/full", "w");
 	ASSERT_NE(NULL, f);
-	EXPECT_EQ(-EIO, npuprof_report(self->t, NPUPROF_TABLE_SPANS,
-				       NPUPROF_FORMAT_CSV, f));
+	EXPECT_EQ(-EIO, npuprof_report(self->t, f,
+		NPUPROF_REPORT_OPTS(.table = NPUPROF_TABLE_SPANS,
+			.format = NPUPROF_FORMAT_CSV)));
 	fclose(f);
 }
 
