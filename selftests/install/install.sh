@@ -17,10 +17,12 @@
 # by the installed npu-model-gen; checks that every command and every
 # exported function has a man page, that `man -l` renders each without a
 # warning, that each long option of a --help is in its page, that the
-# headers' kernel-doc is complete, the udev rule and the DKMS source tree;
-# last, that `make uninstall` removes every file. The DKMS build itself is
-# dkms.sh. Prints kselftest TAP; exits 1 when a test failed. Everything
-# happens in a temporary directory, removed at the end.
+# headers' kernel-doc is complete, that every function a public header
+# declares is exported by its library (declared.sh, for each pair of
+# HEADER_LIBS), the udev rule and the DKMS source tree; last, that `make
+# uninstall` removes every file. The DKMS build itself is dkms.sh. Prints
+# kselftest TAP; exits 1 when a test failed. Everything happens in a
+# temporary directory, removed at the end.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,6 +31,15 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 D=$tmp/root
 P=$D/usr/local
+# Each public header and the shared library that defines what it declares,
+# as installed in $P/include and $P/lib: every function the header
+# declares must be exported by the library. One line per library; a file
+# that is not installed fails its check.
+HEADER_LIBS=(
+	"libnpu.h               libnpu.so"
+	"npuprof.h              libnpuprof.so"
+	"npuprof_analysis.h     libnpuprof-analysis.so"
+)
 TOOLS=(npu-info npu-classify npu-model-gen npuprof npu-emu)
 # exported without a page of their own: the inline hot path's, documented
 # on npuprof_span_begin(3)
@@ -225,6 +236,37 @@ kerneldoc() {
 		"$P/include/libnpu.h" "$P/include/npuprof.h"
 }
 
+# declared_exported HEADER LIBRARY: a pair of HEADER_LIBS, under $P
+declared_exported() {
+	bash "$HERE/declared.sh" "$P/include/$1" "$P/lib/$2" \
+		-I"$P/include" -I"$P/include/npu"
+}
+
+# fx_lib [-DFX_ALL]: declared_fixture.c as $tmp/libfx.so
+fx_lib() {
+	cc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+		"$@" -o "$tmp/libfx.so" "$HERE/declared_fixture.c"
+}
+
+# declared.sh on declared_fixture.h: it lists the functions gcc sees there
+# and nothing else, fails on a library that lacks one (naming it) and
+# passes on one that has them all
+declared_fixture() {
+	local want="fx_a fx_attr fx_b fx_c99_inline fx_one fx_ret_fp fx_split fx_typedefd"
+	local got out bad=0
+	got=$(bash "$HERE/declared.sh" --list "$HERE/declared_fixture.h" | xargs)
+	[[ $got == "$want" ]] || { echo "listed: $got"; echo "wanted: $want"; bad=1; }
+	fx_lib || return 1
+	out=$(bash "$HERE/declared.sh" "$HERE/declared_fixture.h" "$tmp/libfx.so") &&
+		{ echo "passed without fx_split"; bad=1; }
+	echo "$out"
+	[[ $(grep -c 'not exported' <<<"$out") == 2 && $out == "fx_split: "* ]] ||
+		{ echo "wanted: fx_split alone, not exported"; bad=1; }
+	fx_lib -DFX_ALL || return 1
+	bash "$HERE/declared.sh" "$HERE/declared_fixture.h" "$tmp/libfx.so" || bad=1
+	return $bad
+}
+
 udev_rule() {
 	grep -Eq '^SUBSYSTEM=="misc", KERNEL=="npu\[0-9\]\*", GROUP="npu", MODE="0660"$' \
 		"$P/lib/udev/rules.d/60-npu.rules"
@@ -275,6 +317,11 @@ check "every command and exported function has a man page" man_pages
 check "man -l renders every page without a warning" man_render
 check "every long option of each --help is in its man page" help_agrees
 check "the public headers' kernel-doc is complete (kernel-doc -Werror)" kerneldoc
+check "declared.sh finds the functions a header declares, and which are not exported" declared_fixture
+for hl in "${HEADER_LIBS[@]}"; do
+	read -r h l <<<"$hl"
+	check "every function $h declares is exported by $l" declared_exported "$h" "$l"
+done
 check "the udev rule gives /dev/npu* to group npu, mode 0660" udev_rule
 check "the DKMS source tree: dkms.conf of version $ver, the driver's sources" dkms_source
 check "make uninstall removes every installed file" do_uninstall
