@@ -550,6 +550,17 @@ struct bpf_rec {
 	unsigned int flags;		/* NPUBPF_F_* */
 	bool verbose;
 	struct npuprof_session *sess;
+	/* the run */
+	bool have_cmd;			/* COMMAND given (cleared if not run) */
+	char **cmd;			/* COMMAND and its arguments */
+	const char *what;		/* what is recorded, for messages */
+	char pidstr[32];
+	char *path;			/* the output, absolute */
+	struct npubpf *bpf;
+	pid_t cpid;			/* COMMAND's process, 0 without */
+	int go, errfd;			/* bpf_spawn()'s pipes, -1 closed */
+	bool child_done;
+	int rc;				/* the exit status */
 };
 
 static volatile sig_atomic_t bpf_stop_sig;
@@ -808,7 +819,8 @@ static void bpf_summary(struct bpf_rec *r, const struct npubpf_stats *st)
 			NPC_PROG, st->unmatched);
 }
 
-static int record_bpf(int argc, char **argv)
+/* Parse record --bpf's options into @r; -1 to go on, else the exit status */
+static int bpf_parse(int argc, char **argv, struct bpf_rec *r)
 {
 	static const struct option lopts[] = {
 		{ "bpf", no_argument, NULL, 'B' },
@@ -827,21 +839,9 @@ static int record_bpf(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = NPC_PROG " record --bpf";
-	struct bpf_rec r = { .o = { .output = NPC_DEFAULT_FILE,
-				    .level = NPUPROF_DEFAULT_LEVEL,
-				    .pages = NPUPROF_DEFAULT_RING_PAGES } };
-	struct npuprof_opts so;
-	struct npubpf_opts bo;
-	struct npubpf_stats st;
-	struct npubpf *bpf = NULL;
-	const char *what = NULL;
-	char *path = NULL, *end, pidstr[32];
-	uint64_t v, deadline = 0;
-	int c, ret, status = 0, go = -1, errfd = -1, err, rc = 1;
-	bool have_cmd, child_done = false;
-	unsigned int i;
-	ssize_t n;
-	pid_t cpid = 0;
+	char *end;
+	uint64_t v;
+	int c;
 
 	opterr = 0;
 	optind = 1;
@@ -852,55 +852,55 @@ static int record_bpf(int argc, char **argv)
 		case 'o':
 			if (!*optarg)
 				return npu_cli_usage_error(prog, "--output: empty file name");
-			r.o.output = optarg;
+			r->o.output = optarg;
 			break;
 		case 'l':
 			if (npu_cli_parse_u64(optarg, 0, 2, &v))
 				return npu_cli_usage_error(prog, "--level: invalid value '%s': must be 0, 1 or 2",
 							   optarg);
-			r.o.level = (unsigned int)v;
+			r->o.level = (unsigned int)v;
 			break;
 		case 'P':
 			if (npu_cli_parse_u64(optarg, 1, 4096, &v) || (v & (v - 1)))
 				return npu_cli_usage_error(prog, "--pages: invalid value '%s': must be a power of two from 1 to 4096",
 							   optarg);
-			r.o.pages = (unsigned int)v;
+			r->o.pages = (unsigned int)v;
 			break;
 		case 'p':
 			if (npu_cli_parse_u64(optarg, 1, INT32_MAX, &v))
 				return npu_cli_usage_error(prog, "--pid: invalid value '%s'", optarg);
-			r.pid = (pid_t)v;
+			r->pid = (pid_t)v;
 			break;
 		case 'a':
-			r.o.all = true;
+			r->o.all = true;
 			break;
 		case 'd':
 			errno = 0;
-			r.duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(r.duration > 0) ||
-			    r.duration > 1e9)
+			r->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(r->duration > 0) ||
+			    r->duration > 1e9)
 				return npu_cli_usage_error(prog, "--duration: invalid value '%s': seconds, more than 0",
 							   optarg);
 			break;
 		case 'T':
-			if (r.ntargets + 2 >= sizeof(r.targets) / sizeof(r.targets[0]))
+			if (r->ntargets + 2 >= sizeof(r->targets) / sizeof(r->targets[0]))
 				return npu_cli_usage_error(prog, "--target: too many");
 			if (npubpf_target_has(optarg) <= 0)
 				return npu_cli_usage_error(prog, "--target %s: not an ELF file holding libnpu's probes or functions",
 							   optarg);
-			bpf_add_target(&r, optarg);
+			bpf_add_target(r, optarg);
 			break;
 		case 'U':
-			r.flags |= NPUBPF_F_UPROBES;
+			r->flags |= NPUBPF_F_UPROBES;
 			break;
 		case 'N':
-			r.flags |= NPUBPF_F_NO_OFFCPU;
+			r->flags |= NPUBPF_F_NO_OFFCPU;
 			break;
 		case 'v':
-			r.verbose = true;
+			r->verbose = true;
 			break;
 		case 'q':
-			r.o.quiet = true;
+			r->o.quiet = true;
 			break;
 		case 'h':
 			return npc_help(&npc_cmd_record);
@@ -908,117 +908,137 @@ static int record_bpf(int argc, char **argv)
 			return npc_bad_option(prog, c, argv);
 		}
 	}
-	have_cmd = optind < argc;
-	if ((r.pid > 0) + r.o.all + have_cmd != 1)
+	r->have_cmd = optind < argc;
+	if ((r->pid > 0) + r->o.all + r->have_cmd != 1)
 		return npu_cli_usage_error(prog, "give one of -p PID, --all or COMMAND");
+	r->cmd = r->have_cmd ? argv + optind : NULL;
+	return -1;
+}
 
-	/* what to attach to */
-	if (r.pid > 0) {
-		if (bpf_pid_targets(&r, r.pid, false))
-			return 1;
-	} else if (r.o.all) {
-		bpf_lib_targets(&r);
-		bpf_running_targets(&r);
-		what = "--all";
+/* The libnpu files to attach to, and r->what; 0 or -1 (said why) */
+static int bpf_targets(struct bpf_rec *r)
+{
+	if (r->pid > 0) {
+		if (bpf_pid_targets(r, r->pid, false))
+			return -1;
+		snprintf(r->pidstr, sizeof(r->pidstr), "process %d", (int)r->pid);
+		r->what = r->pidstr;
+	} else if (r->o.all) {
+		bpf_lib_targets(r);
+		bpf_running_targets(r);
+		r->what = "--all";
 	} else {
-		bpf_cmd_target(&r, argv[optind]);
-		bpf_lib_targets(&r);
-		what = argv[optind];
+		bpf_cmd_target(r, r->cmd[0]);
+		bpf_lib_targets(r);
+		r->what = r->cmd[0];
 	}
-	if (r.pid > 0) {
-		snprintf(pidstr, sizeof(pidstr), "process %d", (int)r.pid);
-		what = pidstr;
-	}
-	if (!r.ntargets) {
+	if (!r->ntargets) {
 		npc_err("found no libnpu to attach to in %s (give its file with --target)",
-			what);
-		return have_cmd ? EXIT_NPUPROF : 1;
+			r->what);
+		return -1;
 	}
-	r.targets[r.ntargets] = NULL;
+	r->targets[r->ntargets] = NULL;
+	return 0;
+}
 
-	path = absolute(r.o.output);
-	if (!path || keep_old(path)) {
-		if (!path)
-			npc_err("%s: %s", r.o.output, strerror(errno));
-		free(path);
-		return have_cmd ? EXIT_NPUPROF : 1;
-	}
+/* The session: every device, every process's jobs, no own spans */
+static int bpf_session(struct bpf_rec *r)
+{
+	struct npuprof_opts so;
+	int ret;
 
-	/* the session: every device, every process's jobs, no own spans */
 	npuprof_opts_init(&so);
-	so.output = path;
-	so.level = (int)r.o.level;
-	so.ring_pages = r.o.pages;
+	so.output = r->path;
+	so.level = (int)r->o.level;
+	so.ring_pages = r->o.pages;
 	so.flags = NPUPROF_F_ALL_PROCESSES | NPUPROF_F_NO_HOST_SPANS;
-	ret = npuprof_session_create(&so, &r.sess);
-	if (ret) {
+	ret = npuprof_session_create(&so, &r->sess);
+	if (ret)
 		npc_err("cannot open the NPU trace: %s%s", strerror(-ret),
 			ret == -EACCES ? " (every process's jobs need CAP_PERFMON or CAP_SYS_ADMIN, or npu's trace_paranoid=0)" :
 			ret == -ENOENT ? " (no /dev/npu* device: is npu.ko loaded and bound?)" : "");
-		goto out;
-	}
+	return ret;
+}
 
-	/* signals: stop; kill(1) on npuprof reaches COMMAND */
-	set_handlers(bpf_on_signal);
-
-	if (have_cmd) {
-		cpid = bpf_spawn(argv + optind, &go, &errfd);
-		if (cpid < 0)
-			goto out;
-		child_pid = cpid;
-	}
+/* Start the session and attach the probes; 0 or -1 (said why) */
+static int bpf_attach(struct bpf_rec *r)
+{
+	struct npubpf_opts bo;
+	int ret;
 
 	memset(&bo, 0, sizeof(bo));
 	bo.sz = sizeof(bo);
-	bo.pid = r.pid > 0 ? r.pid : cpid;
-	bo.targets = r.targets;
-	bo.flags = r.flags;
+	bo.pid = r->pid > 0 ? r->pid : r->cpid;
+	bo.targets = r->targets;
+	bo.flags = r->flags;
 	bo.span = bpf_span;
 	bo.thread = bpf_thread;
-	bo.ctx = &r;
+	bo.ctx = r;
 	bo.log = bpf_log;
-	bo.log_ctx = &r;
-	bo.verbose = r.verbose;
-	ret = npuprof_session_start(r.sess);
+	bo.log_ctx = r;
+	bo.verbose = r->verbose;
+	ret = npuprof_session_start(r->sess);
 	if (ret) {
 		npc_err("cannot start the NPU trace: %s", strerror(-ret));
-		goto out;
+		return -1;
 	}
-	ret = npubpf_open(&bo, &bpf);
-	if (ret)
-		goto out;
-	if (r.duration > 0)
-		deadline = npc_now_ns() + (uint64_t)(r.duration * 1e9);
+	return npubpf_open(&bo, &r->bpf) ? -1 : 0;
+}
 
-	if (have_cmd) {
-		/* the probes are in place: let COMMAND run */
-		if (write(go, "g", 1) != 1) {
-			npc_err("cannot start %s: %s", argv[optind], strerror(errno));
-			goto out;
-		}
-		close(go);
-		go = -1;
-		do {
-			n = read(errfd, &err, sizeof(err));
-		} while (n < 0 && errno == EINTR);
-		close(errfd);
-		errfd = -1;
-		if (n == (ssize_t)sizeof(err)) {
-			npc_err("%s: %s", argv[optind], err == ENOENT ?
-				"command not found" : strerror(err));
-			rc = err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
-			have_cmd = false;	/* rc stays */
-			child_done = true;
-			while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
-				;
-			child_pid = 0;
-		}
+/* COMMAND's status as a shell gives it */
+static int bpf_status(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				     WEXITSTATUS(status);
+}
+
+static void bpf_reap(struct bpf_rec *r, int *status)
+{
+	while (waitpid(r->cpid, status, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+}
+
+/*
+ * The probes are in place: let COMMAND run, and learn whether it could be
+ * executed. 0 (r->child_done and r->rc set when it could not) or -1.
+ */
+static int bpf_release(struct bpf_rec *r)
+{
+	ssize_t n;
+	int err, status;
+
+	if (write(r->go, "g", 1) != 1) {
+		npc_err("cannot start %s: %s", r->cmd[0], strerror(errno));
+		return -1;
 	}
-	if (!r.o.quiet)
-		fprintf(stderr, "%s: recording %s with eBPF probes; Ctrl-C stops\n",
-			NPC_PROG, r.o.all ? "every process using libnpu" : what);
+	close(r->go);
+	r->go = -1;
+	do {
+		n = read(r->errfd, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(r->errfd);
+	r->errfd = -1;
+	if (n == (ssize_t)sizeof(err)) {
+		npc_err("%s: %s", r->cmd[0], err == ENOENT ?
+			"command not found" : strerror(err));
+		r->rc = err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+		r->have_cmd = false;	/* rc stays */
+		r->child_done = true;
+		bpf_reap(r, &status);
+	}
+	return 0;
+}
 
-	while (!bpf_stop_sig && !child_done) {
+/* Poll the probes until a signal, --duration, COMMAND's or PID's end */
+static void bpf_loop(struct bpf_rec *r)
+{
+	uint64_t deadline = 0;
+	int ret, status;
+
+	if (r->duration > 0)
+		deadline = npc_now_ns() + (uint64_t)(r->duration * 1e9);
+	while (!bpf_stop_sig && !r->child_done) {
 		int ms = 100;
 
 		if (deadline) {
@@ -1029,65 +1049,109 @@ static int record_bpf(int argc, char **argv)
 			if ((deadline - now) / 1000000 < (uint64_t)ms)
 				ms = (int)((deadline - now) / 1000000) + 1;
 		}
-		ret = npubpf_poll(bpf, ms);
+		ret = npubpf_poll(r->bpf, ms);
 		if (ret < 0 && ret != -EINTR) {
 			npc_err("reading the probes' events: %s", strerror(-ret));
 			break;
 		}
-		if (cpid > 0 && waitpid(cpid, &status, WNOHANG) == cpid) {
-			child_done = true;
+		if (r->cpid > 0 && waitpid(r->cpid, &status, WNOHANG) == r->cpid) {
+			r->child_done = true;
 			child_pid = 0;
-			rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-						   WEXITSTATUS(status);
+			r->rc = bpf_status(status);
 		}
-		if (r.pid > 0 && kill(r.pid, 0) && errno == ESRCH)
+		if (r->pid > 0 && kill(r->pid, 0) && errno == ESRCH)
 			break;
 	}
+}
+
+/* Detach, complete the file, wait for COMMAND; 0 when the file is whole */
+static int bpf_finish(struct bpf_rec *r)
+{
+	struct npubpf_stats st;
+	int ret, status;
+
 	/* detach everything, then take what the ring buffer still holds */
-	ret = npubpf_detach(bpf);
+	ret = npubpf_detach(r->bpf);
 	if (ret)
 		npc_err("adding the probes' spans: %s", strerror(-ret));
 	st.sz = sizeof(st);
-	npubpf_stats(bpf, &st);
-	bpf_summary(&r, &st);
-	ret = npuprof_session_stop(r.sess);
+	npubpf_stats(r->bpf, &st);
+	bpf_summary(r, &st);
+	ret = npuprof_session_stop(r->sess);
 	if (ret)
-		npc_err("%s: cannot complete the trace: %s", path, strerror(-ret));
-	else if (!have_cmd && !child_done)
-		rc = 0;
-	if (cpid > 0 && !child_done) {
+		npc_err("%s: cannot complete the trace: %s", r->path,
+			strerror(-ret));
+	else if (!r->have_cmd && !r->child_done)
+		r->rc = 0;
+	if (r->cpid > 0 && !r->child_done) {
 		/* a signal or --duration stopped us: wait for COMMAND */
-		while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
-			;
-		child_pid = 0;
-		rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-					   WEXITSTATUS(status);
+		bpf_reap(r, &status);
+		r->rc = bpf_status(status);
 	}
-	npubpf_close(bpf);
-	bpf = NULL;
+	return ret;
+}
+
+static int record_bpf(int argc, char **argv)
+{
+	struct bpf_rec r = { .o = { .output = NPC_DEFAULT_FILE,
+				    .level = NPUPROF_DEFAULT_LEVEL,
+				    .pages = NPUPROF_DEFAULT_RING_PAGES },
+			     .go = -1, .errfd = -1, .rc = 1 };
+	unsigned int i;
+	int ret, status;
+
+	ret = bpf_parse(argc, argv, &r);
+	if (ret >= 0)
+		return ret;
+	if (bpf_targets(&r))
+		return r.have_cmd ? EXIT_NPUPROF : 1;
+	r.path = absolute(r.o.output);
+	if (!r.path || keep_old(r.path)) {
+		if (!r.path)
+			npc_err("%s: %s", r.o.output, strerror(errno));
+		ret = -1;
+		goto out;
+	}
+	ret = bpf_session(&r);
+	if (ret)
+		goto out;
+	/* signals: stop; kill(1) on npuprof reaches COMMAND */
+	set_handlers(bpf_on_signal);
+	if (r.have_cmd) {
+		r.cpid = bpf_spawn(r.cmd, &r.go, &r.errfd);
+		if (r.cpid < 0)
+			goto out;
+		child_pid = r.cpid;
+	}
+	if (bpf_attach(&r) || (r.have_cmd && bpf_release(&r))) {
+		ret = -1;
+		goto out;
+	}
+	if (!r.o.quiet)
+		fprintf(stderr, "%s: recording %s with eBPF probes; Ctrl-C stops\n",
+			NPC_PROG, r.o.all ? "every process using libnpu" : r.what);
+	bpf_loop(&r);
+	ret = bpf_finish(&r);
+	npubpf_close(r.bpf);
 	npuprof_session_free(r.sess);
-	r.sess = NULL;
 	if (!ret)
-		report(&r.o, path, have_cmd ? argv[optind] : what);
+		report(&r.o, r.path, r.have_cmd ? r.cmd[0] : r.what);
 	goto done;
 out:
-	if (go >= 0)
-		close(go);		/* COMMAND gives up: EOF before exec */
-	if (errfd >= 0)
-		close(errfd);
-	if (cpid > 0) {
-		while (waitpid(cpid, &status, 0) < 0 && errno == EINTR)
-			;
-		child_pid = 0;
-	}
-	npubpf_close(bpf);
+	if (r.go >= 0)
+		close(r.go);		/* COMMAND gives up: EOF before exec */
+	if (r.errfd >= 0)
+		close(r.errfd);
+	if (r.cpid > 0)
+		bpf_reap(&r, &status);
+	npubpf_close(r.bpf);
 	npuprof_session_free(r.sess);
-	rc = have_cmd ? EXIT_NPUPROF : 1;
+	r.rc = r.have_cmd ? EXIT_NPUPROF : 1;
 done:
 	for (i = 0; i < r.ntargets; i++)
 		free((char *)r.targets[i]);
-	free(path);
-	return rc;
+	free(r.path);
+	return r.rc;
 }
 
 static int record_main(int argc, char **argv)
