@@ -9,19 +9,17 @@
  *
  * Events of a trace file are not in time order (spans are written when
  * they end, ring records when the reader drains them), so they pass
- * through a reorder buffer (a bounded priority queue: a sorted ring for
- * the nearly sorted majority and a min-heap for the rest, also used by
- * npuprof dump) and come out by start time. Memory is that buffer,
- * bounded by its max_held, and tables of threads, processes and devices with fixed
- * caps: independent of the trace's length.
+ * through the reorder buffer (reorder.h, its push and release inline
+ * here) and come out by start time. Memory is that buffer, bounded by its
+ * max_held, and tables of threads, processes and devices with fixed caps:
+ * independent of the trace's length.
  *
  * A counter item's name and key (npf_tl_item.name, .text) are strings at
  * one address, unchanged, for the whole run (a PE's names in its table,
  * literals otherwise): the Chrome exporter caches their JSON by address.
  *
- * Locking: a reorder buffer belongs to one thread; a timeline run is
- * its caller's thread alone. Lifetime: everything is freed when npf_timeline_run()
- * returns.
+ * Locking: a timeline run is its caller's thread alone. Lifetime:
+ * everything is freed when npf_timeline_run() returns.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -484,9 +484,9 @@ static uint64_t npf_stage_high(const struct npuprof_session *s)
  * past the high mark, and else only once the rings are quiet: then a run
  * of NPF_WRITE_MIN, or whatever there is at the flush period; a burst
  * longer than NPF_DEFER_MAX_NS is written as it goes. While a burst
- * lasts, the reader and the application have the CPUs to themselves: in
- * the VM a 10 MB flood's checksum and write() cost the writer 50 to 90 ms
- * of CPU, and a default ring fills in 30 ms.
+ * lasts, the reader and the application have the CPUs to themselves: the
+ * writer's checksums and write() of a burst take longer than a default
+ * ring takes to fill (npuprof.rst, "Sessions").
  */
 static bool npf_writer_due(struct npuprof_session *s, uint64_t now, int *ms)
 {
@@ -1164,12 +1164,11 @@ static void npf_join(struct npuprof_session *s)
 /* ---- the API ---- */
 
 /*
- * The stage holds sixteen times the devices' rings (so that the rings can
- * be emptied while a slow file catches up: a level-2 flood of 10 MB into
- * a 1 MiB ring filled a 4 MiB stage 20 times in 5 rounds in the VM, a
- * 16 MiB one never), at least 4 MiB, at most 64 MiB. It is plain memory,
- * faulted in when the session is created (npuprof_session_create()), so
- * resident from then on.
+ * The stage holds sixteen times the devices' rings, so that the rings can
+ * be emptied while a slow file catches up (npuprof.rst has the floods that
+ * sized it), at least 4 MiB, at most 64 MiB. It is plain memory, faulted
+ * in when the session is created (npuprof_session_create()), so resident
+ * from then on.
  */
 static uint32_t npf_stage_size(const struct npuprof_session *s)
 {
@@ -1272,11 +1271,8 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 		goto fail;
 	/*
 	 * Fault the stage in now, not in the reader thread in the middle of
-	 * the first burst: in the VM the first session of a process lost
-	 * 8 k to 50 k records of a 10 MB flood in 16 of 18 runs without
-	 * this (later sessions of a process got the stage from the heap,
-	 * already faulted in); with it, one session a process lost none in
-	 * 5 runs of 9, at most 9.8 k.
+	 * the first burst, where the faults cost records (npuprof.rst,
+	 * "Sessions")
 	 */
 	npf_iring_prefault(&s->stage);
 	/* time the checksums now, not in the writer's first chunk */

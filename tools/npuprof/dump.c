@@ -7,12 +7,12 @@
  *
  * Events in a trace are not sorted (spans are written when they end, ring
  * records when the reader drains them), so the dump reorders them in the
- * library's bounded reorder buffer (npf_reorder_*, timeline.c, which the
- * merged timeline of the exporters uses too): a binary min-heap keyed by
- * (time, file order) that prints its earliest event once it holds more
- * than --max-buffered events or once that event is more than --window
- * older than the newest event read. Memory is bounded by --max-buffered,
- * whatever the trace's length.
+ * analysis library's bounded reorder buffer (npf_reorder_*, reorder.c,
+ * which the merged timeline and the breakdown use too): a priority queue
+ * keyed by (time, rank, longer span first, file order) that prints its
+ * earliest event once it holds more than --max-buffered events or once
+ * that event is more than --window older than the newest event read.
+ * Memory is bounded by --max-buffered, whatever the trace's length.
  *
  * Single-threaded; the reorder buffer belongs to one dump run.
  */
