@@ -28,22 +28,13 @@
 
 #include <linux/npu.h>
 
-#define NPU_DEV		"/dev/npu0"
+/* the hardware's limits and version, which the tests check */
+#include "npu/npu_hw.h"
+/* the device, buffers, the CLIP program, submit and wait */
+#include "npu_job.h"
+
 #define NPU_SYSFS	"/sys/class/misc/npu0"
 #define NPU_PCI_DRV	"/sys/bus/pci/drivers/npu"
-
-static inline int npu_open(void)
-{
-	int fd = open(NPU_DEV, O_RDWR | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* ioctl() returning 0 or -errno */
-static inline int npu_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
 
 /* Value of an unsigned decimal environment variable, or @def. */
 static inline unsigned long long npu_env_u64(const char *name,
@@ -160,14 +151,6 @@ static inline int npu_wait_child(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
-static inline unsigned long long npu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Wait until @path exists (@want 1) or not (@want 0); polls for @ms. */
 static inline int npu_wait_path(const char *path, int want, int ms)
 {
@@ -182,9 +165,6 @@ static inline int npu_wait_path(const char *path, int want, int ms)
 	return -ETIMEDOUT;
 }
 
-/* ---- buffers ---------------------------------------------------------- */
-
-/* Create a buffer; fills @bo. Returns 0 or -errno. */
 /* Unbind the NPU's PCI function from npu.ko. */
 static inline int npu_unbind(const char *bdf)
 {
@@ -373,122 +353,6 @@ static inline int npu_kernel_log_problems(void)
 	}
 	free(buf);
 	return found;
-}
-
-static inline int npu_bo_new(int fd, unsigned long long size,
-			     struct npu_bo_create *bo)
-{
-	memset(bo, 0, sizeof(*bo));
-	bo->size = size;
-	return npu_ioctl(fd, NPU_IOCTL_BO_CREATE, bo);
-}
-
-static inline int npu_bo_del(int fd, unsigned int handle)
-{
-	struct npu_bo_free f = { .handle = handle };
-
-	return npu_ioctl(fd, NPU_IOCTL_BO_FREE, &f);
-}
-
-/* Map a whole buffer read-write; NULL on failure (errno set). */
-static inline void *npu_bo_map(int fd, const struct npu_bo_create *bo)
-{
-	void *p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       bo->mmap_offset);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* ---- programs ---------------------------------------------------------- */
-
-/*
- * By its path from here, so that every build that includes this header
- * (selftests/npuprof, tools/npuprof-bench) finds the program format.
- */
-#include "../../include/npu/npu_program.h"
-#include "npu/npu_hw.h"
-
-/*
- * A one-operator program: out = clamp(zy + x - zx) over @n bytes (CLIP),
- * input in slot @in_slot, output in slot @out_slot, both at offset 0.
- * Layout: header, 2 tensors, 1 op. @prog must hold NPU_CLIP_PROG_SIZE bytes.
- */
-#define NPU_CLIP_PROG_SIZE (sizeof(struct npu_prog_hdr) + \
-			    2 * sizeof(struct npu_prog_tensor) + \
-			    sizeof(struct npu_prog_op))
-
-struct npu_clip_prog {
-	struct npu_prog_hdr hdr;
-	struct npu_prog_tensor t[2];
-	struct npu_prog_op op;
-};
-
-static inline void npu_clip_prog(void *prog, unsigned int n,
-				 unsigned int in_slot, unsigned int out_slot,
-				 int act_min, int act_max)
-{
-	struct npu_clip_prog p;
-
-	memset(&p, 0, sizeof(p));
-	p.hdr.magic = NPU_PROG_MAGIC;
-	p.hdr.version = NPU_PROG_VERSION;
-	p.hdr.hdr_size = sizeof(p.hdr);
-	p.hdr.n_tensors = 2;
-	p.hdr.n_ops = 1;
-	p.hdr.tensors_off = offsetof(struct npu_clip_prog, t);
-	p.hdr.ops_off = offsetof(struct npu_clip_prog, op);
-	p.hdr.size = sizeof(p);
-	p.t[0].dtype = NPU_DT_U8;
-	p.t[0].ndim = 1;
-	p.t[0].layout = NPU_LAYOUT_PLAIN;
-	p.t[0].buf = in_slot;
-	p.t[0].dims[0] = n;
-	p.t[0].dims[1] = p.t[0].dims[2] = p.t[0].dims[3] = 1;
-	p.t[1] = p.t[0];
-	p.t[1].buf = out_slot;
-	p.op.opcode = NPU_OP_CLIP;
-	p.op.in[0] = 0;
-	p.op.in[1] = NPU_PROG_NONE;
-	p.op.in[2] = NPU_PROG_NONE;
-	p.op.out = 1;
-	p.op.act_min = act_min;
-	p.op.act_max = act_max;
-	p.op.rq = NPU_PROG_NONE;
-	memcpy(prog, &p, sizeof(p));
-}
-
-/* Submit a job; returns 0 and the job id in *id, or -errno. */
-static inline int npu_submit_job(int fd, unsigned int pe,
-				 const unsigned int *handles, unsigned int n,
-				 unsigned int prog_slot, unsigned int prog_off,
-				 unsigned int prog_size, unsigned long long *id)
-{
-	struct npu_submit s;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	s.job.pe = pe;
-	s.job.nbufs = n;
-	s.job.prog_slot = prog_slot;
-	s.job.prog_offset = prog_off;
-	s.job.prog_size = prog_size;
-	s.job.bufs = (uintptr_t)handles;
-	ret = npu_ioctl(fd, NPU_IOCTL_SUBMIT, &s);
-	if (!ret && id)
-		*id = s.job_id;
-	return ret;
-}
-
-/* Wait for job @id (or any with @flags NPU_WAIT_ANY). */
-static inline int npu_wait_job(int fd, unsigned long long id,
-			       unsigned int flags, long long timeout_ns,
-			       struct npu_wait *w)
-{
-	memset(w, 0, sizeof(*w));
-	w->flags = flags;
-	w->job_id = id;
-	w->timeout_ns = timeout_ns;
-	return npu_ioctl(fd, NPU_IOCTL_WAIT, w);
 }
 
 #endif /* _NPU_TEST_H */

@@ -59,7 +59,8 @@
 
 #include <liburing.h>
 
-#include "npu_test.h"
+#include "npu/npu_hw.h"	/* NPU_MSIX_CPL, the completion vector */
+#include "npu_job.h"
 
 #define MAX_DEPTH	64
 #define MAX_ROUNDS	32

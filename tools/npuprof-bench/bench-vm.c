@@ -39,14 +39,18 @@
 #include <inttypes.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-/* npu_test.h wants the harness's includes; it has no harness dependency. */
-#include "npu_test.h"
-#include "trace_lib.h"
+/* the device and the flood's jobs; the minimal reader */
+#include "npu_job.h"
+#include "npu_trace_reader.h"
 #include "npuprof.h"
 
 #define MAX_ROUNDS	15
