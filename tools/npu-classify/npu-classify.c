@@ -327,101 +327,124 @@ static void print_top5(const float *y, size_t n, unsigned int which)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "pes", required_argument, NULL, 'p' },
-		{ "submit", required_argument, NULL, 's' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "random", required_argument, NULL, 'r' },
-		{ "inputs", required_argument, NULL, 'k' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "ref", required_argument, NULL, 'R' },
-		{ "write-ref", required_argument, NULL, 'W' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct opts o = { .dev = "/dev/npu0", .count = 1, .threads = 1, .seed = 1,
-			  .n_inputs = 2 };
-	struct shared sh = { .o = &o };
-	const struct npu_tensor_desc *din, *dout;
-	struct npu_device *dev = NULL;
-	struct npu_model *model = NULL;
-	pthread_t tid[64];
-	uint64_t t0, wall, sum = 0, *sorted = NULL;
-	unsigned long pe_count[NPU_HW_MAX_PES] = { 0 };
-	uint64_t v;
-	char err[256];
-	unsigned int i, n_thr;
-	int c, ret, status = 1;
+/* What main() sets up, runs and reports, and frees at the end. */
+struct classify {
+	struct opts o;
+	struct shared sh;
+	struct npu_device *dev;
+	struct npu_model *model;
+	uint64_t *sorted;	/* the latencies, sorted for the report */
+	uint64_t wall;		/* ns from the first thread's start to the end */
+};
 
-	npu_runner_opts_init(&o.ropts);
+/* Usage errors after the options were read: 0, or the exit status 2. */
+static int check_opts(int argc, char **argv, const struct opts *o)
+{
+	if (optind < argc)
+		return npu_cli_usage_error("npu-classify", "unexpected argument '%s'", argv[optind]);
+	if (!o->model)
+		return npu_cli_usage_error("npu-classify", "missing --model MODEL");
+	if ((o->write_ref || o->ref) && o->input)
+		return npu_cli_usage_error("npu-classify", "--ref and --write-ref need --random inputs, not --input");
+	if (o->ref && !o->verify)
+		return npu_cli_usage_error("npu-classify", "--ref needs --verify");
+	if (o->write_ref && o->verify)
+		return npu_cli_usage_error("npu-classify", "--write-ref runs no inference: it cannot --verify");
+	return 0;
+}
+
+/* the long options; usage_text describes them */
+static const struct option lopts[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "threads", required_argument, NULL, 'j' },
+	{ "pes", required_argument, NULL, 'p' },
+	{ "submit", required_argument, NULL, 's' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "random", required_argument, NULL, 'r' },
+	{ "inputs", required_argument, NULL, 'k' },
+	{ "verify", no_argument, NULL, 'V' },
+	{ "ref", required_argument, NULL, 'R' },
+	{ "write-ref", required_argument, NULL, 'W' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Read the command line into @o: -1 to go on, or the exit status (0 after
+ * --help, 2 after a usage error).
+ */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	int c, ret;
+
+	*o = (struct opts){ .dev = "/dev/npu0", .count = 1, .threads = 1,
+			    .seed = 1, .n_inputs = 2 };
+	npu_runner_opts_init(&o->ropts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:m:n:j:p:s:i:r:k:Vqh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o.dev = optarg;
+			o->dev = optarg;
 			break;
 		case 'm':
-			o.model = optarg;
+			o->model = optarg;
 			break;
 		case 'n':
 			if (npu_cli_parse_u64(optarg, 1, 10000000, &v))
 				return npu_cli_usage_error("npu-classify", "--count: invalid value '%s': must be 1..10000000",
 						   optarg);
-			o.count = (unsigned long)v;
+			o->count = (unsigned long)v;
 			break;
 		case 'j':
 			if (npu_cli_parse_u64(optarg, 1, 64, &v))
 				return npu_cli_usage_error("npu-classify", "--threads: invalid value '%s': must be 1..64",
 						   optarg);
-			o.threads = (unsigned int)v;
+			o->threads = (unsigned int)v;
 			break;
 		case 'p':
-			if (parse_pes(optarg, &o.ropts))
+			if (parse_pes(optarg, &o->ropts))
 				return npu_cli_usage_error("npu-classify", "--pes: invalid list '%s': want PE numbers 0..%d separated by commas, at most 16",
 						   optarg, NPU_HW_MAX_PES - 1);
 			break;
 		case 's':
 			if (!strcmp(optarg, "uring"))
-				o.ropts.submit = NPU_SUBMIT_URING;
+				o->ropts.submit = NPU_SUBMIT_URING;
 			else if (!strcmp(optarg, "ioctl"))
-				o.ropts.submit = NPU_SUBMIT_IOCTL;
+				o->ropts.submit = NPU_SUBMIT_IOCTL;
 			else
 				return npu_cli_usage_error("npu-classify", "--submit: invalid path '%s': want uring or ioctl",
 							   optarg);
 			break;
 		case 'i':
-			o.input = optarg;
+			o->input = optarg;
 			break;
 		case 'r':
 			if (npu_cli_parse_u64(optarg, 0, UINT64_MAX, &v))
 				return npu_cli_usage_error("npu-classify", "--random: invalid seed '%s': must be 0..2^64-1",
 						   optarg);
-			o.seed = v;
+			o->seed = v;
 			break;
 		case 'k':
 			if (npu_cli_parse_u64(optarg, 1, MAX_INPUTS, &v))
 				return npu_cli_usage_error("npu-classify", "--inputs: invalid value '%s': must be 1..%d",
 						   optarg, MAX_INPUTS);
-			o.n_inputs = (unsigned int)v;
+			o->n_inputs = (unsigned int)v;
 			break;
 		case 'V':
-			o.verify = true;
+			o->verify = true;
 			break;
 		case 'R':
-			o.ref = optarg;
+			o->ref = optarg;
 			break;
 		case 'W':
-			o.write_ref = optarg;
+			o->write_ref = optarg;
 			break;
 		case 'q':
-			o.quiet = true;
+			o->quiet = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -434,166 +457,258 @@ int main(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return npu_cli_usage_error("npu-classify", "unexpected argument '%s'", argv[optind]);
-	if (!o.model)
-		return npu_cli_usage_error("npu-classify", "missing --model MODEL");
-	if ((o.write_ref || o.ref) && o.input)
-		return npu_cli_usage_error("npu-classify", "--ref and --write-ref need --random inputs, not --input");
-	if (o.ref && !o.verify)
-		return npu_cli_usage_error("npu-classify", "--ref needs --verify");
-	if (o.write_ref && o.verify)
-		return npu_cli_usage_error("npu-classify", "--write-ref runs no inference: it cannot --verify");
-	/* err names the file */
-	ret = npu_model_load(o.model, &model, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "npu-classify: %s\n", err);
-		return 1;
-	}
-	sh.model = model;
-	if (npu_model_num_inputs(model) != 1 || npu_model_num_outputs(model) != 1) {
-		fprintf(stderr, "npu-classify: %s: need 1 input and 1 output\n", o.model);
-		goto out;
-	}
-	din = npu_model_input(model, 0);
-	dout = npu_model_output(model, 0);
+	ret = check_opts(argc, argv, o);
+	return ret ? ret : -1;
+}
 
-	sh.n_in = o.input ? 1 : o.n_inputs;
-	for (i = 0; i < sh.n_in; i++) {
-		struct input *in = &sh.in[i];
+/*
+ * Load the model (1 input, 1 output) and make the inputs: host floats and
+ * their quantized bytes, and room for each one's first output. 0, or -1
+ * after a message.
+ */
+static int setup_model(struct classify *cl)
+{
+	const struct opts *o = &cl->o;
+	struct shared *sh = &cl->sh;
+	const struct npu_tensor_desc *din, *dout;
+	char err[256];
+	unsigned int i;
+
+	/* err names the file */
+	if (npu_model_load(o->model, &cl->model, err, sizeof(err))) {
+		fprintf(stderr, "npu-classify: %s\n", err);
+		return -1;
+	}
+	sh->model = cl->model;
+	if (npu_model_num_inputs(cl->model) != 1 ||
+	    npu_model_num_outputs(cl->model) != 1) {
+		fprintf(stderr, "npu-classify: %s: need 1 input and 1 output\n", o->model);
+		return -1;
+	}
+	din = npu_model_input(cl->model, 0);
+	dout = npu_model_output(cl->model, 0);
+
+	sh->n_in = o->input ? 1 : o->n_inputs;
+	for (i = 0; i < sh->n_in; i++) {
+		struct input *in = &sh->in[i];
 
 		in->x = malloc(din->count * sizeof(float));
 		in->q = malloc(din->count);
-		sh.first_out[i] = calloc(dout->count, sizeof(float));
-		if (!in->x || !in->q || !sh.first_out[i]) {
+		sh->first_out[i] = calloc(dout->count, sizeof(float));
+		if (!in->x || !in->q || !sh->first_out[i]) {
 			fprintf(stderr, "npu-classify: out of memory\n");
-			goto out;
+			return -1;
 		}
-		if (o.input) {
-			if (load_input(o.input, din, in->x))
-				goto out;
+		if (o->input) {
+			if (load_input(o->input, din, in->x))
+				return -1;
 		} else {
-			nc_random_input(din, in->x, o.seed + i);
+			nc_random_input(din, in->x, o->seed + i);
 		}
 		npu_quantize(in->x, in->q, din->count, din->scale, din->zero_point);
 	}
-	/* the device first: a missing device fails before minutes of npuref */
-	if (!o.write_ref) {
-		ret = npu_device_open(o.dev, &dev);
-		if (ret) {
-			fprintf(stderr, "npu-classify: %s: %s\n", o.dev, strerror(-ret));
-			goto out;
-		}
-		o.ropts.contexts = o.threads;
-		ret = npu_runner_create(dev, model, &o.ropts, &sh.runner);
-		if (ret) {
-			fprintf(stderr, "npu-classify: cannot prepare %s on %s: %s\n",
-				o.model, o.dev, strerror(-ret));
-			goto out;
-		}
-	}
-	if (o.write_ref || o.verify) {
-		uint8_t *outs[MAX_INPUTS] = { NULL };
-		size_t osz;
+	return 0;
+}
 
-		npu_model_slot(model, dout->slot, NULL, &osz);
-		ret = o.ref ? nc_ref_read(o.ref, model, o.seed, sh.n_in, outs, osz)
-			    : -ENOENT;
-		if (o.ref && ret)
-			fprintf(stderr, "npu-classify: %s: %s; running npuref\n",
-				o.ref, ret == -ESTALE ?
-				"for another model, seed or input count" :
+/* Open the device and prepare the runner: 0, or -1 after a message. */
+static int setup_device(struct classify *cl)
+{
+	struct opts *o = &cl->o;
+	int ret;
+
+	ret = npu_device_open(o->dev, &cl->dev);
+	if (ret) {
+		fprintf(stderr, "npu-classify: %s: %s\n", o->dev, strerror(-ret));
+		return -1;
+	}
+	o->ropts.contexts = o->threads;
+	ret = npu_runner_create(cl->dev, cl->model, &o->ropts, &cl->sh.runner);
+	if (ret) {
+		fprintf(stderr, "npu-classify: cannot prepare %s on %s: %s\n",
+			o->model, o->dev, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * npuref's output slot for every input, from --ref FILE or computed, for
+ * --verify; --write-ref stores them. 0, or -1 after a message.
+ */
+static int setup_refs(struct classify *cl)
+{
+	const struct opts *o = &cl->o;
+	struct shared *sh = &cl->sh;
+	const struct npu_tensor_desc *dout = npu_model_output(cl->model, 0);
+	uint8_t *outs[MAX_INPUTS] = { NULL };
+	unsigned int i;
+	size_t osz;
+	int ret;
+
+	npu_model_slot(cl->model, dout->slot, NULL, &osz);
+	ret = o->ref ? nc_ref_read(o->ref, cl->model, o->seed, sh->n_in, outs, osz)
+		     : -ENOENT;
+	if (o->ref && ret)
+		fprintf(stderr, "npu-classify: %s: %s; running npuref\n",
+			o->ref, ret == -ESTALE ?
+			"for another model, seed or input count" :
+			strerror(-ret));
+	if (!ret && !o->write_ref)
+		printf("verify: npuref outputs from %s\n", o->ref);
+	for (i = 0; i < sh->n_in; i++) {
+		if (!outs[i] && nc_reference(cl->model, sh->in[i].x, &outs[i], &osz)) {
+			fprintf(stderr, "npu-classify: npuref failed on input %u\n", i);
+			return -1;
+		}
+		sh->in[i].ref_out = outs[i];
+		sh->in[i].ref_size = osz;
+	}
+	if (o->write_ref) {
+		ret = nc_ref_write(o->write_ref, cl->model, o->seed, sh->n_in, outs, osz);
+		if (ret) {
+			fprintf(stderr, "npu-classify: %s: %s\n", o->write_ref,
 				strerror(-ret));
-		if (!ret && !o.write_ref)
-			printf("verify: npuref outputs from %s\n", o.ref);
-		for (i = 0; i < sh.n_in; i++) {
-			if (!outs[i] && nc_reference(model, sh.in[i].x, &outs[i], &osz)) {
-				fprintf(stderr, "npu-classify: npuref failed on input %u\n", i);
-				goto out;
-			}
-			sh.in[i].ref_out = outs[i];
-			sh.in[i].ref_size = osz;
-		}
-		if (o.write_ref) {
-			ret = nc_ref_write(o.write_ref, model, o.seed, sh.n_in, outs, osz);
-			if (ret) {
-				fprintf(stderr, "npu-classify: %s: %s\n", o.write_ref,
-					strerror(-ret));
-				goto out;
-			}
-			status = 0;
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	sh.lat_ns = calloc(o.count, sizeof(*sh.lat_ns));
-	sh.pe = calloc(o.count, sizeof(*sh.pe));
-	sorted = calloc(o.count, sizeof(*sorted));
-	if (!sh.lat_ns || !sh.pe || !sorted) {
+/*
+ * The inferences, from o.threads workers; sets cl->wall. Returns the
+ * threads that ran (0 when none could start), or -1 after a message.
+ */
+static int run_inferences(struct classify *cl)
+{
+	const struct opts *o = &cl->o;
+	struct shared *sh = &cl->sh;
+	const struct npu_tensor_desc *din = npu_model_input(cl->model, 0);
+	const struct npu_tensor_desc *dout = npu_model_output(cl->model, 0);
+	pthread_t tid[64];
+	unsigned int i, n_thr;
+	uint64_t t0;
+	int ret;
+
+	sh->lat_ns = calloc(o->count, sizeof(*sh->lat_ns));
+	sh->pe = calloc(o->count, sizeof(*sh->pe));
+	cl->sorted = calloc(o->count, sizeof(*cl->sorted));
+	if (!sh->lat_ns || !sh->pe || !cl->sorted) {
 		fprintf(stderr, "npu-classify: out of memory\n");
-		goto out;
+		return -1;
 	}
 
 	printf("model %s: input %ux%ux%u scale %g zp %d, %zu outputs; device %s, %u PEs, submit %s\n",
-	       npu_model_name(model), din->dims[1], din->dims[2], din->dims[3],
-	       (double)din->scale, din->zero_point, dout->count, o.dev,
-	       npu_device_info(dev)->pe_count,
-	       npu_runner_submit_path(sh.runner) == NPU_SUBMIT_URING ?
+	       npu_model_name(cl->model), din->dims[1], din->dims[2], din->dims[3],
+	       (double)din->scale, din->zero_point, dout->count, o->dev,
+	       npu_device_info(cl->dev)->pe_count,
+	       npu_runner_submit_path(sh->runner) == NPU_SUBMIT_URING ?
 	       "uring" : "ioctl");
 	t0 = now_ns();
-	for (n_thr = 0; n_thr < o.threads; n_thr++) {
-		ret = pthread_create(&tid[n_thr], NULL, worker, &sh);
+	for (n_thr = 0; n_thr < o->threads; n_thr++) {
+		ret = pthread_create(&tid[n_thr], NULL, worker, sh);
 		if (ret) {
 			fprintf(stderr, "npu-classify: cannot start thread %u: %s\n",
 				n_thr, strerror(ret));
 			/* the started ones take the remaining inferences */
-			atomic_fetch_add(&sh.failures, 1);
+			atomic_fetch_add(&sh->failures, 1);
 			break;
 		}
 	}
 	for (i = 0; i < n_thr; i++)
 		pthread_join(tid[i], NULL);
-	wall = now_ns() - t0;
-	if (!n_thr)
-		goto out;
+	cl->wall = now_ns() - t0;
+	return (int)n_thr;
+}
 
-	if (!o.quiet)
-		for (i = 0; i < sh.n_in && i < o.count; i++)
-			print_top5(sh.first_out[i], dout->count, i);
-	for (i = 0; i < o.count; i++) {
-		sorted[i] = sh.lat_ns[i];
-		sum += sh.lat_ns[i];
-		if (sh.pe[i] < NPU_HW_MAX_PES)
-			pe_count[sh.pe[i]]++;
+/* The top 5s, latencies, throughput and PEs; the exit status. */
+static int report(struct classify *cl)
+{
+	const struct opts *o = &cl->o;
+	struct shared *sh = &cl->sh;
+	const struct npu_tensor_desc *dout = npu_model_output(cl->model, 0);
+	unsigned long pe_count[NPU_HW_MAX_PES] = { 0 };
+	uint64_t *sorted = cl->sorted, sum = 0;
+	unsigned int i;
+
+	if (!o->quiet)
+		for (i = 0; i < sh->n_in && i < o->count; i++)
+			print_top5(sh->first_out[i], dout->count, i);
+	for (i = 0; i < o->count; i++) {
+		sorted[i] = sh->lat_ns[i];
+		sum += sh->lat_ns[i];
+		if (sh->pe[i] < NPU_HW_MAX_PES)
+			pe_count[sh->pe[i]]++;
 	}
-	qsort(sorted, o.count, sizeof(*sorted), cmp_u64);
+	qsort(sorted, o->count, sizeof(*sorted), cmp_u64);
 	printf("inferences %lu, threads %u: latency ms min %.3f avg %.3f p50 %.3f p99 %.3f max %.3f\n",
-	       o.count, o.threads, sorted[0] / 1e6, (double)sum / o.count / 1e6,
-	       sorted[o.count / 2] / 1e6, sorted[(o.count * 99) / 100] / 1e6,
-	       sorted[o.count - 1] / 1e6);
+	       o->count, o->threads, sorted[0] / 1e6, (double)sum / o->count / 1e6,
+	       sorted[o->count / 2] / 1e6, sorted[(o->count * 99) / 100] / 1e6,
+	       sorted[o->count - 1] / 1e6);
 	printf("throughput %.2f inferences/s (wall %.3f s)\n",
-	       o.count / (wall / 1e9), wall / 1e9);
+	       o->count / (cl->wall / 1e9), cl->wall / 1e9);
 	printf("per PE:");
 	for (i = 0; i < NPU_HW_MAX_PES; i++)
 		if (pe_count[i])
 			printf(" pe%u=%lu", i, pe_count[i]);
 	printf("\n");
-	if (o.verify)
+	if (o->verify)
 		printf("verify: %lu of %lu outputs differ from npuref\n",
-		       (unsigned long)atomic_load(&sh.mismatches), o.count);
-	status = atomic_load(&sh.failures) || atomic_load(&sh.mismatches) ? 1 : 0;
-out:
-	free(sorted);
-	npu_runner_free(sh.runner);
-	npu_device_close(dev);
+		       (unsigned long)atomic_load(&sh->mismatches), o->count);
+	return atomic_load(&sh->failures) || atomic_load(&sh->mismatches) ? 1 : 0;
+}
+
+static void cleanup(struct classify *cl)
+{
+	struct shared *sh = &cl->sh;
+	unsigned int i;
+
+	free(cl->sorted);
+	npu_runner_free(sh->runner);
+	npu_device_close(cl->dev);
 	for (i = 0; i < MAX_INPUTS; i++) {
-		free(sh.in[i].x);
-		free(sh.in[i].q);
-		free(sh.in[i].ref_out);
-		free(sh.first_out[i]);
+		free(sh->in[i].x);
+		free(sh->in[i].q);
+		free(sh->in[i].ref_out);
+		free(sh->first_out[i]);
 	}
-	free(sh.lat_ns);
-	free(sh.pe);
-	npu_model_free(model);
+	free(sh->lat_ns);
+	free(sh->pe);
+	npu_model_free(cl->model);
+}
+
+/*
+ * The model and its inputs; the device first, so that a missing device
+ * fails before minutes of npuref; the references; the inferences; the
+ * report.
+ */
+static int classify(struct classify *cl)
+{
+	const struct opts *o = &cl->o;
+
+	if (setup_model(cl))
+		return 1;
+	if (!o->write_ref && setup_device(cl))
+		return 1;
+	if (o->write_ref || o->verify) {
+		if (setup_refs(cl))
+			return 1;
+		if (o->write_ref)
+			return 0;
+	}
+	if (run_inferences(cl) <= 0)
+		return 1;
+	return report(cl);
+}
+
+int main(int argc, char **argv)
+{
+	struct classify cl = { .sh.o = &cl.o };
+	int status;
+
+	status = parse_opts(argc, argv, &cl.o);
+	if (status >= 0)
+		return status;
+	status = classify(&cl);
+	cleanup(&cl);
 	return status;
 }
