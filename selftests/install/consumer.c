@@ -2,7 +2,8 @@
 /*
  * consumer.c - a program outside the tree, built by install.sh against an
  * installed NPU stack only: its headers and pkg-config files in a DESTDIR,
- * linked with libnpu and libnpuprof dynamically and statically.
+ * linked with libnpu, libnpuprof and (to read its trace back)
+ * libnpuprof-analysis, dynamically and statically.
  *
  * Usage: consumer MODEL TRACE
  *   MODEL  an MNIST model file written by the installed npu-model-gen
@@ -19,6 +20,7 @@
 #include <linux/npu.h>	/* the uapi header, from INCLUDEDIR/npu */
 #include <libnpu.h>
 #include <npuprof.h>
+#include <npuprof_analysis.h>
 
 static int failed;
 
@@ -116,9 +118,9 @@ static void check_trace(const char *path)
 	if (!ret)
 		ret = npuprof_session_start(s);
 	if (!ret)
-		ret = npuprof_record_begin("consumer");
+		ret = npuprof_region_begin("consumer");
 	if (!ret)
-		ret = npuprof_record_end();
+		ret = npuprof_region_end();
 	if (!ret)
 		ret = npuprof_session_stop(s);
 	if (!ret)

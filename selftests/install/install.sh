@@ -130,8 +130,8 @@ headers_alone() {
 
 consumer_build() {	# OUTPUT [--static]
 	local out=$1 cflags libs
-	cflags=$(pkg-config --cflags libnpu libnpuprof) || return 1
-	libs=$(pkg-config ${2:+--static} --libs libnpu libnpuprof) || return 1
+	cflags=$(pkg-config --cflags libnpu libnpuprof libnpuprof-analysis) || return 1
+	libs=$(pkg-config ${2:+--static} --libs libnpu libnpuprof libnpuprof-analysis) || return 1
 	echo "cc $cflags consumer.c $libs${2:+ -static}"
 	(cd "$tmp/consumer" &&
 	 # shellcheck disable=SC2086
