@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crc32.h"
 #include "libnpu.h"
 #include "npu_internal.h"
 
@@ -198,19 +199,7 @@ int npu_quantize_multiplier(double real, int32_t *multiplier, int32_t *shift)
 
 uint32_t npu_crc32(uint32_t crc, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	uint32_t table[256], c;
-	int k, i;
-
-	/* a per-call table keeps the library free of global state */
-	for (i = 0; i < 256; i++) {
-		c = (uint32_t)i;
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
-		table[i] = c;
-	}
-	crc = ~crc;
-	while (len--)
-		crc = (crc >> 8) ^ table[(crc ^ *p++) & 0xff];
-	return ~crc;
+	/* the trace file's implementation: folded with PCLMULQDQ where the
+	 * CPU has it, one table otherwise (lib/npuprof/crc32.c) */
+	return npf_crc32(crc, data, len);
 }
