@@ -438,29 +438,29 @@ static inline uint32_t progbuild_finish(struct progbuild *b)
 _Static_assert(NPU_HW_MAX_BUFS == NPU_MAX_JOB_BUFS,
 	       "the device takes every job's buffers");
 
-/* npu_prog_run() over the owned slots, with the program where the caller
+/* emu_prog_run() over the owned slots, with the program where the caller
  * says (tests give bad placements on purpose)
  */
 static inline int progbuild_run_at(const struct progbuild *b,
 				   uint32_t prog_slot, uint32_t prog_offset,
 				   uint32_t prog_size,
-				   const struct npu_prog_hooks *hooks,
+				   const struct emu_prog_hooks *hooks,
 				   uint16_t *op_index)
 {
-	struct npu_prog_slot s[NPU_HW_MAX_BUFS];
+	struct emu_prog_slot s[NPU_HW_MAX_BUFS];
 	uint32_t i;
 
 	for (i = 0; i < b->nslots; i++) {
 		s[i].base = b->slots[i].base;
 		s[i].size = b->slots[i].size;
 	}
-	return npu_prog_run(s, b->nslots, prog_slot, prog_offset, prog_size,
+	return emu_prog_run(s, b->nslots, prog_slot, prog_offset, prog_size,
 			    hooks, op_index);
 }
 
-/* progbuild_finish(), then npu_prog_run() on the program in slot 0 */
+/* progbuild_finish(), then emu_prog_run() on the program in slot 0 */
 static inline int progbuild_run(struct progbuild *b,
-				const struct npu_prog_hooks *hooks,
+				const struct emu_prog_hooks *hooks,
 				uint16_t *op_index)
 {
 	progbuild_finish(b);

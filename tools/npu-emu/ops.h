@@ -196,16 +196,4 @@ static inline int32_t emu_requant32(int32_t x, int32_t m, int32_t s)
 	return (q >> right) + (rem > thr ? 1 : 0);
 }
 
-/*
- * The names of the operators' API before it had the emulator's prefix, for
- * selftests/host/onnx/test_onnx.c until it takes the new ones. Remove with
- * their last use.
- */
-#define npu_tensor		emu_tensor
-#define npu_conv_geom		emu_conv_geom
-#define npu_conv_acc		emu_conv_acc
-#define npu_matmul_acc		emu_matmul_acc
-#define npu_ops_set_fast_path	emu_ops_set_fast_path
-#define npu_requant		emu_requant
-
 #endif /* NPU_EMU_OPS_H */

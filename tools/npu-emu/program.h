@@ -66,14 +66,4 @@ int emu_prog_run(const struct emu_prog_slot *slots, uint32_t nslots,
 		 uint32_t prog_slot, uint32_t prog_offset, uint32_t prog_size,
 		 const struct emu_prog_hooks *hooks, uint16_t *op_index);
 
-/*
- * The names of npu-emu's interpreter before it had the emulator's prefix,
- * for its users outside tools/npu-emu (tools/include/npu_progbuild.h,
- * selftests/host/ref/diff_emu.c) until they take the new ones. Remove with
- * their last use.
- */
-#define npu_prog_slot	emu_prog_slot
-#define npu_prog_hooks	emu_prog_hooks
-#define npu_prog_run	emu_prog_run
-
 #endif /* NPU_EMU_PROGRAM_H */

@@ -4,9 +4,9 @@
  * arithmetic, compared bit for bit:
  *
  * - ConvInteger and MatMulInteger on the int32 accumulation cores
- *   (npu_conv_acc(), npu_matmul_acc());
+ *   (emu_conv_acc(), emu_matmul_acc());
  * - QLinearConv and QLinearMatMul as NPU programs (CONV2D, MATMUL) run by
- *   npu_prog_run(), with the float scales turned into {multiplier, shift}
+ *   emu_prog_run(), with the float scales turned into {multiplier, shift}
  *   as TFLite's QuantizeMultiplier does.
  *
  * Every case runs on the fast and on the generic path. The vectors are read
@@ -282,17 +282,17 @@ TEST(quantize_multiplier_as_tflite)
 	EXPECT_EQ(0, s);
 	/* and the result is what requant applies: 3 * 0.75 = 2.25 -> 2 */
 	quantize_multiplier(0.75, &m, &s);
-	EXPECT_EQ(2, npu_requant(3, m, s));
+	EXPECT_EQ(2, emu_requant(3, m, s));
 }
 
 /* ------------------------------------------------------------------ */
 /* ConvInteger and MatMulInteger on the accumulation cores             */
 
-static struct npu_tensor view(void *data, uint8_t dtype, uint8_t ndim,
+static struct emu_tensor view(void *data, uint8_t dtype, uint8_t ndim,
 			      uint32_t d0, uint32_t d1, uint32_t d2,
 			      uint32_t d3, int32_t zp)
 {
-	struct npu_tensor t = { 0 };
+	struct emu_tensor t = { 0 };
 
 	t.data = data;
 	t.dtype = dtype;
@@ -319,8 +319,8 @@ static void conv_integer(struct __test_metadata *_metadata, const char *name)
 	struct otensor x, w, xz = { 0 }, wz = { 0 }, y;
 	int64_t pads[4] = { 0 }, st[2] = { 1, 1 }, v[4];
 	uint32_t n, c, h, wd, m, kh, kw, oh, ow, i, j, k, l;
-	struct npu_tensor xt, wt;
-	struct npu_conv_geom g = { 0 };
+	struct emu_tensor xt, wt;
+	struct emu_conv_geom g = { 0 };
 	uint8_t *xn, *wn;
 	int32_t *acc;
 	size_t bad = 0;
@@ -389,9 +389,9 @@ static void conv_integer(struct __test_metadata *_metadata, const char *name)
 	wt = view(wn, npu_dtype(w.type), 4, m, kh, kw, c, ot_zp(&wz));
 
 	for (int fast = 1; fast >= 0; fast--) {
-		npu_ops_set_fast_path(fast);
+		emu_ops_set_fast_path(fast);
 		memset(acc, 0x5a, y.count * 4);
-		ASSERT_EQ(0, npu_conv_acc(&xt, &wt, &g, acc));
+		ASSERT_EQ(0, emu_conv_acc(&xt, &wt, &g, acc));
 		for (i = 0; i < y.count; i++) {
 			/* expected element i is NCHW (n, m, oh, ow) */
 			uint32_t e_ow = i % ow, e_oh = i / ow % oh;
@@ -435,7 +435,7 @@ TEST(matmulinteger)
 {
 	const char *name = "test_matmulinteger";
 	struct otensor a, b, az = { 0 }, bz = { 0 }, y;
-	struct npu_tensor at, bt, btt;
+	struct emu_tensor at, bt, btt;
 	uint32_t mm, kk, nn, i, j;
 	int32_t *acc;
 	uint8_t *tr;
@@ -468,9 +468,9 @@ TEST(matmulinteger)
 	btt = view(tr, npu_dtype(b.type), 2, nn, kk, 1, 1, ot_zp(&bz));
 
 	for (int k = 0; k < 4; k++) {
-		npu_ops_set_fast_path(k & 1);
+		emu_ops_set_fast_path(k & 1);
 		memset(acc, 0x5a, y.count * 4);
-		ASSERT_EQ(0, npu_matmul_acc(&at, k & 2 ? &btt : &bt, !(k & 2),
+		ASSERT_EQ(0, emu_matmul_acc(&at, k & 2 ? &btt : &bt, !(k & 2),
 					    acc));
 		for (i = 0; i < y.count; i++)
 			if (acc[i] != ((int32_t *)y.data)[i] && bad++ < 10)
@@ -510,7 +510,7 @@ static size_t compare_q(struct __test_metadata *_metadata, const char *what,
 			TH_LOG("%s: y[%zu] = %u, expected %u (acc %d, acc * "
 			       "scale = %.9f, requant %d, zy %d)", what, i,
 			       got[i], exp[i], acc[i], acc[i] * scale[i],
-			       npu_requant(acc[i], pair[2 * i],
+			       emu_requant(acc[i], pair[2 * i],
 					   pair[2 * i + 1]), zy);
 	}
 	return bad;
@@ -582,7 +582,7 @@ TEST(qlinearconv)
 		struct npu_prog_op *op;
 		struct progbuild b;
 
-		npu_ops_set_fast_path(k4 & 4);
+		emu_ops_set_fast_path(k4 & 4);
 		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 20));
 		xt = progbuild_tensor(&b, 1, NPU_DT_U8, xl, 4, n, h, wd, c, zx);
 		wt = progbuild_tensor(&b, 1, npu_dtype(in[3].type), NPU_LAYOUT_PLAIN,
@@ -624,8 +624,8 @@ TEST(qlinearconv)
 		elem_pair = malloc(8 * y.count);
 		{
 			uint8_t *got = malloc(y.count);
-			struct npu_tensor xv, wv;
-			struct npu_conv_geom g = {
+			struct emu_tensor xv, wv;
+			struct emu_conv_geom g = {
 				.sh = st[0], .sw = st[1], .pt = pads[0],
 				.pl = pads[1], .pb = pads[2], .pr = pads[3],
 			};
@@ -644,7 +644,7 @@ TEST(qlinearconv)
 			xv = view(xn, NPU_DT_U8, 4, n, h, wd, c, zx);
 			wv = view(progbuild_data(&b, wt), npu_dtype(in[3].type), 4,
 				  m, kh, kw, c, zw);
-			ASSERT_EQ(0, npu_conv_acc(&xv, &wv, &g, nhwc));
+			ASSERT_EQ(0, emu_conv_acc(&xv, &wv, &g, nhwc));
 			for (i = 0; i < y.count; i++) {
 				uint32_t e_ow = i % ow, e_oh = i / ow % oh;
 				uint32_t e_m = i / ow / oh % m;
@@ -728,7 +728,7 @@ static void qlinear_matmul(struct __test_metadata *_metadata,
 		uint16_t at0, bt0, yt0, rt, idx;
 		struct progbuild b;
 
-		npu_ops_set_fast_path(fast);
+		emu_ops_set_fast_path(fast);
 		ASSERT_EQ(0, progbuild_init_slots(&b, 2, 1 << 16));
 		/* whole tensors, then per-batch views of them */
 		at0 = progbuild_tensor(&b, 1, NPU_DT_U8, NPU_LAYOUT_PLAIN, 1,
@@ -759,7 +759,7 @@ static void qlinear_matmul(struct __test_metadata *_metadata,
 			int32_t *acc = malloc(4 * y.count);
 			double *sc = malloc(8 * y.count);
 			int32_t *pr = malloc(8 * y.count);
-			struct npu_tensor av, bv;
+			struct emu_tensor av, bv;
 
 			ASSERT_TRUE(acc && sc && pr);
 			for (bi = 0; bi < nb; bi++) {
@@ -768,7 +768,7 @@ static void qlinear_matmul(struct __test_metadata *_metadata,
 				bv = view((uint8_t *)in[3].data + bi * kk * nn,
 					  npu_dtype(in[3].type), 2, kk, nn, 1,
 					  1, zb);
-				ASSERT_EQ(0, npu_matmul_acc(&av, &bv, true,
+				ASSERT_EQ(0, emu_matmul_acc(&av, &bv, true,
 							    acc + bi * mm * nn));
 			}
 			for (k = 0; k < y.count; k++) {

@@ -6,7 +6,7 @@
  * both layouts, per-tensor and per-channel requantization, random strides,
  * pads and zero points; invalid ones with one injected fault; and programs
  * with random bytes flipped), runs each through tools/npu-emu's
- * npu_prog_run() and through npuref_run() on identical copies of the
+ * emu_prog_run() and through npuref_run() on identical copies of the
  * buffers, and requires the same status, op_index and every byte of every
  * slot. A disagreement is minimized (operators removed while it persists)
  * and printed with its seed; NPUREF_DIFF_SEED=<seed> reruns one case
@@ -829,7 +829,7 @@ static void outcome_free(struct outcome *o)
 
 static void run_emu(const struct gcase *g, struct outcome *o)
 {
-	struct npu_prog_slot s[NPU_HW_MAX_BUFS];
+	struct emu_prog_slot s[NPU_HW_MAX_BUFS];
 	size_t n = emit(g, o->mem[0]);
 	unsigned int i;
 
@@ -838,7 +838,7 @@ static void run_emu(const struct gcase *g, struct outcome *o)
 		s[i].size = g->size[i];
 	}
 	o->op_index = 0x1234;
-	o->status = npu_prog_run(s, g->nslots, 0, g->prog_off, (uint32_t)n,
+	o->status = emu_prog_run(s, g->nslots, 0, g->prog_off, (uint32_t)n,
 				 NULL, &o->op_index);
 }
 
