@@ -55,8 +55,11 @@ files() {
 		[[ -x $P/$f && -f $P/$f ]] || { echo "missing: $f"; bad=1; }
 	done
 	for f in lib/libnpu.so.$ver lib/libnpu.a lib/libnpuprof.so.$ver \
-		lib/libnpuprof.a lib/pkgconfig/libnpu.pc lib/pkgconfig/libnpuprof.pc \
-		include/libnpu.h include/npuprof.h include/npu/linux/npu.h \
+		lib/libnpuprof.a lib/libnpuprof-analysis.so.$ver \
+		lib/libnpuprof-analysis.a lib/pkgconfig/libnpu.pc \
+		lib/pkgconfig/libnpuprof.pc lib/pkgconfig/libnpuprof-analysis.pc \
+		include/libnpu.h include/npuprof.h include/npuprof_analysis.h \
+		include/npu/linux/npu.h \
 		lib/udev/rules.d/60-npu.rules src/npu-$ver/dkms.conf \
 		src/npu-$ver/Kbuild src/npu-$ver/uapi/linux/npu.h; do
 		[[ -f $P/$f && ! -L $P/$f ]] || { echo "missing: $f"; bad=1; }
@@ -68,7 +71,7 @@ files() {
 
 sonames() {
 	local l bad=0 so
-	for l in libnpu libnpuprof; do
+	for l in libnpu libnpuprof libnpuprof-analysis; do
 		so=$P/lib/$l.so.$ver
 		readelf -d "$so" | grep >/dev/null "(SONAME).*\[$l\.so\.$sover\]" ||
 			{ echo "$l: SONAME is not $l.so.$sover"; readelf -d "$so" | grep SONAME; bad=1; }
@@ -79,6 +82,11 @@ sonames() {
 	done
 	readelf -d "$P/lib/libnpu.so.$ver" | grep >/dev/null "(NEEDED).*\[libnpuprof\.so\.$sover\]" ||
 		{ echo "libnpu does not need libnpuprof.so.$sover"; bad=1; }
+	# a profiled program loads capture alone: no SQLite, no analysis
+	for l in libnpu libnpuprof; do
+		readelf -d "$P/lib/$l.so.$ver" | grep "(NEEDED).*\(sqlite\|analysis\)" &&
+			{ echo "$l needs the above"; bad=1; }
+	done
 	return $bad
 }
 
@@ -97,7 +105,7 @@ exports() {
 
 pkgconfig() {
 	local bad=0 l v
-	for l in libnpu libnpuprof; do
+	for l in libnpu libnpuprof libnpuprof-analysis; do
 		v=$(pkg-config --modversion "$l") || return 1
 		[[ $v == "$ver" ]] || { echo "$l: Version $v, not $ver"; bad=1; }
 		v=$(pkg-config --cflags "$l")
@@ -115,7 +123,7 @@ pkgconfig() {
 # of a C11 file and of a C++17 file
 headers_alone() {
 	local h bad=0
-	for h in libnpu.h npuprof.h; do
+	for h in libnpu.h npuprof.h npuprof_analysis.h; do
 		printf '#include <%s>\nint main(void) { return 0; }\n' "$h" >"$tmp/h.c"
 		cp "$tmp/h.c" "$tmp/h.cc"
 		# shellcheck disable=SC2046
@@ -184,7 +192,8 @@ man_pages() {
 	for c in $(npuprof_commands); do
 		[[ -f $P/share/man/man1/npuprof-$c.1 ]] || { echo "no page npuprof-$c(1)"; bad=1; }
 	done
-	for s in $(nm -D --defined-only "$P/lib/libnpu.so.$ver" "$P/lib/libnpuprof.so.$ver" |
+	for s in $(nm -D --defined-only "$P/lib/libnpu.so.$ver" "$P/lib/libnpuprof.so.$ver" \
+		   "$P/lib/libnpuprof-analysis.so.$ver" |
 		   awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }'); do
 		[[ $NO_PAGE == *" $s "* ]] && continue
 		[[ -f $P/share/man/man3/$s.3 ]] || { echo "no page $s(3)"; bad=1; }
@@ -233,7 +242,8 @@ help_agrees() {
 
 kerneldoc() {
 	perl "$NPU_BUILD/linux-src/scripts/kernel-doc" -none -Werror \
-		"$P/include/libnpu.h" "$P/include/npuprof.h"
+		"$P/include/libnpu.h" "$P/include/npuprof.h" \
+		"$P/include/npuprof_analysis.h"
 }
 
 # declared_exported HEADER LIBRARY: a pair of HEADER_LIBS, under $P
@@ -296,9 +306,10 @@ if ! check "make install DESTDIR=\$tmp (PREFIX /usr/local)" do_install; then
 	ktap_finish
 fi
 check "the tools, libraries, headers, pkg-config files, udev rule and DKMS sources are installed" files
-check "sonames libnpu.so.$sover and libnpuprof.so.$sover, links .so -> .so.$sover -> .so.$ver" sonames
+check "sonames of libnpu, libnpuprof and libnpuprof-analysis .so.$sover, links .so -> .so.$sover -> .so.$ver; no SQLite in a profiled program" sonames
 check "libnpu.so exports npu_* only, at LIBNPU_${ver%.*}" exports "libnpu.so.$ver" npu_ "LIBNPU_${ver%.*}"
 check "libnpuprof.so exports npuprof_* only, at NPUPROF_${ver%.*}" exports "libnpuprof.so.$ver" npuprof_ "NPUPROF_${ver%.*}"
+check "libnpuprof-analysis.so exports npuprof_* only, at NPUPROF_ANALYSIS_${ver%.*}" exports "libnpuprof-analysis.so.$ver" npuprof_ "NPUPROF_ANALYSIS_${ver%.*}"
 check "pkg-config: versions, Cflags find <linux/npu.h>, libnpuprof is private" pkgconfig
 check "each public header compiles alone, in C11 and C++17" headers_alone
 mkdir -p "$tmp/consumer" && cp "$HERE/consumer.c" "$tmp/consumer/"
