@@ -540,7 +540,7 @@ static void npf_fit_event(struct npuprof_trace *t, struct npuprof_event *ev,
 
 /* The event of item @it at file offset @off (not RECORDS, not END) */
 static void npf_item_event(struct npuprof_trace *t, struct npuprof_event *ev,
-			   const struct npf_item *it, uint64_t off, bool whole)
+	       const struct npf_item *it, uint64_t off, bool whole)
 {
 	const void *body = it + 1;
 
@@ -662,17 +662,6 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 		return -EINVAL;
 	if (t->bad)
 		return t->bad;
-	if (npf_unlikely(t->held != NULL)) {
-		/* the reader's fits, then the SUMMARY they came before */
-		if (t->fit_next < t->ndev) {
-			npf_fit_event(t, ev, t->fit_next++);
-			return 1;
-		}
-		it = t->held;
-		off = t->held_off;
-		t->held = NULL;
-		goto item;
-	}
 	for (;;) {
 		if (t->run_left || t->run_count) {
 			const struct npu_trace_rec_hdr *h;
@@ -694,6 +683,17 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 					t->last_time = ev->time_ns;
 				return 1;
 			}
+		}
+		if (npf_unlikely(t->held != NULL)) {
+			/* the reader's fits, then the SUMMARY they came before */
+			if (t->fit_next < t->ndev) {
+				npf_fit_event(t, ev, t->fit_next++);
+				return 1;
+			}
+			it = t->held;
+			off = t->held_off;
+			t->held = NULL;
+			goto item;
 		}
 		ret = npf_reader_next(t->r, &it, &off);
 		if (ret <= 0)
