@@ -13,7 +13,9 @@
  * trailing metadata object, whatever the trace's length. The constant
  * start of an event (phase, category, name, track) is formatted once per
  * kind, name and track and then copied whole (struct npf_js_head). Times
- * are printed from integer ns as µs with 3 decimals: exact to the ns.
+ * are printed from integer ns as µs with 3 decimals: exact to the ns; a
+ * dur may be half a ns off, with a fourth decimal 5, so that importers
+ * that add ts and dur in double nest slices as their ns do (npf_js_dur()).
  *
  * Locking: none; one export runs in the caller's thread. Lifetime: all
  * memory is freed before npuprof_export_chrome() returns.
@@ -228,6 +230,80 @@ npf_js_time(struct npf_js *o, char *p, int64_t ns)
 	return p + 7;
 }
 
+/*
+ * An X event's dur: its ns as npf_us() writes them, unless an importer
+ * would then end the slice on the wrong side of its end.
+ *
+ * speedscope and catapult parse ts and dur into doubles, t and d, and end
+ * the slice at t + d: with a time T ns written "T/1000 with 3 decimals",
+ * t is the double nearest T / 1000, and the end of [T, E] lands within an
+ * ulp of e, the double of E, either side. A slice that starts at E (the
+ * next operator) starts at e; one that ends at E (the operator's
+ * execution) ends elsewhere within that ulp. speedscope then ends a slice
+ * after the next one started, or an execution before its last operator
+ * ("Tried to end X when Y was on the top of the stack"). So:
+ *  - an inner slice (@outer false: an operator, a queue interval, a CPU
+ *    step of the runtime) ends at or before e: if t + d would pass e, dur
+ *    is written half a ns short, (D - 1).ddd5, or a whole ns short where
+ *    an ulp reaches half a ns (2^41 µs of uptime; an ulp stays under a ns
+ *    to 2^43 µs, 100 days);
+ *  - an outer slice (an execution, an inference, a run, a label, a user
+ *    span) ends at or after e: if t + d would fall short of it, dur is
+ *    written half a ns long, D.ddd5 (9: 0.9 ns past 2^41 µs), so it still
+ *    ends before E + 1 ns.
+ * Slices that follow each other touch or leave a gap; those that end
+ * together nest, the outer one last (a tie is fine: speedscope ends the
+ * one on top first). Perfetto converts a number to ns as (int64)(x *
+ * 1000) of its double x, parsed correctly rounded (v20's jsoncpp) or as
+ * the integer part plus the fraction / 1000 (newer releases), which
+ * truncates D.ddd to D - 1 for about 1 value in 90: an outer slice's dur
+ * is written so that both read D (else D.ddd5), an inner one reads D or
+ * less, so there too no operator ends after its execution. The tests are
+ * exact: with 0 < T and D <= T, e - t is exact (Sterbenz), t + d passes e
+ * iff d > e - t, and the divisions are correctly rounded like the
+ * importers' parse: the doubles are theirs. Documentation/npu/export.rst,
+ * "Slice ends".
+ */
+static inline __attribute__((always_inline)) char *
+npf_js_dur(char *p, int64_t ts, int64_t dur, bool outer)
+{
+	double t, gap, d;
+
+	if (npf_unlikely(dur <= 0))
+		return npf_us(p, dur);
+	t = (double)ts / 1000;
+	gap = (double)(ts + dur) / 1000 - t;
+	d = (double)dur / 1000;
+	if (!outer) {
+		if (d <= gap)
+			return npf_us(p, dur);
+		/* (D - 1).ddd5, the double of (2D - 1) / 2000 */
+		d = (double)(2 * dur - 1) / 2000;
+		p = npf_us(p, dur - 1);
+		if (npf_likely(d <= gap))
+			*p++ = '5';
+		return p;
+	}
+	p = npf_us(p, dur);
+	if (d < gap || (int64_t)(d * 1000) != dur ||
+	    (int64_t)(((double)(dur / 1000) + (double)(dur % 1000) / 1000) *
+		      1000) != dur) {
+		/* D.ddd5, the double of (2D + 1) / 2000 */
+		d = (double)(2 * dur + 1) / 2000;
+		*p++ = d < gap ? '9' : '5';
+	}
+	return p;
+}
+
+/* Whether a host span of @kind holds others (npf_js_dur()'s outer) */
+static inline bool npf_js_span_outer(uint32_t kind)
+{
+	return kind != NPUPROF_SPAN_SET_INPUT && kind != NPUPROF_SPAN_GET_OUTPUT &&
+	       kind != NPUPROF_SPAN_QUANTIZE && kind != NPUPROF_SPAN_LOWER &&
+	       kind != NPUPROF_SPAN_UNLOWER && kind != NPUPROF_SPAN_DEQUANTIZE &&
+	       kind != NPUPROF_SPAN_SUBMIT && kind != NPUPROF_SPAN_WAIT;
+}
+
 static inline char *npf_js_ts(struct npf_js *o, char *p, int64_t ts)
 {
 	p = NPF_LIT(p, ",\"ts\":");
@@ -410,7 +486,7 @@ static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 	}
 	p = npf_js_time(o, p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
-	p = npf_us(p, it->dur);
+	p = npf_js_dur(p, it->ts, it->dur, npf_js_span_outer(s->kind));
 	p = NPF_LIT(p, ",\"args\":{\"trace_id\":\"");
 	p = npf_fmt_hex16(p, s->trace_id[0]);
 	p = npf_fmt_hex16(p, s->trace_id[1]);
@@ -462,7 +538,7 @@ static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 	p = npf_js_head(o, npf_js_next(o), it, 0, &e);
 	p = npf_js_time(o, p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
-	p = npf_us(p, it->dur);
+	p = npf_js_dur(p, it->ts, it->dur, true);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
 	p = npf_u64(p, x->job_id);
 	p = NPF_LIT(p, ",\"pe\":");
@@ -519,7 +595,7 @@ static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 	p = npf_js_head(o, npf_js_next(o), it, r->opcode, &e);
 	p = npf_js_time(o, p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
-	p = npf_us(p, it->dur);
+	p = npf_js_dur(p, it->ts, it->dur, false);
 	p = npf_js_mid(p, e, it);
 	p = npf_u64(p, r->op_index);
 	p = NPF_LIT(p, ",\"job_id\":");
@@ -542,7 +618,7 @@ static void npf_js_queue(struct npf_js *o, const struct npf_tl_item *it)
 	p = npf_js_head(o, npf_js_next(o), it, 0, &e);
 	p = npf_js_time(o, p, it->ts);
 	p = NPF_LIT(p, ",\"dur\":");
-	p = npf_us(p, it->dur);
+	p = npf_js_dur(p, it->ts, it->dur, false);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
 	p = npf_u64(p, x->job_id);
 	p = NPF_LIT(p, ",\"pe\":");

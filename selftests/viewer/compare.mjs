@@ -5,7 +5,8 @@
 // in one shape by its module, against a trace of expect.mjs. The shape:
 //   { pageErrors: [text], warnings: [the importer's warnings, text],
 //     processes: [[pid, name]], threads: [[pid, tid, name]],
-//     slices: [{ pid, tid, name, cat, ts, dur, depth, args }],
+//     slices: [{ pid, tid, name, cat, ts, dur, depth, args }] (a dur
+//       may be the slice's durMin or durMax: expect.mjs's durOk()),
 //     flows: [{ src, dst }] (slice names),
 //     counters: [{ pid, name, key, samples: [[ts, value]] }] (key null:
 //       the viewer names the track "NAME KEY"),
@@ -33,18 +34,28 @@ export function compare(trace, got, c, tol, pArgs = true) {
 	  `threads named: ${JSON.stringify(got.threads)}`);
 	c(got.slices.length === trace.slices.length,
 	  `${trace.slices.length} slices: ${got.slices.length}`);
+	// a check per slice, or for a long trace one for all of them
+	const bad = [];
 	for (const w of trace.slices) {
 		const s = got.slices.find(g => g.name === w.name && g.pid === w.pid &&
 					  g.tid === w.tid && eq(g.ts, w.ts));
-		const near = got.slices.filter(g => g.name === w.name)
+		const near = got.slices.filter(g => g.name === w.name).slice(0, 4)
 			.map(g => `ts ${g.ts} dur ${g.dur} depth ${g.depth} on ${g.pid}/${g.tid}`);
-		c(s && eq(s.dur, w.dur) && s.depth === w.depth && s.cat === w.cat &&
-		  argsOk(w.args, s.args),
-		  `slice ${w.name}: ts ${w.ts} dur ${w.dur} ns, depth ${w.depth} on ${w.pid}/${w.tid}` +
+		const ok = s && X.durOk(s.dur, w, tol) && s.depth === w.depth &&
+			   s.cat === w.cat && argsOk(w.args, s.args);
+		const what = `slice ${w.name}: ts ${w.ts} dur ${w.dur} ns, depth ${w.depth} on ${w.pid}/${w.tid}` +
 		  (w.args ? `, args ${JSON.stringify(w.args)}` : '') + ': ' +
 		  (s ? `dur ${s.dur} depth ${s.depth} cat ${s.cat}, args ${JSON.stringify(s.args)}` :
-		   `none at that time; ${near.join(', ') || 'none of that name'}`));
+		   `none at that time; ${near.join(', ') || 'none of that name'}`);
+		if (trace.slices.length <= 20)
+			c(ok, what);
+		else if (!ok)
+			bad.push(what);
 	}
+	if (trace.slices.length > 20)
+		c(bad.length === 0, `each of the ${trace.slices.length} slices at its ts, ` +
+		  `with its dur, depth, category and args: ` +
+		  (bad.length ? `${bad.length} not: ${bad.slice(0, 3).join('; ')}` : 'all'));
 	c(X.flowsOk(trace.flows, got.flows), X.flowsWhat(trace, got.flows));
 	for (const w of trace.counters) {
 		const s = got.counters.find(g => g.pid === w.pid &&

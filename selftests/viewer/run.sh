@@ -3,17 +3,23 @@
 #
 # npuprof-viewer - do the viewers people use load what `npuprof export`
 # writes? A kselftest-style test (TAP, "# Totals:" line) run on the host
-# by `make check`: writes two synthetic traces (npuprof-viewer-gen, the
+# by `make check`: writes three synthetic traces (npuprof-viewer-gen, the
 # traces of expect.mjs: "basic", an inference with its job, operators,
 # flow and counters; "loss", lost records, lost host spans and a
-# causality violation, shown as instant events and counters), exports
-# them with `npuprof export --format chrome`, installs the pinned viewer
-# packages (package-lock.json) from the npm registry with `npm ci` into
-# BUILD/viewer/, and loads the JSON into each viewer in Debian's headless
-# Chromium (viewer.mjs), checking what the viewer's own importer made of
-# it: exact counts, names, nesting, args and timestamps in ns. One TAP
-# point per viewer and trace, and one for a truncated copy of the basic
-# trace, which must fail to import or fail the checks.
+# causality violation, shown as instant events and counters; "b2b", 8
+# MobileNet-like inferences of 30 operators back to back at 10 days of
+# uptime, where ts + dur added in double lands on either side of the next
+# operator's ts: until the exporter saw to it (export.rst, "Slice ends"),
+# speedscope nested operators in the one before, with 244 warnings),
+# exports them with `npuprof export --format chrome`, installs the pinned
+# viewer packages (package-lock.json) from the npm registry with `npm ci`
+# into BUILD/viewer/, and loads the JSON into each viewer in Debian's
+# headless Chromium (viewer.mjs), checking what the viewer's own importer
+# made of it: exact counts, names, nesting, args and timestamps in ns,
+# and no import warning (speedscope's on the console, catapult's import
+# warnings, Perfetto's error stats). One TAP point per viewer and trace,
+# and one for a truncated copy of the basic trace, which must fail to
+# import or fail the checks.
 #
 # The viewers, and what stands in for each (checked 2026-11, chromium
 # 156.0.8078.79 from Debian bookworm):
@@ -102,8 +108,8 @@ if ! cmp -s "$SHARE/package-lock.json" "$WORK/package-lock.json" ||
 		fail "npm ci failed (see $WORK/npm.log): $(tail -3 "$WORK/npm.log" | tr '\n' ' ')"
 fi
 
-for t in basic loss; do
-	"$BUILD/bin/npuprof-viewer-gen" $([[ $t = loss ]] && echo --loss) "$WORK/$t.npuprof" ||
+for t in basic loss b2b; do
+	"$BUILD/bin/npuprof-viewer-gen" $([[ $t != basic ]] && echo "--$t") "$WORK/$t.npuprof" ||
 		fail "npuprof-viewer-gen failed ($t)"
 	"$BUILD/bin/npuprof" export "$WORK/$t.npuprof" --format chrome -o "$WORK/$t.json" ||
 		fail "npuprof export failed ($t)"
@@ -112,7 +118,7 @@ done
 head -c $(($(stat -c %s "$WORK/basic.json") / 2)) "$WORK/basic.json" >"$WORK/bad.json"
 
 out=$(timeout 500 node "$SHARE/viewer.mjs" "$WORK/node_modules" "$WORK/basic.json" \
-	"$WORK/loss.json" "$WORK/bad.json" "$@" 2>&1)
+	"$WORK/loss.json" "$WORK/b2b.json" "$WORK/bad.json" "$@" 2>&1)
 st=$?
 pass=$(grep -c '^ok ' <<<"$out")
 nfail=$(grep -c '^not ok ' <<<"$out")

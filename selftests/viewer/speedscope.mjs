@@ -5,22 +5,35 @@
 // Chrome trace importer (#profileURL=), and its own "Export" of what it
 // imported (speedscope's file format: frames, and per track "O"/"C"
 // events with times in µs from the track's first slice) is downloaded
-// and compared with expect.mjs. speedscope shows slices only: no flows,
-// counters or instants. No state.
+// and compared with expect.mjs, as are the warnings its importer prints
+// on the console (a slice ended when another was on top of the stack, or
+// still open at the end: slices that do not nest as written). speedscope
+// shows slices only: no flows, counters or instants. No state.
 import fs from 'node:fs';
 import * as X from './expect.mjs';
 
 export const id = 'speedscope';
-export const traces = ['basic'];	// slices only: the loss trace has none to show
+// slices only: the loss trace has none to show
+export const traces = ['basic', 'b2b'];
 
 export function title(env) {
 	return `speedscope ${env.version('speedscope')}`;
 }
 
-// @file opened in speedscope: the profile it exports, or throws
+// What speedscope's Chrome importer warns about (Chromium's own console
+// messages, e.g. of WebGL, are not its)
+const IMPORT_WARNING = /Tried to end|still open|stack was empty/;
+
+// @file opened in speedscope: the profile it exports, with the import's
+// warnings in .importWarnings, or throws
 export async function load(env, file) {
 	env.version('speedscope');
 	return env.withPage(async (page, errors) => {
+		const warnings = [];
+		page.on('console', m => {
+			if (m.type() === 'warning' && IMPORT_WARNING.test(m.text()))
+				warnings.push(m.text());
+		});
 		// speedscope reports an import failure in an alert
 		let refused;
 		const refusal = new Promise((_, reject) => { refused = reject; });
@@ -38,7 +51,9 @@ export async function load(env, file) {
 				page.waitForEvent('download', { timeout: 10000 }),
 				exp.click(),
 			]);
-			return JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+			const sp = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+			sp.importWarnings = warnings;
+			return sp;
 		} catch (e) {
 			const text = await page.evaluate(() => document.body.innerText).catch(() => '');
 			throw new Error([String(e).split('\n')[0], ...errors,
@@ -66,6 +81,10 @@ const close = (a, b, eps) => Math.abs(a - b) <= eps;
 const us = ns => ns / 1000;
 
 export function check(trace, sp, c) {
+	const w = sp.importWarnings;
+	c(w.length === 0, `no import warning: ${w.length ? `${w.length}: ${w.slice(0, 2).join('; ')}` : 'none'}`);
+	if (trace.id === 'b2b')
+		return checkB2b(trace, sp, c);
 	const profs = sp.profiles;
 	const byName = s => profs.find(p => p.name.includes(s));
 	c(profs.length === 4, `4 tracks with slices (thread, PE, queue, capture): ${JSON.stringify(profs.map(p => p.name))}`);
@@ -115,5 +134,48 @@ export function check(trace, sp, c) {
 			  ops.every(o => o.start >= ex.start && o.end <= ex.end),
 			  'CONV2D and ADD nested in the execution');
 		}
+	}
+}
+
+// The back-to-back trace: on each PE, its executions with their operators
+// nested in them, one after the other, each where and as long as written
+// (an operator may be up to 1 ns short: expect.mjs's durOk())
+function checkB2b(trace, sp, c) {
+	for (let pe = 0; pe < trace.pes; pe++) {
+		const tid = 1 + pe;
+		const prof = sp.profiles.find(p =>
+			p.name.includes(`npu0 (pid ${X.PID_NPU}), PE ${pe} (tid ${tid})`));
+		if (!c(!!prof, `the track of PE ${pe}`))
+			continue;
+		const iv = intervals(sp, prof).sort((a, b) => a.start - b.start || b.end - a.end);
+		const want = trace.slices.filter(s => s.pid === X.PID_NPU && s.tid === tid);
+		c(iv.length === want.length, `PE ${pe}: ${want.length} slices: ${iv.length}`);
+		// speedscope's times are µs from the track's first slice
+		const t0 = want[0].ts;
+		const bad = [];
+		let exec, prev;
+		want.forEach((w, i) => {
+			const g = iv[i];
+			if (!g)
+				return;
+			const what = `${w.name} ${w.args.job_id}/${w.args.op_index ?? '-'}`;
+			if (!g.name.startsWith(w.name + ' ') || g.depth !== w.depth)
+				bad.push(`${what}: ${g.name.slice(0, 40)} at depth ${g.depth}`);
+			else if (!close(g.start, us(w.ts - t0), 1e-3) ||
+				 !X.durOk((g.end - g.start) * 1000, w, 0.5))
+				bad.push(`${what}: ${g.start} to ${g.end}`);
+			if (w.depth === 0) {
+				exec = g;
+				prev = undefined;
+				return;
+			}
+			if (exec && (g.start < exec.start || g.end > exec.end))
+				bad.push(`${what} not inside its execution`);
+			if (prev && g.start < prev.end)
+				bad.push(`${what} starts before the operator before it ends`);
+			prev = g;
+		});
+		c(bad.length === 0, `PE ${pe}: each execution, then its operators inside it, ` +
+		  `one after the other: ${bad.length ? bad.slice(0, 3).join('; ') : 'yes'}`);
 	}
 }

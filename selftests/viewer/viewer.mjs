@@ -10,9 +10,9 @@
 // control: a truncated file must fail to import or fail the checks.
 // Prints TAP lines; run.sh prints the plan and the totals.
 //
-// Usage: node viewer.mjs NODE_MODULES BASIC.json LOSS.json BAD.json [VIEWER...]
-// (the exports of the basic and the loss trace of expect.mjs, and the
-// basic one cut in the middle)
+// Usage: node viewer.mjs NODE_MODULES BASIC.json LOSS.json B2B.json BAD.json
+// [VIEWER...] (the exports of the basic, the loss and the back-to-back
+// trace of expect.mjs, and the basic one cut in the middle)
 //
 // The pages are served on 127.0.0.1 by this script (an ephemeral port):
 // /npm/ is NODE_MODULES, /pages/ this script's directory. Chromium runs
@@ -30,9 +30,9 @@ import * as perfetto from './perfetto.mjs';
 import * as catapult from './catapult.mjs';
 import * as X from './expect.mjs';
 
-const [nodeModules, basicPath, lossPath, badPath] = process.argv.slice(2, 6)
+const [nodeModules, basicPath, lossPath, b2bPath, badPath] = process.argv.slice(2, 7)
 	.map(p => path.resolve(p));
-const only = process.argv.slice(6);
+const only = process.argv.slice(7);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(nodeModules, 'x.js'));
 const { chromium } = require('playwright-core');
@@ -62,7 +62,7 @@ const types = { '.html': 'text/html', '.js': 'text/javascript',
 		'.wasm': 'application/wasm', '.woff2': 'font/woff2',
 		'.png': 'image/png' };
 const files = { '/basic.json': basicPath, '/loss.json': lossPath,
-		'/bad.json': badPath };
+		'/b2b.json': b2bPath, '/bad.json': badPath };
 const roots = { '/npm/': nodeModules, '/pages/': here };
 
 function resolve(pathname) {

@@ -77,8 +77,12 @@ static inline void tb_clock(struct tb *b, uint32_t dev, uint64_t host)
 	tb_rec(b, dev, &c);
 }
 
-/* Device @dev (/dev/npu@minor, @pes PEs) and its clock samples */
-static inline void tb_device(struct tb *b, uint32_t dev, uint32_t minor, uint32_t pes)
+/*
+ * Device @dev (/dev/npu@minor, @pes PEs) and its clock samples, every
+ * 50 ms from @t0 - 100 ms to @t0 + 400 ms
+ */
+static inline void tb_device_at(struct tb *b, uint32_t dev, uint32_t minor,
+				uint32_t pes, uint64_t t0)
 {
 	struct npf_item_device d = { .dev = dev };
 	struct npu_info info = { .version = 1, .pe_count = pes,
@@ -88,8 +92,14 @@ static inline void tb_device(struct tb *b, uint32_t dev, uint32_t minor, uint32_
 	d.info_size = sizeof(info);
 	snprintf(d.path, sizeof(d.path), "/dev/npu%u", minor);
 	tb_add(b, NPF_ITEM_DEVICE, &d, sizeof(d), &info, sizeof(info));
-	for (t = T0 - 100000000; t <= T0 + 400000000; t += 50000000)
+	for (t = t0 - 100000000; t <= t0 + 400000000; t += 50000000)
 		tb_clock(b, dev, t);
+}
+
+/* The same around T0 */
+static inline void tb_device(struct tb *b, uint32_t dev, uint32_t minor, uint32_t pes)
+{
+	tb_device_at(b, dev, minor, pes, T0);
 }
 
 static inline void tb_span(struct tb *b, unsigned int kind, unsigned int flags,
@@ -119,21 +129,31 @@ static inline void tb_label(struct tb *b, int pid, int tid, uint64_t s, uint64_t
 	tb_add(b, NPF_ITEM_SPAN, &r, sizeof(r), NULL, 0);
 }
 
-static inline void tb_exec(struct tb *b, uint32_t dev, int pid, uint64_t job,
-		    uint16_t pe, uint64_t submit, uint64_t start, uint64_t end,
-		    uint64_t complete, uint64_t dma)
+/* An EXEC record of @n_ops operators, a quarter of its time waiting */
+static inline void tb_exec_n(struct tb *b, uint32_t dev, int pid, uint64_t job,
+			     uint16_t pe, uint64_t submit, uint64_t start,
+			     uint64_t end, uint64_t complete, uint64_t dma,
+			     uint32_t n_ops)
 {
 	struct npu_trace_rec_exec x = {
 		.hdr = { .type = NPU_TRACE_REC_EXEC, .size = sizeof(x) },
 		.flags = NPU_TRACE_EXEC_F_DEVICE, .pid = pid, .tid = pid + 1,
 		.job_id = job, .submit_ns = submit, .complete_ns = complete,
-		.pe = pe, .n_ops = 2, .start_tick = tick_of(start),
+		.pe = pe, .n_ops = n_ops, .start_tick = tick_of(start),
 		.end_tick = tick_of(end), .dma_bytes = dma, .macs = 777,
 	};
 
 	x.iowait_ticks = (end - start) / 4;
 	x.run_ticks = end - start - x.iowait_ticks;
 	tb_rec(b, dev, &x);
+}
+
+/* The same of 2 operators */
+static inline void tb_exec(struct tb *b, uint32_t dev, int pid, uint64_t job,
+		    uint16_t pe, uint64_t submit, uint64_t start, uint64_t end,
+		    uint64_t complete, uint64_t dma)
+{
+	tb_exec_n(b, dev, pid, job, pe, submit, start, end, complete, dma, 2);
 }
 
 static inline void tb_op(struct tb *b, uint32_t dev, uint64_t job, uint16_t pe,
@@ -212,6 +232,73 @@ static inline void write_basic(struct tb *b)
 		0x11, 0x10, 0, 0);
 	tb_label(b, 100, 101, T0 - 500, T0 + 800000, 0x10, 1, "warm up");
 	tb_session(b, NPUPROF_SESSION_STOP, T0 + 900000);
+	tb_close(b);
+}
+
+/*
+ * Back-to-back operators at days of uptime, as the NPU runs a MobileNet v1
+ * (the demo's model: a CONV2D, then 13 DWCONV2D + CONV2D pairs, AVGPOOL,
+ * FC, RESHAPE): B2B_EXECS inferences of process 100, one after the other,
+ * on the PEs of npu0 in turn. Each runs B2B_OPS operators, each starting
+ * when the one before ends (the device's OP records), and its EXEC spans
+ * them exactly: it starts with the first and ends with the last. Times
+ * are exact ns around B2B_T0, 10 days of CLOCK_MONOTONIC, where a double
+ * of µs keeps 1/8 ns: ts + dur, added in double, lands on either side of
+ * the next operator's ts. The durations (1 to 300 µs, ns digits) and the
+ * gaps come from b2b_dur() and b2b_gap(), which selftests/viewer/expect.mjs
+ * computes the same way. Job j is submitted 2 µs before it starts and
+ * completes 3 µs after it ends.
+ */
+#define B2B_T0		864000123456789ull
+#define B2B_EXECS	8
+#define B2B_OPS		30
+#define B2B_PES		2
+
+/* Duration of operator @k of execution @j, in ns */
+static inline uint64_t b2b_dur(unsigned int j, unsigned int k)
+{
+	return 1000 + (j * 7919ull + k * 104729ull + j * k * 13ull) % 299001;
+}
+
+/* Time from the end of execution @j to the start of the next, in ns */
+static inline uint64_t b2b_gap(unsigned int j)
+{
+	return 20000 + j * 37ull;
+}
+
+static inline uint16_t b2b_opcode(unsigned int k)
+{
+	if (k == B2B_OPS - 3)
+		return NPU_OP_AVGPOOL;
+	if (k == B2B_OPS - 2)
+		return NPU_OP_FC;
+	if (k == B2B_OPS - 1)
+		return NPU_OP_RESHAPE;
+	return k % 2 ? NPU_OP_DWCONV2D : NPU_OP_CONV2D;
+}
+
+static inline void write_b2b(struct tb *b)
+{
+	uint64_t t = B2B_T0, start;
+	unsigned int j, k;
+
+	tb_open(b, "b2b");
+	tb_meta(b, "pid", "100");
+	tb_device_at(b, 0, 0, B2B_PES, B2B_T0);
+	for (j = 0; j < B2B_EXECS; j++) {
+		uint16_t pe = (uint16_t)(j % B2B_PES);
+
+		start = t;
+		for (k = 0; k < B2B_OPS; k++) {
+			uint64_t d = b2b_dur(j, k);
+
+			tb_op(b, 0, j + 1, pe, b2b_opcode(k), k, t, t + d);
+			t += d;
+		}
+		tb_exec_n(b, 0, 100, j + 1, pe, start - 2000, start, t, t + 3000,
+			  4096ull * B2B_OPS, B2B_OPS);
+		t += b2b_gap(j);
+	}
 	tb_close(b);
 }
 
