@@ -46,7 +46,7 @@
 #    (npm traceviewer 1.0.11 is catapult's tracing/ of May 2016, which
 #    needs a polyfill too; the Perfetto copy is the newer one.)
 #
-# What they misread in the JSON of lib/npuprof/export_chrome.c (the
+# What they misread in the JSON of lib/analysis/export_chrome.c (the
 # checks fail on purpose until the exporter changes; see
 # Documentation/npu/user-guide.rst, "Opening a trace"):
 #  - "displayTimeUnit":"ns" makes the Perfetto v20 trace processor read
