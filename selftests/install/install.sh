@@ -169,6 +169,40 @@ consumer_dynamic() {
 	return $bad
 }
 
+# recorder: a program that only records (a session and a labelled region)
+# builds with libnpuprof's pkg-config alone, and needs neither the analysis
+# library nor SQLite at run time
+recorder() {
+	local cflags libs bad=0
+	cat >"$tmp/rec.c" <<'EOF2'
+#include <npuprof.h>
+
+int main(void)
+{
+	struct npuprof_opts o;
+	struct npuprof_session *s;
+	int ret;
+
+	npuprof_opts_init(&o);
+	o.output = "/dev/null";
+	ret = npuprof_session_create(&o, &s);
+	if (!ret)
+		npuprof_session_free(s);
+	return npuprof_region_begin("r") || npuprof_region_end() ? 1 : 0;
+}
+EOF2
+	cflags=$(pkg-config --cflags libnpuprof) || return 1
+	libs=$(pkg-config --libs libnpuprof) || return 1
+	[[ $libs != *analysis* && $libs != *sqlite* ]] || { echo "libnpuprof Libs: $libs"; bad=1; }
+	# shellcheck disable=SC2086
+	cc -std=c11 -Wall -Wextra -Werror $cflags -o "$tmp/rec" "$tmp/rec.c" $libs ||
+		return 1
+	LD_LIBRARY_PATH=$P/lib ldd "$tmp/rec" | grep "analysis\|sqlite" &&
+		{ echo "the recorder loads the above"; bad=1; }
+	LD_LIBRARY_PATH=$P/lib "$tmp/rec" || { echo "the recorder failed"; bad=1; }
+	return $bad
+}
+
 consumer_static() {
 	if readelf -d "$tmp/consumer/static" 2>/dev/null | grep >/dev/null '(NEEDED)'; then
 		echo "the static consumer needs:"
@@ -314,6 +348,7 @@ check "pkg-config: versions, Cflags find <linux/npu.h>, libnpuprof is private" p
 check "each public header compiles alone, in C11 and C++17" headers_alone
 mkdir -p "$tmp/consumer" && cp "$HERE/consumer.c" "$tmp/consumer/"
 check "the installed npu-model-gen writes mnist" model
+check "a program that only records links libnpuprof alone: no analysis, no SQLite" recorder
 if check "consumer builds with pkg-config --cflags --libs" consumer_build dyn; then
 	check "consumer runs against libnpu.so.$sover of the DESTDIR" consumer_dynamic
 else
