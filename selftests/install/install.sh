@@ -311,6 +311,25 @@ declared_fixture() {
 	return $bad
 }
 
+# python_packages: the installed npuprof package imports with Debian's
+# python3 from the DESTDIR's dist-packages alone and reads a trace there
+python_packages() {
+	local dir
+	dir=$(echo "$P"/lib/python3*/dist-packages)
+	[[ -f $dir/npuprof/__init__.py ]] || { echo "no npuprof in $dir"; return 1; }
+	"$P/bin/npu-model-gen" -o "$tmp/py.nmdl" mnist >/dev/null || return 1
+	PYTHONPATH=$dir PYTHONNOUSERSITE=1 /usr/bin/python3 -c '
+import npuprof, sys
+assert npuprof.__file__.startswith(sys.argv[1]), npuprof.__file__
+try:
+    npuprof.open(sys.argv[2])
+except npuprof.Error as e:
+    print("a model file is not a trace:", e.errno, e.strerror)
+else:
+    sys.exit("a model file opened as a trace")
+' "$dir" "$tmp/py.nmdl"
+}
+
 udev_rule() {
 	grep -Eq '^SUBSYSTEM=="misc", KERNEL=="npu\[0-9\]\*", GROUP="npu", MODE="0660"$' \
 		"$P/lib/udev/rules.d/60-npu.rules"
@@ -368,6 +387,7 @@ for hl in "${HEADER_LIBS[@]}"; do
 	read -r h l <<<"$hl"
 	check "every function $h declares is exported by $l" declared_exported "$h" "$l"
 done
+check "the Python package npuprof imports from the DESTDIR's dist-packages" python_packages
 check "the udev rule gives /dev/npu* to group npu, mode 0660" udev_rule
 check "the DKMS source tree: dkms.conf of version $ver, the driver's sources" dkms_source
 check "make uninstall removes every installed file" do_uninstall
