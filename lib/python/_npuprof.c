@@ -5,7 +5,9 @@
  * npuprof CLI prints them, its tables as pandas DataFrames, and its Chrome
  * and SQLite exports. Written against the CPython and NumPy C APIs over the
  * public API of libnpuprof-analysis (npuprof_analysis.h), linked in
- * statically. Documentation/npu/python.rst describes the package.
+ * statically; and the Session type over the capture library libnpuprof
+ * (npuprof.h, linked in too) that npuprof.profile() drives.
+ * Documentation/npu/python.rst describes the package.
  *
  * The tables take the first route: npuprof_report() writes the table as
  * JSON Lines into a memory buffer, which is parsed here, in C, into one
@@ -29,6 +31,7 @@
 #include <numpy/arrayobject.h>
 
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "npuprof.h"
 #include "npuprof_analysis.h"
 
 static PyObject *npp_error;	/* npuprof.Error, a subclass of OSError */
@@ -1084,6 +1088,24 @@ NPP_GETTER(npu_operator_records, NPUPROF_TABLE_OP_RECORDS)
 #define NPP_NOARG(fn, doc) \
 	{ #fn, (PyCFunction)(void (*)(void))npp_##fn, METH_NOARGS, doc }
 
+/*
+ * Trace.get_pandas_dataframe(): every span in the reference profiler's
+ * columns. Built by npuprof._reference_frame() (__init__.py) from the
+ * spans table with column operations of pandas, no Python loop.
+ */
+static PyObject *npp_get_pandas_dataframe(npp_trace *self, PyObject *unused)
+{
+	PyObject *mod, *r;
+
+	(void)unused;
+	mod = PyImport_ImportModule("npuprof");
+	if (!mod)
+		return NULL;
+	r = PyObject_CallMethod(mod, "_reference_frame", "O", (PyObject *)self);
+	Py_DECREF(mod);
+	return r;
+}
+
 static PyMethodDef npp_trace_methods[] = {
 	NPP_KW(print_summary, "print_summary(file=None)\n--\n\n"
 	       "Print the summary of `npuprof summary` to file (sys.stdout)."),
@@ -1110,6 +1132,9 @@ static PyMethodDef npp_trace_methods[] = {
 		  "DataFrame of every host span (report --spans)."),
 	NPP_NOARG(npu_operator_records, "npu_operator_records()\n--\n\n"
 		  "DataFrame of every NPU operator record (report --op-records)."),
+	NPP_NOARG(get_pandas_dataframe, "get_pandas_dataframe()\n--\n\n"
+		  "DataFrame of every span with the reference profiler's columns\n"
+		  "(trace_id, span_id, parent_span_id, name, thread.id, dur, ...)."),
 	NPP_KW(table, "table(name)\n--\n\n"
 	       "DataFrame of a table by name: inferences, executions, operators,\n"
 	       "external, spans or op_records."),
@@ -1144,10 +1169,314 @@ static PyTypeObject npp_trace_type = {
 	.tp_getset = npp_trace_getset,
 };
 
+/* ------------------------------------------------------------------ */
+/* Capture: the Session type over libnpuprof                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A libnpuprof session (npuprof.h), created by _npuprof.session(output,
+ * level): npuprof.profile() and npuprof.start() (__init__.py) drive it.
+ * Creating, starting and stopping it run with the GIL released, under
+ * the session's lock, so that two threads never use the handle at once;
+ * close() frees it (stopping it first if needed), as dealloc does.
+ */
+typedef struct {
+	PyObject_HEAD
+	struct npuprof_session *s;
+	PyThread_type_lock lock;
+	char *path;
+	char msg[256];		/* the library's last error message */
+} npp_session;
+
+static PyTypeObject npp_session_type;
+
+/* npuprof_opts.log: keep the last error for the exception's message */
+static void npp_session_log(void *ctx, int level, const char *msg)
+{
+	npp_session *self = ctx;
+
+	if (level == NPUPROF_LOG_ERROR)
+		snprintf(self->msg, sizeof(self->msg), "%s", msg);
+}
+
+static int npp_sess_lock(npp_session *self)
+{
+	if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(self->lock, WAIT_LOCK);
+		Py_END_ALLOW_THREADS
+	}
+	if (!self->s) {
+		PyThread_release_lock(self->lock);
+		PyErr_SetString(PyExc_ValueError, "operation on a closed session");
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *npp_sess_raise(npp_session *self, int ret)
+{
+	PyObject *r = npp_raise(ret, self->msg[0] ? self->msg : NULL, self->path);
+
+	self->msg[0] = '\0';
+	return r;
+}
+
+/* Whether a /dev/npuN node exists (else the session records host spans) */
+static int npp_have_device(void)
+{
+	glob_t g;
+	int n;
+
+	if (glob("/dev/npu[0-9]*", GLOB_NOSORT, NULL, &g))
+		return 0;
+	n = g.gl_pathc > 0;
+	globfree(&g);
+	return n;
+}
+
+/* _npuprof.session(output, level=2): a created, not yet started, Session */
+static PyObject *npp_session_new(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "output", "level", NULL };
+	static const char *const no_devices[] = { NULL };
+	struct npuprof_opts o;
+	PyObject *bytes = NULL;
+	npp_session *self;
+	int level = NPUPROF_DEFAULT_LEVEL, ret;
+
+	(void)mod;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|i:session", kwlist,
+					 PyUnicode_FSConverter, &bytes, &level))
+		return NULL;
+	if (level < 0 || level > 2) {
+		Py_DECREF(bytes);
+		PyErr_Format(PyExc_ValueError,
+			     "level must be 0, 1 or 2, not %d", level);
+		return NULL;
+	}
+	self = PyObject_New(npp_session, &npp_session_type);
+	if (!self) {
+		Py_DECREF(bytes);
+		return NULL;
+	}
+	self->s = NULL;
+	self->msg[0] = '\0';
+	self->lock = PyThread_allocate_lock();
+	self->path = strdup(PyBytes_AS_STRING(bytes));
+	Py_DECREF(bytes);
+	if (!self->lock || !self->path) {
+		Py_DECREF(self);
+		return PyErr_NoMemory();
+	}
+	npuprof_opts_init(&o);
+	o.output = self->path;
+	o.level = level;
+	o.log = npp_session_log;
+	o.log_ctx = self;
+	o.log_level = NPUPROF_LOG_ERROR;
+	Py_BEGIN_ALLOW_THREADS
+	/* with no device, host spans and labelled regions only */
+	if (!npp_have_device())
+		o.devices = no_devices;
+	ret = npuprof_session_create(&o, &self->s);
+	Py_END_ALLOW_THREADS
+	if (ret) {
+		self->s = NULL;
+		npp_sess_raise(self, ret);
+		Py_DECREF(self);
+		return NULL;
+	}
+	return (PyObject *)self;
+}
+
+static void npp_session_dealloc(npp_session *self)
+{
+	if (self->s) {
+		Py_BEGIN_ALLOW_THREADS
+		npuprof_session_free(self->s);
+		Py_END_ALLOW_THREADS
+	}
+	if (self->lock)
+		PyThread_free_lock(self->lock);
+	free(self->path);
+	PyObject_Free(self);
+}
+
+enum npp_sess_op { NPP_START, NPP_PAUSE, NPP_RESUME, NPP_STOP };
+
+static PyObject *npp_session_op(npp_session *self, enum npp_sess_op op)
+{
+	int ret = 0;
+
+	if (npp_sess_lock(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	switch (op) {
+	case NPP_START:
+		ret = npuprof_session_start(self->s);
+		break;
+	case NPP_PAUSE:
+		ret = npuprof_session_pause(self->s);
+		break;
+	case NPP_RESUME:
+		ret = npuprof_session_resume(self->s);
+		break;
+	case NPP_STOP:
+		ret = npuprof_session_stop(self->s);
+		break;
+	}
+	Py_END_ALLOW_THREADS
+	PyThread_release_lock(self->lock);
+	if (ret)
+		return npp_sess_raise(self, ret);
+	Py_RETURN_NONE;
+}
+
+#define NPP_SESS_OP(fn, op)						\
+static PyObject *npp_session_##fn(npp_session *self, PyObject *unused)	\
+{									\
+	(void)unused;							\
+	return npp_session_op(self, op);				\
+}
+NPP_SESS_OP(start, NPP_START)
+NPP_SESS_OP(pause, NPP_PAUSE)
+NPP_SESS_OP(resume, NPP_RESUME)
+NPP_SESS_OP(stop, NPP_STOP)
+
+static PyObject *npp_session_close(npp_session *self, PyObject *unused)
+{
+	struct npuprof_session *s;
+
+	(void)unused;
+	if (!self->s)
+		Py_RETURN_NONE;
+	if (npp_sess_lock(self)) {
+		PyErr_Clear();	/* closed while we waited */
+		Py_RETURN_NONE;
+	}
+	s = self->s;
+	self->s = NULL;
+	PyThread_release_lock(self->lock);
+	Py_BEGIN_ALLOW_THREADS
+	npuprof_session_free(s);
+	Py_END_ALLOW_THREADS
+	Py_RETURN_NONE;
+}
+
+/* Session.stats(): the counters of npuprof_session_stats() as a dict */
+static PyObject *npp_session_stats(npp_session *self, PyObject *unused)
+{
+	struct npuprof_stats st = { .sz = sizeof(st) };
+	int ret;
+
+	(void)unused;
+	if (npp_sess_lock(self))
+		return NULL;
+	ret = npuprof_session_stats(self->s, &st);
+	PyThread_release_lock(self->lock);
+	if (ret)
+		return npp_sess_raise(self, ret);
+	return Py_BuildValue("{sKsKsKsKsKsK}",
+			     "spans", (unsigned long long)st.spans,
+			     "spans_lost", (unsigned long long)st.spans_lost,
+			     "records", (unsigned long long)st.records,
+			     "exec_records", (unsigned long long)st.exec_records,
+			     "op_records", (unsigned long long)st.op_records,
+			     "bytes_written",
+			     (unsigned long long)st.bytes_written);
+}
+
+static PyObject *npp_session_get_output(npp_session *self, void *closure)
+{
+	(void)closure;
+	return PyUnicode_DecodeFSDefault(self->path);
+}
+
+static PyObject *npp_session_get_closed(npp_session *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(!self->s);
+}
+
+static PyMethodDef npp_session_methods[] = {
+	{ "start", (PyCFunction)npp_session_start, METH_NOARGS,
+	  "start()\n--\n\nnpuprof_session_start(): capture from now on." },
+	{ "pause", (PyCFunction)npp_session_pause, METH_NOARGS,
+	  "pause()\n--\n\nnpuprof_session_pause()." },
+	{ "resume", (PyCFunction)npp_session_resume, METH_NOARGS,
+	  "resume()\n--\n\nnpuprof_session_resume()." },
+	{ "stop", (PyCFunction)npp_session_stop, METH_NOARGS,
+	  "stop()\n--\n\nnpuprof_session_stop(): complete the file." },
+	{ "close", (PyCFunction)npp_session_close, METH_NOARGS,
+	  "close()\n--\n\nnpuprof_session_free(); idempotent." },
+	{ "stats", (PyCFunction)npp_session_stats, METH_NOARGS,
+	  "stats()\n--\n\nThe counters of npuprof_session_stats()." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef npp_session_getset[] = {
+	{ "output", (getter)npp_session_get_output, NULL, "the trace file",
+	  NULL },
+	{ "closed", (getter)npp_session_get_closed, NULL, "whether closed",
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyTypeObject npp_session_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "npuprof._npuprof.Session",
+	.tp_basicsize = sizeof(npp_session),
+	.tp_dealloc = (destructor)npp_session_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A libnpuprof capture session (npuprof.profile() uses it).",
+	.tp_methods = npp_session_methods,
+	.tp_getset = npp_session_getset,
+};
+
+/* _npuprof.region_begin(label): npuprof_region_begin() on this thread */
+static PyObject *npp_region_begin(PyObject *mod, PyObject *args)
+{
+	const char *label;
+	int ret;
+
+	(void)mod;
+	if (!PyArg_ParseTuple(args, "s:region_begin", &label))
+		return NULL;
+	ret = npuprof_region_begin(label);
+	if (ret)
+		return npp_raise(ret, ret == -E2BIG ?
+				 "32 labelled regions are open on this thread" :
+				 NULL, NULL);
+	Py_RETURN_NONE;
+}
+
+/* _npuprof.region_end(): npuprof_region_end() on this thread */
+static PyObject *npp_region_end(PyObject *mod, PyObject *unused)
+{
+	int ret;
+
+	(void)mod;
+	(void)unused;
+	ret = npuprof_region_end();
+	if (ret)
+		return npp_raise(ret, "no labelled region is open on this thread",
+				 NULL);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef npp_methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))npp_open,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "open(path)\n--\n\nOpen a .npuprof trace file: a Trace." },
+	{ "session", (PyCFunction)(void (*)(void))npp_session_new,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "session(output, level=2)\n--\n\n"
+	  "Create a libnpuprof session writing output (not started)." },
+	{ "region_begin", (PyCFunction)npp_region_begin, METH_VARARGS,
+	  "region_begin(label)\n--\n\nnpuprof_region_begin() on this thread." },
+	{ "region_end", (PyCFunction)npp_region_end, METH_NOARGS,
+	  "region_end()\n--\n\nnpuprof_region_end() on this thread." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1166,7 +1495,8 @@ PyMODINIT_FUNC PyInit__npuprof(void)
 	PyObject *m;
 
 	import_array();
-	if (PyType_Ready(&npp_trace_type) < 0)
+	if (PyType_Ready(&npp_trace_type) < 0 ||
+	    PyType_Ready(&npp_session_type) < 0)
 		return NULL;
 	m = PyModule_Create(&npp_module);
 	if (!m)
@@ -1176,7 +1506,9 @@ PyMODINIT_FUNC PyInit__npuprof(void)
 		"message, naming the file offset) and filename.",
 		PyExc_OSError, NULL);
 	if (!npp_error || PyModule_AddObjectRef(m, "Error", npp_error) ||
-	    PyModule_AddObjectRef(m, "Trace", (PyObject *)&npp_trace_type)) {
+	    PyModule_AddObjectRef(m, "Trace", (PyObject *)&npp_trace_type) ||
+	    PyModule_AddObjectRef(m, "Session",
+				  (PyObject *)&npp_session_type)) {
 		Py_DECREF(m);
 		return NULL;
 	}
