@@ -1,0 +1,1068 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * _npu.c - the C extension of the Python package npu, the runtime: a model
+ * file loaded as an npu.Model (no device needed), an npu.Session that runs
+ * it on a device, shaped like furiosa.runtime.session, and npu.Future, one
+ * submitted inference. Written against the CPython and NumPy C APIs over
+ * the public API of libnpu (libnpu.h), linked in statically.
+ *
+ * Objects and lifetimes: a Session holds its Model, the device and the
+ * runner; a Future holds its Session and one inference context of the
+ * runner. Session.close() refuses new work at once, and frees the runner
+ * and the device when the last acquired context has been released, so a
+ * Future that outlives close() is still waited for correctly.
+ *
+ * Threads: the GIL is released around every call that may block or
+ * computes over a tensor: model loading, device opening, acquiring a
+ * context (it waits for a free one), Quantize and Lower, submission, the
+ * wait, Unlower and Dequantize, release. Session fields that say what is
+ * live (closed, nlive) are only touched with the GIL held.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structseq.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <npu/npu_program.h>
+
+#include "libnpu.h"
+
+static PyObject *npu_error;		/* npu.Error, a subclass of OSError */
+static PyObject *npu_input_error;	/* npu.InputError(Error, ValueError) */
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Raise @type(errno, message[, filename]); returns NULL */
+static PyObject *npu_raise(PyObject *type, int err, const char *msg,
+			   const char *path)
+{
+	PyObject *exc;
+
+	if (err < 0)
+		err = -err;
+	if (!msg || !*msg)
+		msg = strerror(err);
+	if (path)
+		exc = PyObject_CallFunction(type, "isN", err, msg,
+					    PyUnicode_DecodeFSDefault(path));
+	else
+		exc = PyObject_CallFunction(type, "is", err, msg);
+	if (exc) {
+		PyErr_SetObject(type, exc);
+		Py_DECREF(exc);
+	}
+	return NULL;
+}
+
+/* Raise npu.InputError(EINVAL, printf-formatted message); returns NULL */
+static PyObject *npu_input_raise(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return npu_raise(npu_input_error, EINVAL, msg, NULL);
+}
+
+/* A timeout in seconds (None: forever) as libnpu's ns (-1: forever) */
+static int npu_timeout_ns(PyObject *obj, int64_t *ns)
+{
+	double s;
+
+	if (!obj || obj == Py_None) {
+		*ns = -1;
+		return 0;
+	}
+	if (!PyFloat_Check(obj) && !PyLong_Check(obj)) {
+		PyErr_Format(PyExc_TypeError,
+			     "timeout must be a number of seconds or None, not %.100s",
+			     Py_TYPE(obj)->tp_name);
+		return -1;
+	}
+	s = PyFloat_AsDouble(obj);
+	if (s == -1.0 && PyErr_Occurred())
+		return -1;
+	if (!(s >= 0)) {
+		PyErr_SetString(PyExc_ValueError,
+				"timeout must be >= 0 seconds, or None");
+		return -1;
+	}
+	*ns = s >= 9.2e9 ? INT64_MAX : (int64_t)(s * 1e9);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* TensorDesc: a named tuple                                           */
+/* ------------------------------------------------------------------ */
+
+static PyStructSequence_Field npu_desc_fields[] = {
+	{ "name", "the tensor's name in the model file" },
+	{ "shape", "tuple of ints: the host array's shape (4-D: N, H, W, C)" },
+	{ "dtype", "numpy.dtype of the device tensor (uint8)" },
+	{ "scale", "quantization: real = (q - zero_point) * scale" },
+	{ "zero_point", "quantization: the q of real 0.0, 0..255" },
+	{ "layout", "the device layout: 'plain' or 'nchwc16'" },
+	{ NULL, NULL }
+};
+
+static PyStructSequence_Desc npu_desc_desc = {
+	"npu.TensorDesc",
+	"An input or output of a model: name, shape, dtype, scale, zero_point,\n"
+	"layout.",
+	npu_desc_fields,
+	6,
+};
+
+static PyTypeObject npu_desc_type;
+
+static PyObject *npu_desc_new(const struct npu_tensor_desc *d)
+{
+	PyObject *t, *shape;
+	uint32_t i;
+
+	t = PyStructSequence_New(&npu_desc_type);
+	if (!t)
+		return NULL;
+	shape = PyTuple_New(d->ndim);
+	if (!shape)
+		goto fail;
+	for (i = 0; i < d->ndim; i++) {
+		PyObject *v = PyLong_FromUnsignedLong(d->dims[i]);
+
+		if (!v) {
+			Py_DECREF(shape);
+			goto fail;
+		}
+		PyTuple_SET_ITEM(shape, i, v);
+	}
+	PyStructSequence_SET_ITEM(t, 0, PyUnicode_FromString(d->name));
+	PyStructSequence_SET_ITEM(t, 1, shape);
+	PyStructSequence_SET_ITEM(t, 2, (PyObject *)PyArray_DescrFromType(NPY_UINT8));
+	PyStructSequence_SET_ITEM(t, 3, PyFloat_FromDouble(d->scale));
+	PyStructSequence_SET_ITEM(t, 4, PyLong_FromLong(d->zero_point));
+	PyStructSequence_SET_ITEM(t, 5, PyUnicode_FromString(
+		d->layout == NPU_LAYOUT_NCHWC16 ? "nchwc16" : "plain"));
+	for (i = 0; i < 6; i++)
+		if (!PyStructSequence_GET_ITEM(t, i))
+			goto fail;
+	return t;
+fail:
+	Py_DECREF(t);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Model                                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	PyObject_HEAD
+	struct npu_model *m;
+	PyObject *path;		/* str */
+} npu_model_obj;
+
+static PyTypeObject npu_model_type;
+
+/* Load @path (str, bytes or os.PathLike) into a new Model */
+static npu_model_obj *npu_model_load_obj(PyObject *pathobj)
+{
+	struct npu_model *m = NULL;
+	npu_model_obj *self;
+	PyObject *bytes = NULL;
+	char err[512] = "";
+	const char *path;
+	int ret;
+
+	if (!PyUnicode_FSConverter(pathobj, &bytes))
+		return NULL;
+	path = PyBytes_AS_STRING(bytes);
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_model_load(path, &m, err, sizeof(err));
+	Py_END_ALLOW_THREADS
+	if (ret) {
+		npu_raise(npu_error, ret, err, path);
+		Py_DECREF(bytes);
+		return NULL;
+	}
+	self = PyObject_New(npu_model_obj, &npu_model_type);
+	if (!self) {
+		npu_model_free(m);
+		Py_DECREF(bytes);
+		return NULL;
+	}
+	self->m = m;
+	self->path = PyUnicode_DecodeFSDefault(path);
+	Py_DECREF(bytes);
+	if (!self->path) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	return self;
+}
+
+static PyObject *npu_model_tp_new(PyTypeObject *type, PyObject *args,
+				  PyObject *kw)
+{
+	static char *kwlist[] = { "path", NULL };
+	PyObject *path;
+
+	(void)type;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:Model", kwlist, &path))
+		return NULL;
+	return (PyObject *)npu_model_load_obj(path);
+}
+
+static void npu_model_dealloc(npu_model_obj *self)
+{
+	npu_model_free(self->m);
+	Py_XDECREF(self->path);
+	PyObject_Free(self);
+}
+
+/* A list of TensorDesc, of the inputs (@out 0) or the outputs */
+static PyObject *npu_model_descs(struct npu_model *m, int out)
+{
+	unsigned int i, n = out ? npu_model_num_outputs(m) :
+				  npu_model_num_inputs(m);
+	PyObject *list = PyList_New(n);
+
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		PyObject *d = npu_desc_new(out ? npu_model_output(m, i) :
+						 npu_model_input(m, i));
+		if (!d) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, i, d);
+	}
+	return list;
+}
+
+static PyObject *npu_model_inputs(npu_model_obj *self, PyObject *unused)
+{
+	(void)unused;
+	return npu_model_descs(self->m, 0);
+}
+
+static PyObject *npu_model_outputs(npu_model_obj *self, PyObject *unused)
+{
+	(void)unused;
+	return npu_model_descs(self->m, 1);
+}
+
+static PyObject *npu_model_get_name(npu_model_obj *self, void *closure)
+{
+	(void)closure;
+	return PyUnicode_FromString(npu_model_name(self->m));
+}
+
+static PyObject *npu_model_get_path(npu_model_obj *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(self->path);
+}
+
+static PyObject *npu_model_repr(npu_model_obj *self)
+{
+	return PyUnicode_FromFormat("<npu.Model %s from %R: %u inputs, %u outputs>",
+				    npu_model_name(self->m), self->path,
+				    npu_model_num_inputs(self->m),
+				    npu_model_num_outputs(self->m));
+}
+
+static PyMethodDef npu_model_methods[] = {
+	{ "inputs", (PyCFunction)npu_model_inputs, METH_NOARGS,
+	  "inputs() -> list of TensorDesc" },
+	{ "outputs", (PyCFunction)npu_model_outputs, METH_NOARGS,
+	  "outputs() -> list of TensorDesc" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyGetSetDef npu_model_getset[] = {
+	{ "name", (getter)npu_model_get_name, NULL, "the model's name", NULL },
+	{ "path", (getter)npu_model_get_path, NULL, "the file it was loaded from", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyTypeObject npu_model_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "npu.Model",
+	.tp_doc = "Model(path): a model file (.nmdl), loaded and validated\n"
+		  "by libnpu with no device; inputs() and outputs() describe it.",
+	.tp_basicsize = sizeof(npu_model_obj),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_new = npu_model_tp_new,
+	.tp_dealloc = (destructor)npu_model_dealloc,
+	.tp_repr = (reprfunc)npu_model_repr,
+	.tp_methods = npu_model_methods,
+	.tp_getset = npu_model_getset,
+};
+
+/* ------------------------------------------------------------------ */
+/* Session                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	PyObject_HEAD
+	npu_model_obj *model;
+	struct npu_device *dev;
+	struct npu_runner *runner;
+	PyObject *dev_path;	/* str */
+	int64_t timeout_ns;	/* of run(); -1: none */
+	unsigned int nlive;	/* contexts acquired, or being acquired */
+	int closed;
+} npu_session;
+
+static PyTypeObject npu_session_type;
+
+/* Free the runner and the device once closed and no context is live */
+static void npu_session_finish(npu_session *self)
+{
+	struct npu_runner *runner = self->runner;
+	struct npu_device *dev = self->dev;
+
+	if (!self->closed || self->nlive)
+		return;
+	self->runner = NULL;
+	self->dev = NULL;
+	if (!runner && !dev)
+		return;
+	Py_BEGIN_ALLOW_THREADS
+	npu_runner_free(runner);
+	npu_device_close(dev);
+	Py_END_ALLOW_THREADS
+}
+
+static int npu_session_check(npu_session *self)
+{
+	if (self->closed) {
+		PyErr_SetString(PyExc_ValueError, "operation on a closed session");
+		return -1;
+	}
+	return 0;
+}
+
+/* pes: None or a sequence of ints, into @opts */
+static int npu_parse_pes(PyObject *pes, struct npu_runner_opts *opts)
+{
+	PyObject *seq;
+	Py_ssize_t i, n;
+
+	if (!pes || pes == Py_None)
+		return 0;
+	seq = PySequence_Fast(pes, "pes must be a sequence of ints or None");
+	if (!seq)
+		return -1;
+	n = PySequence_Fast_GET_SIZE(seq);
+	if (n < 1 || n > (Py_ssize_t)(sizeof(opts->pes) / sizeof(opts->pes[0]))) {
+		Py_DECREF(seq);
+		PyErr_Format(PyExc_ValueError, "pes: 1 to %zu PEs, not %zd",
+			     sizeof(opts->pes) / sizeof(opts->pes[0]), n);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *v = PySequence_Fast_GET_ITEM(seq, i);
+		long pe;
+
+		if (!PyLong_Check(v)) {
+			PyErr_Format(PyExc_TypeError, "pes[%zd] must be an int, not %.100s",
+				     i, Py_TYPE(v)->tp_name);
+			Py_DECREF(seq);
+			return -1;
+		}
+		pe = PyLong_AsLong(v);
+		if (pe == -1 && PyErr_Occurred()) {
+			Py_DECREF(seq);
+			return -1;
+		}
+		if (pe < 0 || pe > (long)UINT32_MAX) {
+			PyErr_Format(PyExc_ValueError, "pes[%zd] = %ld is not a PE index",
+				     i, pe);
+			Py_DECREF(seq);
+			return -1;
+		}
+		opts->pes[i] = (uint32_t)pe;
+	}
+	opts->n_pes = (unsigned int)n;
+	Py_DECREF(seq);
+	return 0;
+}
+
+static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "model", "device", "pes", "contexts",
+				  "timeout", NULL };
+	PyObject *model_arg, *device = Py_None, *pes = Py_None, *timeout = Py_None;
+	PyObject *dev_bytes = NULL;
+	struct npu_runner_opts opts;
+	struct npu_device *dev = NULL;
+	struct npu_runner *runner = NULL;
+	npu_model_obj *model;
+	npu_session *self;
+	unsigned int contexts = 0;
+	int64_t timeout_ns;
+	char idx_path[32];
+	const char *dev_path;
+	long index = -1;
+	int ret;
+
+	(void)type;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOIO:Session", kwlist,
+					 &model_arg, &device, &pes, &contexts,
+					 &timeout))
+		return NULL;
+	npu_runner_opts_init(&opts);
+	if (contexts)
+		opts.contexts = contexts;
+	if (npu_parse_pes(pes, &opts) || npu_timeout_ns(timeout, &timeout_ns))
+		return NULL;
+	if (device == Py_None) {
+		index = 0;
+	} else if (PyLong_Check(device)) {
+		index = PyLong_AsLong(device);
+		if (index == -1 && PyErr_Occurred())
+			return NULL;
+		if (index < 0 || index > (long)UINT32_MAX) {
+			PyErr_Format(PyExc_ValueError, "device index %ld out of range", index);
+			return NULL;
+		}
+	} else if (PyUnicode_Check(device) || PyBytes_Check(device) ||
+		   PyObject_HasAttrString(device, "__fspath__")) {
+		if (!PyUnicode_FSConverter(device, &dev_bytes))
+			return NULL;
+	} else {
+		PyErr_Format(PyExc_TypeError,
+			     "device must be None, an int or a path, not %.100s",
+			     Py_TYPE(device)->tp_name);
+		return NULL;
+	}
+
+	/* the model first: a bad file is reported whatever the device */
+	if (PyObject_TypeCheck(model_arg, &npu_model_type)) {
+		model = (npu_model_obj *)Py_NewRef(model_arg);
+	} else if (PyUnicode_Check(model_arg) || PyBytes_Check(model_arg) ||
+		   PyObject_HasAttrString(model_arg, "__fspath__")) {
+		model = npu_model_load_obj(model_arg);
+		if (!model) {
+			Py_XDECREF(dev_bytes);
+			return NULL;
+		}
+	} else {
+		Py_XDECREF(dev_bytes);
+		PyErr_Format(PyExc_TypeError,
+			     "model must be a path or an npu.Model, not %.100s",
+			     Py_TYPE(model_arg)->tp_name);
+		return NULL;
+	}
+
+	if (dev_bytes) {
+		dev_path = PyBytes_AS_STRING(dev_bytes);
+	} else {
+		snprintf(idx_path, sizeof(idx_path), "/dev/npu%ld", index);
+		dev_path = idx_path;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_device_open(dev_path, &dev);
+	if (!ret)
+		ret = npu_runner_create(dev, model->m, &opts, &runner);
+	Py_END_ALLOW_THREADS
+	if (ret) {
+		char msg[256];
+
+		if (!dev)
+			snprintf(msg, sizeof(msg), "cannot open the NPU: %s%s",
+				 strerror(-ret), ret == -ENOENT ?
+				 " (no such device: is npu.ko loaded?)" : "");
+		else
+			snprintf(msg, sizeof(msg), "cannot prepare model %s: %s",
+				 npu_model_name(model->m), strerror(-ret));
+		npu_raise(npu_error, ret, msg, dev_path);
+		goto fail;
+	}
+	self = PyObject_New(npu_session, &npu_session_type);
+	if (!self)
+		goto fail;
+	self->model = model;
+	self->dev = dev;
+	self->runner = runner;
+	self->timeout_ns = timeout_ns;
+	self->nlive = 0;
+	self->closed = 0;
+	self->dev_path = PyUnicode_DecodeFSDefault(dev_path);
+	Py_XDECREF(dev_bytes);
+	if (!self->dev_path) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	return (PyObject *)self;
+fail:
+	Py_BEGIN_ALLOW_THREADS
+	npu_runner_free(runner);
+	npu_device_close(dev);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(model);
+	Py_XDECREF(dev_bytes);
+	return NULL;
+}
+
+static void npu_session_dealloc(npu_session *self)
+{
+	/* no Future is left: each holds a reference */
+	self->closed = 1;
+	npu_session_finish(self);
+	Py_XDECREF(self->model);
+	Py_XDECREF(self->dev_path);
+	PyObject_Free(self);
+}
+
+static PyObject *npu_session_close(npu_session *self, PyObject *unused)
+{
+	(void)unused;
+	self->closed = 1;
+	npu_session_finish(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *npu_session_enter(npu_session *self, PyObject *unused)
+{
+	(void)unused;
+	if (npu_session_check(self))
+		return NULL;
+	return Py_NewRef(self);
+}
+
+static PyObject *npu_session_exit(npu_session *self, PyObject *args)
+{
+	(void)args;
+	return npu_session_close(self, NULL);
+}
+
+static PyObject *npu_session_inputs(npu_session *self, PyObject *unused)
+{
+	(void)unused;
+	if (npu_session_check(self))
+		return NULL;
+	return npu_model_descs(self->model->m, 0);
+}
+
+static PyObject *npu_session_outputs(npu_session *self, PyObject *unused)
+{
+	(void)unused;
+	if (npu_session_check(self))
+		return NULL;
+	return npu_model_descs(self->model->m, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Future: one submitted inference                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	PyObject_HEAD
+	npu_session *sess;
+	struct npu_inference *inf;	/* NULL once released */
+	PyObject *result;		/* list of arrays, once done */
+	struct npu_job_result res;
+	int err;			/* the failure, once failed */
+	int busy;			/* a thread is in wait() */
+} npu_future;
+
+static PyTypeObject npu_future_type;
+
+/* Give the context back (GIL released: it waits for a submitted job) */
+static void npu_future_release(npu_future *self)
+{
+	struct npu_inference *inf = self->inf;
+
+	if (!inf)
+		return;
+	self->inf = NULL;
+	Py_BEGIN_ALLOW_THREADS
+	npu_inference_release(inf);
+	Py_END_ALLOW_THREADS
+	self->sess->nlive--;
+	npu_session_finish(self->sess);
+}
+
+static void npu_future_dealloc(npu_future *self)
+{
+	if (self->sess) {
+		npu_future_release(self);
+		Py_DECREF(self->sess);
+	}
+	Py_XDECREF(self->result);
+	PyObject_Free(self);
+}
+
+/*
+ * The inputs of Session.submit()/run(): one ndarray or a list or tuple of
+ * them, one per model input, each of the input's shape and of dtype
+ * float32 (quantized here) or uint8 (already quantized). Returns new
+ * C-contiguous references in @arrs (npu_free_arrays() them), or -1.
+ */
+static int npu_parse_inputs(npu_session *self, PyObject *arg,
+			    PyArrayObject ***arrs_out, unsigned int *n_out)
+{
+	struct npu_model *m = self->model->m;
+	unsigned int i, n = npu_model_num_inputs(m);
+	PyArrayObject **arrs;
+	PyObject *seq;
+	Py_ssize_t given;
+
+	if (PyArray_Check(arg)) {
+		seq = PyTuple_Pack(1, arg);
+	} else if (PyList_Check(arg) || PyTuple_Check(arg)) {
+		seq = PySequence_Tuple(arg);
+	} else {
+		PyErr_Format(PyExc_TypeError,
+			     "inputs must be a numpy.ndarray or a list of them, not %.100s",
+			     Py_TYPE(arg)->tp_name);
+		return -1;
+	}
+	if (!seq)
+		return -1;
+	given = PyTuple_GET_SIZE(seq);
+	if (given != (Py_ssize_t)n) {
+		Py_DECREF(seq);
+		npu_input_raise("model %s takes %u input%s, %zd given",
+				npu_model_name(m), n, n == 1 ? "" : "s", given);
+		return -1;
+	}
+	arrs = PyMem_Calloc(n, sizeof(*arrs));
+	if (!arrs) {
+		Py_DECREF(seq);
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct npu_tensor_desc *d = npu_model_input(m, i);
+		PyObject *a = PyTuple_GET_ITEM(seq, i);
+		int type, nd, k, ok;
+
+		if (!PyArray_Check(a)) {
+			PyErr_Format(PyExc_TypeError,
+				     "input %u must be a numpy.ndarray, not %.100s",
+				     i, Py_TYPE(a)->tp_name);
+			goto fail;
+		}
+		type = PyArray_TYPE((PyArrayObject *)a);
+		if (type != NPY_FLOAT32 && type != NPY_UINT8) {
+			PyObject *r = PyObject_Repr((PyObject *)PyArray_DESCR((PyArrayObject *)a));
+
+			npu_input_raise("input %u '%s': dtype %s, not float32 (quantized "
+					"by the runtime) or uint8 (already quantized)",
+					i, d->name, r ? PyUnicode_AsUTF8(r) : "?");
+			Py_XDECREF(r);
+			goto fail;
+		}
+		nd = PyArray_NDIM((PyArrayObject *)a);
+		ok = nd == (int)d->ndim;
+		for (k = 0; ok && k < nd; k++)
+			ok = PyArray_DIM((PyArrayObject *)a, k) == (npy_intp)d->dims[k];
+		if (!ok) {
+			PyObject *shape = PyObject_GetAttrString(a, "shape");
+			PyObject *want = PyTuple_New(d->ndim);
+			PyObject *rs = NULL, *rw = NULL;
+
+			for (k = 0; want && k < (int)d->ndim; k++)
+				PyTuple_SET_ITEM(want, k, PyLong_FromUnsignedLong(d->dims[k]));
+			if (shape && want) {
+				rs = PyObject_Repr(shape);
+				rw = PyObject_Repr(want);
+			}
+			if (rs && rw)
+				npu_input_raise("input %u '%s': shape %s, the model's is %s",
+						i, d->name, PyUnicode_AsUTF8(rs),
+						PyUnicode_AsUTF8(rw));
+			Py_XDECREF(shape);
+			Py_XDECREF(want);
+			Py_XDECREF(rs);
+			Py_XDECREF(rw);
+			goto fail;
+		}
+		arrs[i] = (PyArrayObject *)PyArray_FROM_OTF(a, type, NPY_ARRAY_IN_ARRAY);
+		if (!arrs[i])
+			goto fail;
+	}
+	Py_DECREF(seq);
+	*arrs_out = arrs;
+	*n_out = n;
+	return 0;
+fail:
+	for (i = 0; i < n; i++)
+		Py_XDECREF(arrs[i]);
+	PyMem_Free(arrs);
+	Py_DECREF(seq);
+	return -1;
+}
+
+static void npu_free_arrays(PyArrayObject **arrs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		Py_XDECREF(arrs[i]);
+	PyMem_Free(arrs);
+}
+
+/* Session.submit(inputs) -> Future */
+static PyObject *npu_session_submit_impl(npu_session *self, PyObject *inputs)
+{
+	struct npu_inference *inf = NULL;
+	PyArrayObject **arrs;
+	npu_future *fut;
+	unsigned int i, n;
+	int ret = 0;
+
+	if (npu_session_check(self) ||
+	    npu_parse_inputs(self, inputs, &arrs, &n))
+		return NULL;
+	fut = PyObject_New(npu_future, &npu_future_type);
+	if (!fut) {
+		npu_free_arrays(arrs, n);
+		return NULL;
+	}
+	fut->sess = (npu_session *)Py_NewRef(self);
+	fut->inf = NULL;
+	fut->result = NULL;
+	fut->err = 0;
+	fut->busy = 0;
+	memset(&fut->res, 0, sizeof(fut->res));
+	self->nlive++;	/* close() now leaves the runner to the last one */
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_runner_acquire(self->runner, &inf);
+	for (i = 0; !ret && i < n; i++) {
+		PyArrayObject *a = arrs[i];
+
+		if (PyArray_TYPE(a) == NPY_FLOAT32)
+			ret = npu_inference_set_input(inf, i, PyArray_DATA(a),
+						      PyArray_SIZE(a));
+		else
+			ret = npu_inference_set_input_u8(inf, i, PyArray_DATA(a),
+							 PyArray_SIZE(a));
+	}
+	if (!ret)
+		ret = npu_inference_submit(inf);
+	Py_END_ALLOW_THREADS
+	npu_free_arrays(arrs, n);
+	fut->inf = inf;
+	if (!inf) {
+		self->nlive--;
+		npu_session_finish(self);
+	}
+	if (ret) {
+		Py_DECREF(fut);	/* releases the context */
+		return npu_raise(npu_error, ret, ret == -EINVAL ?
+				 "cannot set the inputs" : "cannot submit the job",
+				 NULL);
+	}
+	return (PyObject *)fut;
+}
+
+static PyObject *npu_session_submit(npu_session *self, PyObject *args,
+				    PyObject *kw)
+{
+	static char *kwlist[] = { "inputs", NULL };
+	PyObject *inputs;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:submit", kwlist, &inputs))
+		return NULL;
+	return npu_session_submit_impl(self, inputs);
+}
+
+static const char *const npu_job_status[] = {
+	"ok", "bad opcode", "bad address", "misaligned", "bad shape",
+	"bad program", "aborted", "bad command", "timeout",
+};
+
+/* Raise the failure of a finished job; returns NULL */
+static PyObject *npu_future_raise(npu_future *self)
+{
+	char msg[256];
+
+	if (self->err == -EIO) {
+		uint32_t st = self->res.status;
+
+		snprintf(msg, sizeof(msg),
+			 "job %llu failed on PE %u: status %u (%s), operator %u",
+			 (unsigned long long)self->res.job_id, self->res.pe, st,
+			 st < sizeof(npu_job_status) / sizeof(npu_job_status[0]) ?
+			 npu_job_status[st] : "unknown", self->res.op_index);
+	} else {
+		snprintf(msg, sizeof(msg), "waiting for the job: %s",
+			 strerror(-self->err));
+	}
+	return npu_raise(npu_error, self->err, msg, NULL);
+}
+
+/* The outputs as a new list (a copy of the cached one) */
+static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
+{
+	struct npu_model *m = self->sess->model->m;
+	unsigned int i, n = npu_model_num_outputs(m);
+	struct npu_inference *inf = self->inf;
+	PyObject *list;
+	int ret = 0;
+
+	if (self->result)
+		return PyList_GetSlice(self->result, 0, n);
+	if (self->err)
+		return npu_future_raise(self);
+	if (self->busy) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"another thread is waiting for this inference");
+		return NULL;
+	}
+	list = PyList_New(n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct npu_tensor_desc *d = npu_model_output(m, i);
+		npy_intp dims[4];
+		uint32_t k;
+
+		for (k = 0; k < d->ndim; k++)
+			dims[k] = d->dims[k];
+		PyObject *a = PyArray_SimpleNew((int)d->ndim, dims, NPY_FLOAT32);
+		if (!a) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, i, a);
+	}
+	self->busy = 1;
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_inference_wait(inf, timeout_ns, &self->res);
+	for (i = 0; !ret && i < n; i++) {
+		PyArrayObject *a = (PyArrayObject *)PyList_GET_ITEM(list, i);
+
+		ret = npu_inference_get_output(inf, i, PyArray_DATA(a),
+					       PyArray_SIZE(a));
+	}
+	Py_END_ALLOW_THREADS
+	self->busy = 0;
+	if (ret == -ETIMEDOUT) {	/* still submitted: wait again */
+		char msg[128];
+
+		Py_DECREF(list);
+		snprintf(msg, sizeof(msg), "the job did not complete within %.3f s",
+			 timeout_ns / 1e9);
+		return npu_raise(npu_error, ret, msg, NULL);
+	}
+	npu_future_release(self);
+	if (ret) {
+		Py_DECREF(list);
+		self->err = ret;
+		return npu_future_raise(self);
+	}
+	self->result = list;
+	return PyList_GetSlice(list, 0, n);
+}
+
+static PyObject *npu_future_wait(npu_future *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "timeout", NULL };
+	PyObject *timeout = Py_None;
+	int64_t ns;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:wait", kwlist, &timeout) ||
+	    npu_timeout_ns(timeout, &ns))
+		return NULL;
+	return npu_future_wait_ns(self, ns);
+}
+
+static PyObject *npu_future_done(npu_future *self, PyObject *unused)
+{
+	(void)unused;
+	return PyBool_FromLong(!self->inf);
+}
+
+static PyObject *npu_future_get_job(npu_future *self, void *closure)
+{
+	(void)closure;
+	if (!self->result && self->err != -EIO)
+		Py_RETURN_NONE;
+	return Py_BuildValue("{sKsIsIsIsKsKsKsK}",
+			     "job_id", (unsigned long long)self->res.job_id,
+			     "status", self->res.status,
+			     "pe", self->res.pe,
+			     "op_index", self->res.op_index,
+			     "start_tick", (unsigned long long)self->res.start_tick,
+			     "end_tick", (unsigned long long)self->res.end_tick,
+			     "submit_ns", (unsigned long long)self->res.submit_ns,
+			     "complete_ns", (unsigned long long)self->res.complete_ns);
+}
+
+static PyMethodDef npu_future_methods[] = {
+	{ "wait", (PyCFunction)(void (*)(void))npu_future_wait,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "wait(timeout=None) -> list of float32 arrays, the outputs" },
+	{ "result", (PyCFunction)(void (*)(void))npu_future_wait,
+	  METH_VARARGS | METH_KEYWORDS, "result(timeout=None): as wait()" },
+	{ "done", (PyCFunction)npu_future_done, METH_NOARGS,
+	  "done() -> True once waited for (successfully or not)" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyGetSetDef npu_future_getset[] = {
+	{ "job", (getter)npu_future_get_job, NULL,
+	  "the driver's npu_job_result as a dict, once waited for, else None", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyTypeObject npu_future_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "npu.Future",
+	.tp_doc = "One inference submitted by Session.submit(); wait() for it.",
+	.tp_basicsize = sizeof(npu_future),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_dealloc = (destructor)npu_future_dealloc,
+	.tp_methods = npu_future_methods,
+	.tp_getset = npu_future_getset,
+};
+
+/* Session.run(inputs, timeout=<the session's>) */
+static PyObject *npu_session_run(npu_session *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "inputs", "timeout", NULL };
+	PyObject *inputs, *timeout = NULL, *out;
+	npu_future *fut;
+	int64_t ns = self->timeout_ns;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:run", kwlist, &inputs,
+					 &timeout))
+		return NULL;
+	if (timeout && npu_timeout_ns(timeout, &ns))
+		return NULL;
+	fut = (npu_future *)npu_session_submit_impl(self, inputs);
+	if (!fut)
+		return NULL;
+	out = npu_future_wait_ns(fut, ns);
+	Py_DECREF(fut);
+	return out;
+}
+
+static PyObject *npu_session_get_model(npu_session *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(self->model);
+}
+
+static PyObject *npu_session_get_device(npu_session *self, void *closure)
+{
+	(void)closure;
+	return Py_NewRef(self->dev_path);
+}
+
+static PyObject *npu_session_get_closed(npu_session *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(self->closed);
+}
+
+static PyMethodDef npu_session_methods[] = {
+	{ "inputs", (PyCFunction)npu_session_inputs, METH_NOARGS,
+	  "inputs() -> list of TensorDesc" },
+	{ "outputs", (PyCFunction)npu_session_outputs, METH_NOARGS,
+	  "outputs() -> list of TensorDesc" },
+	{ "run", (PyCFunction)(void (*)(void))npu_session_run,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "run(inputs, timeout=None) -> list of float32 arrays" },
+	{ "submit", (PyCFunction)(void (*)(void))npu_session_submit,
+	  METH_VARARGS | METH_KEYWORDS, "submit(inputs) -> Future" },
+	{ "close", (PyCFunction)npu_session_close, METH_NOARGS,
+	  "close(): no more work; the device is closed once every Future is done" },
+	{ "__enter__", (PyCFunction)npu_session_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)npu_session_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyGetSetDef npu_session_getset[] = {
+	{ "model", (getter)npu_session_get_model, NULL, "the npu.Model", NULL },
+	{ "device", (getter)npu_session_get_device, NULL, "the device's path", NULL },
+	{ "closed", (getter)npu_session_get_closed, NULL, "True after close()", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyTypeObject npu_session_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "npu.Session",
+	.tp_doc = "Session(model, device=None, pes=None, contexts=0, timeout=None):\n"
+		  "a model prepared on a device (/dev/npu0 by default).",
+	.tp_basicsize = sizeof(npu_session),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_new = npu_session_tp_new,
+	.tp_dealloc = (destructor)npu_session_dealloc,
+	.tp_methods = npu_session_methods,
+	.tp_getset = npu_session_getset,
+};
+
+/* ------------------------------------------------------------------ */
+/* Module                                                               */
+/* ------------------------------------------------------------------ */
+
+static struct PyModuleDef npu_module = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "npu._npu",
+	.m_doc = "C extension of npu over libnpu.",
+	.m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__npu(void);
+
+PyMODINIT_FUNC PyInit__npu(void)
+{
+	PyObject *m, *bases;
+
+	import_array();
+	if (PyType_Ready(&npu_model_type) < 0 ||
+	    PyType_Ready(&npu_session_type) < 0 ||
+	    PyType_Ready(&npu_future_type) < 0)
+		return NULL;
+	if (!npu_desc_type.tp_name &&
+	    PyStructSequence_InitType2(&npu_desc_type, &npu_desc_desc) < 0)
+		return NULL;
+	m = PyModule_Create(&npu_module);
+	if (!m)
+		return NULL;
+	npu_error = PyErr_NewExceptionWithDoc("npu.Error",
+		"An error of the runtime: errno, strerror and, for a file or a\n"
+		"device, filename.", PyExc_OSError, NULL);
+	if (!npu_error)
+		goto fail;
+	bases = PyTuple_Pack(2, npu_error, PyExc_ValueError);
+	if (!bases)
+		goto fail;
+	npu_input_error = PyErr_NewExceptionWithDoc("npu.InputError",
+		"Inputs that do not fit the model (number, dtype, shape):\n"
+		"errno EINVAL; both an npu.Error and a ValueError.", bases, NULL);
+	Py_DECREF(bases);
+	if (!npu_input_error ||
+	    PyModule_AddObjectRef(m, "Error", npu_error) ||
+	    PyModule_AddObjectRef(m, "InputError", npu_input_error) ||
+	    PyModule_AddObjectRef(m, "Model", (PyObject *)&npu_model_type) ||
+	    PyModule_AddObjectRef(m, "Session", (PyObject *)&npu_session_type) ||
+	    PyModule_AddObjectRef(m, "Future", (PyObject *)&npu_future_type) ||
+	    PyModule_AddObjectRef(m, "TensorDesc", (PyObject *)&npu_desc_type))
+		goto fail;
+	return m;
+fail:
+	Py_DECREF(m);
+	return NULL;
+}

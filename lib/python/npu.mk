@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The runtime package npu (included by lib/python/Makefile, whose variables
+# it uses): $(BUILD)/python/npu/__init__.py and its C extension
+# $(BUILD)/python/npu/_npu$(EXT_SUFFIX), over libnpu. libnpu.a and the
+# libnpuprof.a it records host spans with are linked in (their objects are
+# -fPIC) and their symbols kept hidden (--exclude-libs): the extension
+# exports PyInit__npu alone and needs no library path; it depends on
+# libnl-genl-3, liburing and libm.
+NPU_PKG := $(BUILD)/python/npu
+NPU_EXT := $(NPU_PKG)/_npu$(EXT_SUFFIX)
+NPU_PY_SRCS := $(wildcard $(SRC_DIR)/npu/*.py)
+NPU_PY_OUT := $(NPU_PY_SRCS:$(SRC_DIR)/npu/%=$(NPU_PKG)/%)
+LIBNPU_A := $(BUILD)/lib/libnpu.a
+LIBNPUPROF_A := $(BUILD)/lib/libnpuprof.a
+NPU_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0) -luring -lm -pthread
+
+all: $(NPU_EXT) $(NPU_PY_OUT)
+
+# lib/npu's Makefile builds libnpuprof.a too; the top Makefile builds both
+# before lib/python
+$(LIBNPU_A) $(LIBNPUPROF_A):
+	$(MAKE) -C $(TOP)/lib/npu BUILD=$(BUILD) all
+
+$(OBJ)/_npu.o: $(SRC_DIR)/_npu.c $(TOP)/lib/npu/libnpu.h $(TOP)/uapi/linux/npu.h \
+		$(TOP)/include/npu/npu_program.h
+	@mkdir -p $(OBJ)
+	$(CC) $(CPPFLAGS) -I$(TOP)/lib/npu $(CFLAGS) -c -o $@ $<
+
+$(NPU_EXT): $(OBJ)/_npu.o $(LIBNPU_A) $(LIBNPUPROF_A)
+	@mkdir -p $(NPU_PKG)
+	$(CC) -shared -Wl,--exclude-libs,ALL -o $@.tmp \
+		$(OBJ)/_npu.o $(LIBNPU_A) $(LIBNPUPROF_A) $(NPU_LDLIBS)
+	mv $@.tmp $@
+
+$(NPU_PKG)/%.py: $(SRC_DIR)/npu/%.py
+	@mkdir -p $(NPU_PKG)
+	install -m 0644 $< $@

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""npu: run models on the NPU from Python, over libnpu.
+
+    import numpy as np
+    import npu
+
+    with npu.Session("mnist.nmdl") as sess:
+        print(sess.inputs(), sess.outputs())
+        x = np.zeros(sess.inputs()[0].shape, np.float32)
+        (y,) = sess.run(x)                 # float32 in, float32 out
+        fut = sess.submit([x])             # several in flight, any thread
+        (y,) = fut.wait(timeout=5.0)
+
+npu.Model(path) loads and validates a model file with no device;
+npu.Session(model, device=None, pes=None, contexts=0, timeout=None)
+prepares it on /dev/npuN. Inputs are numpy arrays of the input's shape,
+float32 (Quantized by the runtime) or uint8 (already quantized); outputs
+are Dequantized float32 arrays. Errors raise npu.Error, a subclass of
+OSError (errno, strerror, filename); inputs that do not fit the model
+raise npu.InputError, both an npu.Error (EINVAL) and a ValueError.
+"""
+from ._npu import Error, Future, InputError, Model, Session, TensorDesc
+
+__all__ = ["Error", "Future", "InputError", "Model", "Session", "TensorDesc"]

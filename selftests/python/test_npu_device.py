@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The runtime package npu on a device (/dev/npu0: in the VM, see
+tools/vm/npu-vm): run, submit/wait from several threads, the GIL released
+during a run, bad inputs and a closed session. Skipped on the host."""
+import errno
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import npu
+# the model fixture (to move to conftest.py with the package's next tests)
+from test_npu_host import mnist  # noqa: F401
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/npu0"),
+                                reason="no /dev/npu0 (run in the VM)")
+
+
+@pytest.fixture
+def sess(mnist):
+    with npu.Session(mnist, contexts=4) as s:
+        yield s
+
+
+def _image(seed):
+    return np.random.default_rng(seed).random((1, 28, 28, 1), np.float32)
+
+
+def test_run(sess):
+    (o,) = sess.outputs()
+    (y,) = sess.run(_image(1))
+    assert y.shape == (1, 10) and y.dtype == np.float32
+    # dequantized: every value is (q - zero_point) * scale, q in 0..255
+    q = y / np.float32(o.scale) + o.zero_point
+    assert np.allclose(q, np.round(q), atol=1e-3)
+    assert q.min() >= -1e-3 and q.max() <= 255 + 1e-3
+    # deterministic, and a list of one array is the same input
+    (y2,) = sess.run([_image(1)])
+    assert np.array_equal(y, y2)
+    (y3,) = sess.run(_image(2))
+    assert not np.array_equal(y, y3)
+
+
+def test_uint8_input_is_quantized_float(sess):
+    (i,) = sess.inputs()
+    x = _image(3)
+    q = np.clip(np.round(x / i.scale) + i.zero_point, 0, 255).astype(np.uint8)
+    assert np.array_equal(sess.run(x)[0], sess.run(q)[0])
+
+
+def test_submit_wait(sess):
+    xs = [_image(s) for s in range(4)]
+    want = [sess.run(x)[0] for x in xs]
+    futs = [sess.submit(x) for x in xs]
+    for f, w in zip(futs, want):
+        (y,) = f.wait(timeout=60)
+        assert np.array_equal(y, w)
+        assert f.done()
+        assert f.job["status"] == 0
+        assert f.job["complete_ns"] >= f.job["submit_ns"] > 0
+        assert np.array_equal(f.result()[0], w)  # again: the same result
+
+
+def test_threads(sess):
+    xs = [_image(s) for s in range(8)]
+    want = [sess.run(x)[0] for x in xs]
+    got = [None] * len(xs)
+
+    def worker(k):
+        got[k] = sess.run(xs[k])[0]
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(len(xs))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+
+
+def test_gil_released(sess):
+    ticks = 0
+    stop = False
+
+    def spin():
+        nonlocal ticks
+        while not stop:
+            ticks += 1
+            time.sleep(0.0005)
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.01)
+        t0 = ticks
+        start = time.monotonic()
+        for s in range(5):
+            sess.run(_image(s))
+        elapsed = time.monotonic() - start
+        during = ticks - t0
+    finally:
+        stop = True
+        t.join()
+    # the spinner runs while the device works: at least a tick per 20 ms
+    assert during >= max(2, int(elapsed / 0.02)), (during, elapsed)
+
+
+def test_bad_inputs(sess):
+    with pytest.raises(npu.InputError) as e:
+        sess.run(np.zeros((1, 28, 28), np.float32))
+    assert e.value.errno == errno.EINVAL
+    assert "(1, 28, 28)" in str(e.value) and "(1, 28, 28, 1)" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        sess.run(np.zeros((1, 28, 28, 1), np.float64))
+    assert "float64" in str(e.value)
+    with pytest.raises(npu.InputError) as e:
+        sess.run([_image(1), _image(2)])
+    assert "takes 1 input, 2 given" in str(e.value)
+    with pytest.raises(TypeError):
+        sess.run(42)
+    with pytest.raises(TypeError):
+        sess.run([[0.0] * 784])
+    with pytest.raises(TypeError):
+        sess.run(_image(1), timeout="x")
+    # a non-contiguous array is copied
+    x = np.asfortranarray(_image(4))
+    assert np.array_equal(sess.run(x)[0], sess.run(_image(4))[0])
+
+
+def test_closed(mnist):
+    s = npu.Session(mnist)
+    fut = s.submit(_image(1))
+    s.close()
+    assert s.closed
+    for call in (lambda: s.run(_image(1)), lambda: s.submit(_image(1)),
+                 s.inputs, s.outputs, s.__enter__):
+        with pytest.raises(ValueError, match="closed session"):
+            call()
+    # a Future of before close() still completes
+    (y,) = fut.wait()
+    assert y.shape == (1, 10)
+    s.close()  # twice is fine
