@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The runtime package npu (included by lib/python/Makefile, whose variables
 # it uses): $(BUILD)/python/npu/__init__.py and its C extension
-# $(BUILD)/python/npu/_npu$(EXT_SUFFIX), over libnpu. libnpu.a and the
-# libnpuprof.a it records host spans with are linked in (their objects are
-# -fPIC) and their symbols kept hidden (--exclude-libs): the extension
-# exports PyInit__npu alone and needs no library path; it depends on
-# libnl-genl-3, liburing and libm.
+# $(BUILD)/python/npu/_npu$(EXT_SUFFIX), over libnpu.so, which records its
+# host spans with libnpuprof.so: shared, so that the process has the one
+# capture library npuprof.profile() starts its session in (lib/python/
+# Makefile; PY_RPATH finds them: libnpuprof.so is needed directly too, as
+# a RUNPATH serves only the extension's own dependencies). It exports
+# PyInit__npu alone.
 NPU_PKG := $(BUILD)/python/npu
 NPU_EXT := $(NPU_PKG)/_npu$(EXT_SUFFIX)
 NPU_PY_SRCS := $(wildcard $(SRC_DIR)/npu/*.py)
 NPU_PY_OUT := $(NPU_PY_SRCS:$(SRC_DIR)/npu/%=$(NPU_PKG)/%)
-LIBNPU_A := $(BUILD)/lib/libnpu.a
-LIBNPUPROF_A := $(BUILD)/lib/libnpuprof.a
-NPU_LDLIBS := $(shell pkg-config --libs libnl-genl-3.0) -luring -lm -pthread
+LIBNPU_A := $(BUILD)/lib/libnpu.so
+LIBNPUPROF_A := $(BUILD)/lib/libnpuprof.so
+NPU_LDLIBS := -L$(BUILD)/lib -lnpu -Wl,--no-as-needed -lnpuprof -Wl,--as-needed \
+	$(PY_RPATH) -lm -pthread
 
 all: $(NPU_EXT) $(NPU_PY_OUT)
 
-# lib/npu's Makefile builds libnpuprof.a too; the top Makefile builds both
+# lib/npu's Makefile builds libnpuprof too; the top Makefile builds both
 # before lib/python
 $(LIBNPU_A) $(LIBNPUPROF_A):
 	$(MAKE) -C $(TOP)/lib/npu BUILD=$(BUILD) all
@@ -28,8 +30,7 @@ $(OBJ)/_npu.o: $(SRC_DIR)/_npu.c $(TOP)/lib/npu/libnpu.h $(TOP)/uapi/linux/npu.h
 
 $(NPU_EXT): $(OBJ)/_npu.o $(LIBNPU_A) $(LIBNPUPROF_A)
 	@mkdir -p $(NPU_PKG)
-	$(CC) -shared -Wl,--exclude-libs,ALL -o $@.tmp \
-		$(OBJ)/_npu.o $(LIBNPU_A) $(LIBNPUPROF_A) $(NPU_LDLIBS)
+	$(CC) -shared -o $@.tmp $(OBJ)/_npu.o $(NPU_LDLIBS)
 	mv $@.tmp $@
 
 $(NPU_PKG)/%.py: $(SRC_DIR)/npu/%.py

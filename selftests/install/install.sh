@@ -311,23 +311,32 @@ declared_fixture() {
 	return $bad
 }
 
-# python_packages: the installed npuprof package imports with Debian's
-# python3 from the DESTDIR's dist-packages alone and reads a trace there
+# python_packages: the installed npuprof and npu packages import with
+# Debian's python3 from the DESTDIR's dist-packages alone (their
+# extensions find the DESTDIR's libnpu.so and libnpuprof.so through their
+# RUNPATH, one copy of each), and npuprof refuses a model file as a trace
 python_packages() {
-	local dir
+	local dir p
 	dir=$(echo "$P"/lib/python3*/dist-packages)
-	[[ -f $dir/npuprof/__init__.py ]] || { echo "no npuprof in $dir"; return 1; }
+	for p in npuprof npu; do
+		[[ -f $dir/$p/__init__.py ]] || { echo "no $p in $dir"; return 1; }
+	done
 	"$P/bin/npu-model-gen" -o "$tmp/py.nmdl" mnist >/dev/null || return 1
 	PYTHONPATH=$dir PYTHONNOUSERSITE=1 /usr/bin/python3 -c '
-import npuprof, sys
-assert npuprof.__file__.startswith(sys.argv[1]), npuprof.__file__
+import npu, npuprof, re, sys
+for m in (npu, npuprof):
+    assert m.__file__.startswith(sys.argv[1]), m.__file__
+maps = open("/proc/self/maps").read()
+for lib in ("libnpu.so", "libnpuprof.so"):
+    found = set(re.findall(r"\S*/" + lib + r"\S*", maps))
+    assert len(found) == 1 and all(f.startswith(sys.argv[3]) for f in found), found
 try:
     npuprof.open(sys.argv[2])
 except npuprof.Error as e:
     print("a model file is not a trace:", e.errno, e.strerror)
 else:
     sys.exit("a model file opened as a trace")
-' "$dir" "$tmp/py.nmdl"
+' "$dir" "$tmp/py.nmdl" "$P/lib"
 }
 
 udev_rule() {
@@ -387,7 +396,7 @@ for hl in "${HEADER_LIBS[@]}"; do
 	read -r h l <<<"$hl"
 	check "every function $h declares is exported by $l" declared_exported "$h" "$l"
 done
-check "the Python package npuprof imports from the DESTDIR's dist-packages" python_packages
+check "the Python packages npuprof and npu import from the DESTDIR's dist-packages, one libnpuprof.so" python_packages
 check "the udev rule gives /dev/npu* to group npu, mode 0660" udev_rule
 check "the DKMS source tree: dkms.conf of version $ver, the driver's sources" dkms_source
 check "make uninstall removes every installed file" do_uninstall
