@@ -251,6 +251,17 @@ enum npuprof_table {
 };
 
 /**
+ * npuprof_table_name() - the short name of a table, as npuprof export
+ * names its files and the Python package its getters
+ * @table: enum npuprof_table
+ *
+ * Return: "inferences", "executions", "operators", "external", "spans"
+ * or "op_records"; NULL for a table this library does not know (the
+ * tables are numbered from 1 without gaps: loop until NULL).
+ */
+const char *npuprof_table_name(unsigned int table);
+
+/**
  * struct npuprof_export_opts - options of the exporters
  * @sz: sizeof(struct npuprof_export_opts)
  * @flags: 0

@@ -104,6 +104,21 @@ const char *npuprof_span_kind_name(unsigned int kind)
 }
 
 NPUPROF_EXPORT
+const char *npuprof_table_name(unsigned int table)
+{
+	static const char *const names[] = {
+		[NPUPROF_TABLE_INFERENCES] = "inferences",
+		[NPUPROF_TABLE_EXECUTIONS] = "executions",
+		[NPUPROF_TABLE_OPERATORS] = "operators",
+		[NPUPROF_TABLE_EXTERNAL] = "external",
+		[NPUPROF_TABLE_SPANS] = "spans",
+		[NPUPROF_TABLE_OP_RECORDS] = "op_records",
+	};
+
+	return table < sizeof(names) / sizeof(names[0]) ? names[table] : NULL;
+}
+
+NPUPROF_EXPORT
 void npuprof_report_opts_init(struct npuprof_report_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));

@@ -1037,30 +1037,18 @@ out:
 	return df;
 }
 
-static const struct {
-	const char *name;
-	unsigned int table;
-} npp_tables[] = {
-	{ "inferences", NPUPROF_TABLE_INFERENCES },
-	{ "executions", NPUPROF_TABLE_EXECUTIONS },
-	{ "operators", NPUPROF_TABLE_OPERATORS },
-	{ "external", NPUPROF_TABLE_EXTERNAL },
-	{ "spans", NPUPROF_TABLE_SPANS },
-	{ "op_records", NPUPROF_TABLE_OP_RECORDS },
-};
-
 /* table(name) -> DataFrame */
 static PyObject *npp_table(npp_trace *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "name", NULL };
 	const char *name;
-	size_t i;
+	unsigned int i;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "s:table", kwlist, &name))
 		return NULL;
-	for (i = 0; i < sizeof(npp_tables) / sizeof(npp_tables[0]); i++)
-		if (!strcmp(name, npp_tables[i].name))
-			return npp_table_frame(self, npp_tables[i].table);
+	for (i = NPUPROF_TABLE_INFERENCES; npuprof_table_name(i); i++)
+		if (!strcmp(name, npuprof_table_name(i)))
+			return npp_table_frame(self, i);
 	return PyErr_Format(PyExc_ValueError,
 			    "unknown table '%s': inferences, executions, operators, external, spans or op_records",
 			    name);

@@ -84,18 +84,6 @@ static const char export_help[] =
 "    npuprof export t.npuprof --format csv -o tables/\n"
 "    npuprof export t.npuprof --format sqlite -o t.db\n";
 
-static const struct {
-	const char *name;
-	unsigned int table;
-} tables[] = {
-	{ "inferences", NPUPROF_TABLE_INFERENCES },
-	{ "executions", NPUPROF_TABLE_EXECUTIONS },
-	{ "operators", NPUPROF_TABLE_OPERATORS },
-	{ "external", NPUPROF_TABLE_EXTERNAL },
-	{ "spans", NPUPROF_TABLE_SPANS },
-	{ "op_records", NPUPROF_TABLE_OP_RECORDS },
-};
-
 /* The trace's error for @ret: its message (file and offset) if it has one */
 static void trace_err(struct npuprof_trace *tr, const char *input, int ret)
 {
@@ -136,25 +124,26 @@ static int export_tables(struct npuprof_trace *tr, const char *input,
 			 const char *dir, unsigned int format)
 {
 	const char *ext = format == NPUPROF_FORMAT_CSV ? "csv" : "jsonl";
-	size_t i;
+	unsigned int i;
 
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		npc_err("%s: %s", dir, strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	for (i = NPUPROF_TABLE_INFERENCES; npuprof_table_name(i); i++) {
 		char path[4096];
 		FILE *f;
 		int ret;
 
-		snprintf(path, sizeof(path), "%s/%s.%s", dir, tables[i].name, ext);
+		snprintf(path, sizeof(path), "%s/%s.%s", dir,
+			 npuprof_table_name(i), ext);
 		f = fopen(path, "w");
 		if (!f) {
 			npc_err("%s: %s", path, strerror(errno));
 			return 1;
 		}
 		ret = npuprof_report(tr, f,
-			NPUPROF_REPORT_OPTS(.table = tables[i].table,
+			NPUPROF_REPORT_OPTS(.table = i,
 				.format = format));
 		if (fclose(f) && !ret)
 			ret = -EIO;

@@ -505,6 +505,23 @@ TEST_F(rep, options_struct)
 	EXPECT_EQ(-EINVAL, npuprof_report(self->t, stdout, &old));
 }
 
+/* The tables' names, the ones npuprof export names its files with */
+TEST(table_names)
+{
+	static const char *const want[] = { NULL, "inferences", "executions",
+		"operators", "external", "spans", "op_records", NULL };
+	unsigned int t;
+
+	for (t = 0; t < sizeof(want) / sizeof(want[0]); t++) {
+		if (want[t]) {
+			EXPECT_STREQ(want[t], npuprof_table_name(t));
+		} else {
+			EXPECT_EQ(NULL, npuprof_table_name(t));
+		}
+	}
+	EXPECT_EQ(NULL, npuprof_table_name(~0u));
+}
+
 TEST_F(rep, bad_arguments)
 {
 	FILE *f = fopen("/dev/null", "w");
