@@ -478,14 +478,14 @@ static const struct npf_col an_cols[] = {
 	{ "start_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
 };
 
-static struct npf_val an_f(double v)
+static struct npuprof_value an_f(double v)
 {
-	return (struct npf_val){ .null = v < 0, .f = v };
+	return (struct npuprof_value){ .null = v < 0, .f = v };
 }
 
-static struct npf_val an_u(uint64_t v, bool null)
+static struct npuprof_value an_u(uint64_t v, bool null)
 {
-	return (struct npf_val){ .null = null, .u = v };
+	return (struct npuprof_value){ .null = null, .u = v };
 }
 
 static double an_pct(int64_t a, int64_t total)
@@ -493,35 +493,62 @@ static double an_pct(int64_t a, int64_t total)
 	return total ? 100.0 * (double)a / (double)total : -1;
 }
 
+/*
+ * @in (NULL: the defaults) into *@o: a caller built against an older
+ * header passes a smaller sz and gets the defaults of the fields it
+ * lacks; a newer one's bytes beyond ours must be 0 (-E2BIG)
+ */
+static int an_opts(const struct npuprof_analyze_opts *in,
+		   struct npuprof_analyze_opts *o)
+{
+	int ret;
+
+	npuprof_analyze_opts_init(o);
+	ret = npf_opts_copy(o, sizeof(*o), in,
+			    offsetof(struct npuprof_analyze_opts, format) +
+			    sizeof(in->format));
+	if (!ret && !o->format)
+		o->format = NPUPROF_FORMAT_TABLE;
+	return ret;
+}
+
 NPUPROF_EXPORT
 int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 		    const struct npuprof_analyze_opts *opts)
 {
-	unsigned int format = opts && opts->format ? opts->format :
-			      NPUPROF_FORMAT_TABLE;
+	struct npuprof_analyze_opts o;
 	struct npf_an_row *rows = NULL;
 	int64_t total = 0, cum = 0;
+	unsigned int format;
 	struct npf_tw tw;
 	size_t n = 0, i;
+	bool rec;
 	int ret;
 
-	if (!trace || !out ||
-	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
-	     format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON))
-		return -EINVAL;
-	ret = npf_analyze_rows(trace, opts, &rows, &n, &total);
+	ret = an_opts(opts, &o);
 	if (ret)
 		return ret;
+	format = o.format;
+	if (!trace ||
+	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
+	     !out ||
+	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
+	      format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON)))
+		return -EINVAL;
+	ret = npf_analyze_rows(trace, &o, &rows, &n, &total);
+	if (ret)
+		return ret;
+	/* a record's own columns: not for sums and means */
+	rec = o.aggregate == NPUPROF_AGG_NONE || o.aggregate >= NPUPROF_AGG_MAX;
 	npf_tw_begin(&tw, out, format, an_cols,
 		     sizeof(an_cols) / sizeof(an_cols[0]), false);
-	for (i = 0; i < n; i++) {
+	if (format == NPUPROF_FORMAT_ROWS)
+		ret = npf_tw_sink(&tw, o.sink, 0);
+	for (i = 0; i < n && !ret; i++) {
 		const struct npf_an_row *r = &rows[i];
-		/* a record's own columns: not for sums and means */
-		bool rec = !opts || opts->aggregate == NPUPROF_AGG_NONE ||
-			   opts->aggregate >= NPUPROF_AGG_MAX;
 
 		cum += r->self;
-		npf_tw_row(&tw, (struct npf_val[]){
+		npf_tw_row(&tw, (struct npuprof_value[]){
 			{ .s = r->name }, { .s = r->npu ? "npu" : "host" },
 			{ .u = r->count }, { .i = r->self },
 			an_f(an_pct(r->self, total)), { .i = cum },
@@ -533,10 +560,12 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 			an_u(r->op_index, r->op_index == UINT32_MAX),
 			an_u(r->pe, r->pe == UINT32_MAX),
 			{ .null = !rec, .i = r->start } });
+		ret = tw.err;
 	}
-	npf_tw_end(&tw);
+	if (!ret)
+		ret = npf_tw_end(&tw);
 	free(rows);
-	if (fflush(out) || ferror(out))
+	if (!ret && out && (fflush(out) || ferror(out)))
 		return -EIO;
-	return 0;
+	return ret;
 }

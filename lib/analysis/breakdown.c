@@ -586,7 +586,7 @@ static int bd_row_out(void *ctx, const struct npf_bd_row *r)
 {
 	struct npf_tw *tw = ctx;
 	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN];
-	struct npf_val v[sizeof(bd_cols) / sizeof(bd_cols[0])];
+	struct npuprof_value v[sizeof(bd_cols) / sizeof(bd_cols[0])];
 	unsigned int p, n = 0;
 
 	memset(v, 0, sizeof(v));
@@ -600,7 +600,7 @@ static int bd_row_out(void *ctx, const struct npf_bd_row *r)
 	v[n++].i = r->span.pid;
 	v[n++].u = r->span.start_ns;
 	npf_tw_row(tw, v);
-	return 0;
+	return tw->err;
 }
 
 /* @part of @whole in percent, 0 when @whole is 0 */
@@ -676,21 +676,29 @@ int npuprof_print_breakdown(struct npuprof_trace *trace, FILE *out,
 	if (ret)
 		return ret;
 	format = o.format;
-	rows = format == NPUPROF_FORMAT_CSV || format == NPUPROF_FORMAT_JSONL;
-	if (!trace || !out || (!rows && format != NPUPROF_FORMAT_TABLE &&
-			       format != NPUPROF_FORMAT_JSON))
+	rows = format == NPUPROF_FORMAT_CSV || format == NPUPROF_FORMAT_JSONL ||
+	       format == NPUPROF_FORMAT_ROWS;
+	if (!trace ||
+	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
+	     !out || (!rows && format != NPUPROF_FORMAT_TABLE &&
+		      format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
-	if (rows)
+	if (rows) {
 		npf_tw_begin(&tw, out, format, bd_cols,
 			     sizeof(bd_cols) / sizeof(bd_cols[0]), false);
-	ret = npf_breakdown_run(trace, rows ? bd_row_out : NULL, &tw, &tot);
+		if (format == NPUPROF_FORMAT_ROWS)
+			ret = npf_tw_sink(&tw, o.sink, 0);
+	}
+	if (!ret)
+		ret = npf_breakdown_run(trace, rows ? bd_row_out : NULL, &tw,
+					&tot);
 	if (!ret && rows)
-		npf_tw_end(&tw);
+		ret = npf_tw_end(&tw);
 	else if (!ret && format == NPUPROF_FORMAT_TABLE)
 		bd_table(out, &tot);
 	else if (!ret)
 		bd_json(out, &tot);
-	if (!ret && (fflush(out) || ferror(out)))
+	if (!ret && out && (fflush(out) || ferror(out)))
 		ret = -EIO;
 	return ret;
 }

@@ -164,9 +164,11 @@ int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
 		return ret;
 	format = o.format;
 	min_delta_ns = o.min_delta_ns;
-	if (!a || !b || !out ||
-	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
-	     format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON))
+	if (!a || !b ||
+	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
+	     !out ||
+	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
+	      format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
 	ret = df_side(&s, 0, a);
 	if (!ret)
@@ -178,7 +180,9 @@ int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
 	qsort(s.r, s.n, sizeof(*s.r), df_cmp);
 	npf_tw_begin(&tw, out, format, df_cols,
 		     sizeof(df_cols) / sizeof(df_cols[0]), false);
-	for (i = 0; i < s.n; i++) {
+	if (format == NPUPROF_FORMAT_ROWS)
+		ret = npf_tw_sink(&tw, o.sink, 0);
+	for (i = 0; i < s.n && !ret; i++) {
 		const struct df_row *r = &s.r[i];
 		bool both = r->in[0] && r->in[1];
 		int64_t d = df_delta(r);
@@ -188,19 +192,23 @@ int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
 		if (both && r->v[0] > 0 && d >= min_delta_ns && d > 0 &&
 		    pct > worst)
 			worst = pct;
-		npf_tw_row(&tw, (struct npf_val[]){
+		npf_tw_row(&tw, (struct npuprof_value[]){
 			{ .s = r->kind }, { .s = r->name },
 			{ .null = !r->in[0], .i = r->v[0] },
 			{ .null = !r->in[1], .i = r->v[1] },
 			{ .null = !both, .i = d },
 			{ .null = !both || r->v[0] <= 0, .f = pct },
 			{ .u = r->n[0] }, { .u = r->n[1] } });
+		ret = tw.err;
 	}
-	npf_tw_end(&tw);
+	if (!ret)
+		ret = npf_tw_end(&tw);
 	free(s.r);
+	if (ret)
+		return ret;
 	if (worst_pct)
 		*worst_pct = worst;
-	if (fflush(out) || ferror(out))
+	if (out && (fflush(out) || ferror(out)))
 		return -EIO;
 	return 0;
 }

@@ -238,6 +238,7 @@ enum npuprof_format {
 	NPUPROF_FORMAT_JSON = 4,	/* one JSON document */
 	NPUPROF_FORMAT_CHROME = 5,	/* Chrome Trace Event JSON */
 	NPUPROF_FORMAT_SQLITE = 6,	/* a SQLite database file */
+	NPUPROF_FORMAT_ROWS = 7,	/* typed rows to a row sink, no text */
 };
 
 /* Tables */
@@ -271,6 +272,64 @@ struct npuprof_export_opts {
 	unsigned int flags;
 };
 
+/* npuprof_column.type */
+enum npuprof_col_type {
+	NPUPROF_COL_STR = 0,	/* npuprof_value.s, UTF-8 (not checked) */
+	NPUPROF_COL_I64 = 1,	/* npuprof_value.i */
+	NPUPROF_COL_U64 = 2,	/* npuprof_value.u */
+	NPUPROF_COL_F64 = 3,	/* npuprof_value.f */
+};
+
+/**
+ * struct npuprof_column - a column of a table given to a row sink
+ * @name: the label, as the CSV header has it
+ * @type: enum npuprof_col_type
+ */
+struct npuprof_column {
+	const char *name;
+	unsigned int type;
+};
+
+/**
+ * struct npuprof_value - a cell of a row given to a row sink
+ * @null: no value (CSV empty, JSON null); the union is then undefined
+ * @s: NPUPROF_COL_STR, valid during the call only
+ */
+struct npuprof_value {
+	bool null;
+	union {
+		const char *s;
+		int64_t i;
+		uint64_t u;
+		double f;
+	};
+};
+
+/**
+ * struct npuprof_row_sink - where NPUPROF_FORMAT_ROWS puts a table: the
+ *	cells of each row, typed, as the text formats would print them
+ *	(every column, those of the machine formats included), with no text
+ *	made or parsed between (the Python package fills its DataFrames so)
+ * @columns: called once per table before its rows, with the table
+ *	(enum npuprof_table; 0 for npuprof_analyze(), npuprof_diff() and
+ *	npuprof_print_breakdown()) and its @ncols columns; the array lives
+ *	until the call returns
+ * @row: called for each row with @ncols values, in the columns' order
+ * @ctx: passed to both
+ *
+ * A callback that returns non-zero stops the function, which returns
+ * that value (a negative errno, by convention). The callbacks run on the
+ * caller's thread, inside the library: they must not call it again on
+ * the same trace.
+ */
+struct npuprof_row_sink {
+	int (*columns)(void *ctx, unsigned int table,
+		       const struct npuprof_column *cols, unsigned int ncols);
+	int (*row)(void *ctx, unsigned int table,
+		   const struct npuprof_value *vals);
+	void *ctx;
+};
+
 /**
  * struct npuprof_report_opts - options of the reports: npuprof_report(),
  *	npuprof_print_summary(), npuprof_print_breakdown(), npuprof_diff()
@@ -282,6 +341,10 @@ struct npuprof_export_opts {
  *	NPUPROF_TABLE_INFERENCES
  * @min_delta_ns: npuprof_diff(): changes smaller than this (absolute) do
  *	not count in its *worst_pct
+ * @sink: NPUPROF_FORMAT_ROWS: where the rows go (then @out may be NULL)
+ * @tables: npuprof_report() with NPUPROF_FORMAT_ROWS: a mask of tables
+ *	(1u << enum npuprof_table) given to @sink in one pass over the
+ *	trace, in place of @table; 0: @table alone
  *
  * A caller built against an older header passes a smaller @sz, and the
  * fields it lacks keep their defaults; a larger one is refused with -E2BIG
@@ -292,6 +355,8 @@ struct npuprof_report_opts {
 	unsigned int format;
 	unsigned int table;
 	int64_t min_delta_ns;
+	const struct npuprof_row_sink *sink;
+	unsigned int tables;
 };
 
 /*
@@ -327,13 +392,15 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 /**
  * npuprof_report() - write one table
  * @trace: an open trace
- * @out: the stream to write to
+ * @out: the stream to write to (NULL with NPUPROF_FORMAT_ROWS)
  * @opts: @opts->table (enum npuprof_table) in @opts->format
  *	(NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON), or NULL: the
- *	inferences as aligned text
+ *	inferences as aligned text; or with NPUPROF_FORMAT_ROWS, the rows of
+ *	@opts->table, or of every table in @opts->tables, to @opts->sink
  *
  * Return: 0, -EINVAL for a table or format it does not know, -E2BIG
- * (options of a newer library), -EBADMSG, -EIO.
+ * (options of a newer library), -EBADMSG, -EIO, or what the sink
+ * returned.
  */
 int npuprof_report(struct npuprof_trace *trace, FILE *out,
 		   const struct npuprof_report_opts *opts);
@@ -391,7 +458,8 @@ enum npuprof_aggregate {
  *	sorts ascending, else descending; NULL: "time"
  * @min_ns: keep records whose self time is at least this
  * @max_ns: ... and at most this (negative: no limit)
- * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL or _JSON
+ * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL, _JSON or _ROWS
+ * @sink: NPUPROF_FORMAT_ROWS: where the rows go (then @out may be NULL)
  */
 struct npuprof_analyze_opts {
 	size_t sz;
@@ -402,6 +470,7 @@ struct npuprof_analyze_opts {
 	int64_t min_ns;
 	int64_t max_ns;
 	unsigned int format;
+	const struct npuprof_row_sink *sink;
 };
 
 /**
@@ -435,8 +504,8 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
  * idle time while the host was busy
  * @trace: an open trace
  * @out: the stream to write to
- * @opts: @opts->format NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV
- *	or _JSONL (one row per inference); NULL: a table
+ * @opts: @opts->format NPUPROF_FORMAT_TABLE or _JSON (the totals), _CSV,
+ *	_JSONL or _ROWS (one row per inference); NULL: a table
  *
  * Memory: the inferences in flight. Return: as npuprof_report().
  */
@@ -451,8 +520,9 @@ int npuprof_print_breakdown(struct npuprof_trace *trace, FILE *out,
  * @a: the baseline
  * @b: the trace compared with it
  * @out: the stream to write to
- * @opts: @opts->format (NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON) and
- *	@opts->min_delta_ns, or NULL (a table, every change counts)
+ * @opts: @opts->format (NPUPROF_FORMAT_TABLE, _CSV, _JSONL, _JSON or
+ *	_ROWS) and @opts->min_delta_ns, or NULL (a table, every change
+ *	counts)
  * @worst_pct: out (or NULL): the largest relative increase in percent
  *	over the rows present in both traces, 0 when nothing got slower
  *

@@ -33,8 +33,9 @@ struct npf_opacc {
 
 struct npf_rep {
 	struct npuprof_trace *trace;
-	struct npf_tw tw;
-	unsigned int table;
+	/* the tables written, by enum npuprof_table; mask 0: the summary */
+	struct npf_tw tw[NPUPROF_TABLE_OP_RECORDS + 1];
+	unsigned int mask;
 	struct npf_opacc *ops;		/* NPUPROF_TABLE_OPERATORS */
 	/* summary */
 	int64_t *durs;
@@ -47,40 +48,40 @@ struct npf_rep {
 	int err;
 };
 
-static struct npf_val npf_s(const char *s)
+static struct npuprof_value npf_s(const char *s)
 {
-	return (struct npf_val){ .null = !s, .s = s };
+	return (struct npuprof_value){ .null = !s, .s = s };
 }
 
-static struct npf_val npf_i(int64_t i)
+static struct npuprof_value npf_i(int64_t i)
 {
-	return (struct npf_val){ .i = i };
+	return (struct npuprof_value){ .i = i };
 }
 
-static struct npf_val npf_u(uint64_t u)
+static struct npuprof_value npf_u(uint64_t u)
 {
-	return (struct npf_val){ .u = u };
+	return (struct npuprof_value){ .u = u };
 }
 
-static struct npf_val npf_minor(uint32_t minor)
+static struct npuprof_value npf_minor(uint32_t minor)
 {
-	return (struct npf_val){ .null = minor == UINT32_MAX, .u = minor };
+	return (struct npuprof_value){ .null = minor == UINT32_MAX, .u = minor };
 }
 
-static struct npf_val npf_dur_v(const struct npf_dur *d, int64_t v)
+static struct npuprof_value npf_dur_v(const struct npf_dur *d, int64_t v)
 {
-	return (struct npf_val){ .null = !d->ok, .i = v };
+	return (struct npuprof_value){ .null = !d->ok, .i = v };
 }
 
-static struct npf_val npf_bound(const struct npf_dur *d)
+static struct npuprof_value npf_bound(const struct npf_dur *d)
 {
-	return (struct npf_val){ .null = !d->ok || d->err_ns == UINT64_MAX,
+	return (struct npuprof_value){ .null = !d->ok || d->err_ns == UINT64_MAX,
 				 .u = d->err_ns };
 }
 
-static struct npf_val npf_mapped(const struct npuprof_clock_map *m)
+static struct npuprof_value npf_mapped(const struct npuprof_clock_map *m)
 {
-	return (struct npf_val){ .null = !m->valid, .i = m->ns };
+	return (struct npuprof_value){ .null = !m->valid, .i = m->ns };
 }
 
 /* ---- the tables ---- */
@@ -188,6 +189,11 @@ static const struct npf_col oprec_cols[] = {
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 
+static bool npf_want(const struct npf_rep *p, unsigned int table)
+{
+	return p->mask & (1u << table);
+}
+
 static int npf_rep_inf(void *ctx, const struct npf_inf_row *r)
 {
 	struct npf_rep *p = ctx;
@@ -195,7 +201,7 @@ static int npf_rep_inf(void *ctx, const struct npf_inf_row *r)
 	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN];
 	int64_t dur = (int64_t)(s->end_ns - s->start_ns);
 
-	if (p->table == 0) {	/* the summary */
+	if (!p->mask) {	/* the summary */
 		if (p->ndur == p->capdur) {
 			size_t cap = p->capdur ? p->capdur * 2 : 1024;
 			int64_t *v = realloc(p->durs, cap * sizeof(*v));
@@ -208,15 +214,15 @@ static int npf_rep_inf(void *ctx, const struct npf_inf_row *r)
 		p->durs[p->ndur++] = dur;
 		return 0;
 	}
-	if (p->table != NPUPROF_TABLE_INFERENCES)
+	if (!npf_want(p, NPUPROF_TABLE_INFERENCES))
 		return 0;
-	npf_tw_row(&p->tw, (struct npf_val[]){
+	npf_tw_row(&p->tw[NPUPROF_TABLE_INFERENCES], (struct npuprof_value[]){
 		npf_s(npf_hex_trace(tid, s->trace_id)),
 		npf_s(npf_hex_span(sid, s->span_id)),
 		npf_i(s->tid), npf_i(dur), npf_i(s->pid),
 		npf_u(s->start_ns), npf_u(s->end_ns), npf_u(r->executions),
 		npf_i(r->npu_total_ns), npf_u(r->unmatched) });
-	return 0;
+	return p->tw[NPUPROF_TABLE_INFERENCES].err;
 }
 
 static int npf_rep_exec(void *ctx, const struct npf_exec_row *r)
@@ -224,11 +230,11 @@ static int npf_rep_exec(void *ctx, const struct npf_exec_row *r)
 	struct npf_rep *p = ctx;
 	const struct npu_trace_rec_exec *e = &r->rec;
 	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN], pid[NPF_HEX_SPAN];
-	struct npf_val dev_null = { .null = true };
+	struct npuprof_value dev_null = { .null = true };
 
-	if (p->table != NPUPROF_TABLE_EXECUTIONS)
+	if (!npf_want(p, NPUPROF_TABLE_EXECUTIONS))
 		return 0;
-	npf_tw_row(&p->tw, (struct npf_val[]){
+	npf_tw_row(&p->tw[NPUPROF_TABLE_EXECUTIONS], (struct npuprof_value[]){
 		npf_s(r->matched ? npf_hex_trace(tid, r->trace_id) : NULL),
 		npf_s(r->matched ? npf_hex_span(sid, r->span_id) : NULL),
 		r->device ? npf_u(e->pe) : dev_null,
@@ -248,7 +254,7 @@ static int npf_rep_exec(void *ctx, const struct npf_exec_row *r)
 		npf_s(r->matched && r->parent_id ?
 		      npf_hex_span(pid, r->parent_id) : NULL),
 		npf_u(r->violation) });
-	return 0;
+	return p->tw[NPUPROF_TABLE_EXECUTIONS].err;
 }
 
 static int npf_rep_op(void *ctx, const struct npf_op_row *r)
@@ -257,21 +263,20 @@ static int npf_rep_op(void *ctx, const struct npf_op_row *r)
 	const struct npu_trace_rec_op *o = r->rec;
 
 	p->op_records++;
-	if (p->table == NPUPROF_TABLE_OPERATORS) {
+	if (npf_want(p, NPUPROF_TABLE_OPERATORS)) {
 		struct npf_opacc *a = &p->ops[o->opcode];
 
 		if (!r->dur.ok) {
 			a->skipped++;
-			return 0;
+		} else {
+			a->sum_ns += r->dur.total;
+			a->iowait_ns += r->dur.iowait;
+			a->count++;
 		}
-		a->sum_ns += r->dur.total;
-		a->iowait_ns += r->dur.iowait;
-		a->count++;
-		return 0;
 	}
-	if (p->table != NPUPROF_TABLE_OP_RECORDS)
+	if (!npf_want(p, NPUPROF_TABLE_OP_RECORDS))
 		return 0;
-	npf_tw_row(&p->tw, (struct npf_val[]){
+	npf_tw_row(&p->tw[NPUPROF_TABLE_OP_RECORDS], (struct npuprof_value[]){
 		npf_minor(r->minor), npf_u(o->job_id), npf_u(o->pe),
 		npf_u(o->exec_index), npf_u(o->op_index),
 		npf_s(npf_opcode_name(o->opcode)), npf_mapped(&r->start),
@@ -281,7 +286,7 @@ static int npf_rep_op(void *ctx, const struct npf_op_row *r)
 		npf_i(o->pid), npf_i(o->tid), npf_u(o->opcode),
 		npf_mapped(&r->end), npf_u(o->dma_bytes), npf_u(o->macs),
 		npf_u(r->inconsistent) });
-	return 0;
+	return p->tw[NPUPROF_TABLE_OP_RECORDS].err;
 }
 
 static bool npf_is_cpu_op(unsigned int kind)
@@ -290,18 +295,18 @@ static bool npf_is_cpu_op(unsigned int kind)
 	       kind == NPUPROF_SPAN_UNLOWER || kind == NPUPROF_SPAN_DEQUANTIZE;
 }
 
-static void npf_rep_span(struct npf_rep *p, const struct npuprof_event *ev)
+static int npf_rep_span(struct npf_rep *p, const struct npuprof_event *ev)
 {
 	const struct npuprof_span_rec *s = ev->span;
 	char tid[NPF_HEX_TRACE], sid[NPF_HEX_SPAN], par[NPF_HEX_SPAN];
 	int64_t dur = (int64_t)(s->end_ns - s->start_ns);
-	struct npf_val null = { .null = true };
+	struct npuprof_value null = { .null = true };
 
 	p->spans++;
 	if (s->kind == NPUPROF_SPAN_LABEL)
 		p->labels++;
-	if (p->table == NPUPROF_TABLE_EXTERNAL && npf_is_cpu_op(s->kind)) {
-		npf_tw_row(&p->tw, (struct npf_val[]){
+	if (npf_want(p, NPUPROF_TABLE_EXTERNAL) && npf_is_cpu_op(s->kind)) {
+		npf_tw_row(&p->tw[NPUPROF_TABLE_EXTERNAL], (struct npuprof_value[]){
 			npf_s(npf_hex_trace(tid, s->trace_id)),
 			npf_s(npf_hex_span(sid, s->span_id)), npf_i(s->tid),
 			npf_s(npuprof_span_kind_name(s->kind)),
@@ -310,11 +315,12 @@ static void npf_rep_span(struct npf_rep *p, const struct npuprof_event *ev)
 			npf_s(s->parent_id ? npf_hex_span(par, s->parent_id) : NULL),
 			npf_u(s->start_ns), npf_u(s->end_ns),
 			npf_u(!!(s->flags & NPUPROF_SPAN_F_ERROR)) });
-	} else if (p->table == NPUPROF_TABLE_SPANS) {
+	}
+	if (npf_want(p, NPUPROF_TABLE_SPANS)) {
 		const char *name = s->kind == NPUPROF_SPAN_LABEL ?
 			(ev->label ? ev->label : "") : NULL;
 
-		npf_tw_row(&p->tw, (struct npf_val[]){
+		npf_tw_row(&p->tw[NPUPROF_TABLE_SPANS], (struct npuprof_value[]){
 			npf_s(npuprof_span_kind_name(s->kind)), npf_s(name),
 			npf_i(s->pid), npf_i(s->tid),
 			npf_s(npf_hex_trace(tid, s->trace_id)),
@@ -327,6 +333,9 @@ static void npf_rep_span(struct npf_rep *p, const struct npuprof_event *ev)
 			npf_u(!!(s->flags & NPUPROF_SPAN_F_ERROR)),
 			npf_u(s->end_ns), npf_u(s->flags) });
 	}
+	if (p->tw[NPUPROF_TABLE_SPANS].err)
+		return p->tw[NPUPROF_TABLE_SPANS].err;
+	return p->tw[NPUPROF_TABLE_EXTERNAL].err;
 }
 
 /* Totals of the events that are not rows */
@@ -353,7 +362,7 @@ static const struct npf_join_ops npf_rep_ops = {
 	.op = npf_rep_op,
 };
 
-/* One pass over the trace: rows to p->tw, totals into @p */
+/* One pass over the trace: rows to p->tw[], totals into @p */
 static int npf_rep_pass(struct npf_rep *p, struct npf_join **jp)
 {
 	struct npuprof_event ev;
@@ -367,11 +376,13 @@ static int npf_rep_pass(struct npf_rep *p, struct npf_join **jp)
 	if (ret)
 		return ret;
 	while ((ret = npuprof_trace_next(p->trace, &ev)) == 1) {
+		ret = 0;
 		if (ev.type == NPUPROF_EV_SPAN)
-			npf_rep_span(p, &ev);
+			ret = npf_rep_span(p, &ev);
 		else
 			npf_rep_count(p, &ev);
-		ret = npf_join_event(j, &ev);
+		if (!ret)
+			ret = npf_join_event(j, &ev);
 		if (ret)
 			break;
 	}
@@ -431,7 +442,7 @@ static int npf_rep_operators(struct npf_rep *p)
 			snprintf(buf, sizeof(buf), "OP_%u", idx[i]);
 			name = buf;
 		}
-		npf_tw_row(&p->tw, (struct npf_val[]){
+		npf_tw_row(&p->tw[NPUPROF_TABLE_OPERATORS], (struct npuprof_value[]){
 			npf_s(name),
 			{ .null = !a->count,
 			  .f = a->count ? (double)a->sum_ns / (double)a->count : 0 },
@@ -448,7 +459,7 @@ static int npf_rep_done(struct npf_rep *p, FILE *out, int ret)
 {
 	free(p->ops);
 	free(p->durs);
-	if (!ret && (fflush(out) || ferror(out)))
+	if (!ret && out && (fflush(out) || ferror(out)))
 		ret = -EIO;
 	return ret;
 }
@@ -468,38 +479,48 @@ int npuprof_report(struct npuprof_trace *trace, FILE *out,
 		[NPUPROF_TABLE_SPANS] = { span_cols, NCOLS(span_cols) },
 		[NPUPROF_TABLE_OP_RECORDS] = { oprec_cols, NCOLS(oprec_cols) },
 	};
+	const unsigned int all = ((1u << NCOLS(tabs)) - 1) &
+				 ~(1u << 0);
 	struct npuprof_report_opts o;
-	unsigned int table, format;
+	unsigned int t, format;
 	struct npf_rep p;
 	int ret;
 
 	ret = npf_report_opts(opts, &o);
 	if (ret)
 		return ret;
-	table = o.table;
 	format = o.format;
-	p = (struct npf_rep){ .trace = trace, .table = table };
-	if (!trace || !out || table < NPUPROF_TABLE_INFERENCES ||
-	    table > NPUPROF_TABLE_OP_RECORDS ||
-	    (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
-	     format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON))
+	p = (struct npf_rep){ .trace = trace, .mask = 1u << o.table };
+	if (format == NPUPROF_FORMAT_ROWS && o.tables)
+		p.mask = o.tables;
+	if (!trace || o.table >= NCOLS(tabs) || (p.mask & ~all) ||
+	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
+	     !out || o.tables ||
+	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
+	      format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
-	if (table == NPUPROF_TABLE_OPERATORS) {
+	if (npf_want(&p, NPUPROF_TABLE_OPERATORS)) {
 		p.ops = calloc(NPF_NOPS, sizeof(*p.ops));
 		if (!p.ops)
 			return -ENOMEM;
 	}
-	npf_tw_begin(&p.tw, out, format, tabs[table].cols, tabs[table].n,
-		     table == NPUPROF_TABLE_OPERATORS);
-	ret = npf_rep_pass(&p, NULL);
-	if (!ret && table == NPUPROF_TABLE_OPERATORS)
-		ret = npf_rep_operators(&p);
+	for (t = NPUPROF_TABLE_INFERENCES; t < NCOLS(tabs) && !ret; t++) {
+		if (!npf_want(&p, t))
+			continue;
+		npf_tw_begin(&p.tw[t], out, format, tabs[t].cols, tabs[t].n,
+			     t == NPUPROF_TABLE_OPERATORS);
+		if (format == NPUPROF_FORMAT_ROWS)
+			ret = npf_tw_sink(&p.tw[t], o.sink, t);
+	}
 	if (!ret)
-		npf_tw_end(&p.tw);
+		ret = npf_rep_pass(&p, NULL);
+	if (!ret && npf_want(&p, NPUPROF_TABLE_OPERATORS))
+		ret = npf_rep_operators(&p);
+	for (t = NPUPROF_TABLE_INFERENCES; t < NCOLS(tabs) && !ret; t++)
+		if (npf_want(&p, t))
+			ret = npf_tw_end(&p.tw[t]);
 	return npf_rep_done(&p, out, ret);
 }
-
-/* ---- the summary ---- */
 
 static int npf_i64_cmp(const void *a, const void *b)
 {
@@ -601,7 +622,7 @@ NPUPROF_EXPORT
 int npuprof_print_summary(struct npuprof_trace *trace, FILE *out,
 			  const struct npuprof_report_opts *opts)
 {
-	struct npf_rep p = { .trace = trace, .table = 0 };
+	struct npf_rep p = { .trace = trace, .mask = 0 };
 	struct npuprof_report_opts o;
 	unsigned int format;
 	const struct npf_join_stats *js;

@@ -3,12 +3,14 @@
  * report_fmt.c - writes the rows of a report table in one of the output
  * formats: aligned text laid out as the reference documents' pandas
  * tables (NPUPROF_FORMAT_TABLE), CSV (RFC 4180), JSON Lines, and one JSON
- * document (an array of objects). Streams: nothing is kept between rows
- * but the row count. Strings are written as valid UTF-8 JSON (bytes that
+ * document (an array of objects); or gives them, typed, to a caller's row
+ * sink (NPUPROF_FORMAT_ROWS). Streams: nothing is kept between rows but
+ * the row count. Strings are written as valid UTF-8 JSON (bytes that
  * are not UTF-8 become U+FFFD).
  *
  * A writer is used by one thread; it lives on its caller's stack.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,8 @@
 
 /* Width of the pandas-like row index of the text tables */
 #define NPF_IDX_W	6
+/* The widest table given to a sink (the executions: 22) */
+#define NPF_SINK_MAXCOLS	32
 
 static bool npf_tw_shown(const struct npf_tw *w, const struct npf_col *c)
 {
@@ -98,7 +102,7 @@ void npf_json_str(FILE *f, const char *str)
 
 /* @v as text into @buf; NULL for a null value */
 static const char *npf_val_text(const struct npf_col *c,
-				const struct npf_val *v, char *buf, size_t len)
+				const struct npuprof_value *v, char *buf, size_t len)
 {
 	if (v->null)
 		return NULL;
@@ -131,6 +135,9 @@ void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 	w->ncols = ncols;
 	w->rows = 0;
 	w->name_index = name_index;
+	w->sink = NULL;
+	w->table = 0;
+	w->err = 0;
 	if (format == NPUPROF_FORMAT_JSON) {
 		fputc('[', out);
 		return;
@@ -166,7 +173,27 @@ void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		fprintf(out, "%s\n", cols[0].name);
 }
 
-void npf_tw_row(struct npf_tw *w, const struct npf_val *v)
+int npf_tw_sink(struct npf_tw *w, const struct npuprof_row_sink *sink,
+		unsigned int table)
+{
+	struct npuprof_column cols[NPF_SINK_MAXCOLS];
+	unsigned int i;
+
+	w->sink = sink;
+	w->table = table;
+	if (w->ncols > NPF_SINK_MAXCOLS || !sink || !sink->row) {
+		w->err = -EINVAL;
+		return w->err;
+	}
+	for (i = 0; i < w->ncols; i++)
+		cols[i] = (struct npuprof_column){ w->cols[i].name,
+						   w->cols[i].type };
+	if (sink->columns)
+		w->err = sink->columns(sink->ctx, table, cols, w->ncols);
+	return w->err;
+}
+
+void npf_tw_row(struct npf_tw *w, const struct npuprof_value *v)
 {
 	FILE *f = w->out;
 	char buf[64];
@@ -175,6 +202,10 @@ void npf_tw_row(struct npf_tw *w, const struct npf_val *v)
 	bool first = true;
 
 	switch (w->format) {
+	case NPUPROF_FORMAT_ROWS:
+		if (!w->err)
+			w->err = w->sink->row(w->sink->ctx, w->table, v);
+		break;
 	case NPUPROF_FORMAT_TABLE:
 		if (w->name_index) {
 			t = npf_val_text(&w->cols[0], &v[0], buf, sizeof(buf));
@@ -227,8 +258,9 @@ void npf_tw_row(struct npf_tw *w, const struct npf_val *v)
 	w->rows++;
 }
 
-void npf_tw_end(struct npf_tw *w)
+int npf_tw_end(struct npf_tw *w)
 {
 	if (w->format == NPUPROF_FORMAT_JSON)
 		fputs(w->rows ? "\n]\n" : "]\n", w->out);
+	return w->err;
 }

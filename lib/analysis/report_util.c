@@ -127,21 +127,32 @@ void npuprof_report_opts_init(struct npuprof_report_opts *opts)
 	opts->table = NPUPROF_TABLE_INFERENCES;
 }
 
+int npf_opts_copy(void *o, size_t osz, const void *in, size_t min)
+{
+	size_t sz, i;
+
+	if (!in)
+		return 0;
+	memcpy(&sz, in, sizeof(sz));
+	if (sz < min)
+		return -EINVAL;
+	for (i = osz; i < sz; i++)
+		if (((const unsigned char *)in)[i])
+			return -E2BIG;
+	memcpy(o, in, sz < osz ? sz : osz);
+	memcpy(o, &osz, sizeof(osz));
+	return 0;
+}
+
 int npf_report_opts(const struct npuprof_report_opts *in,
 		    struct npuprof_report_opts *o)
 {
-	size_t i;
+	int ret;
 
 	npuprof_report_opts_init(o);
-	if (!in)
-		return 0;
-	if (in->sz < sizeof(size_t))
-		return -EINVAL;
-	for (i = sizeof(*o); i < in->sz; i++)
-		if (((const unsigned char *)in)[i])
-			return -E2BIG;
-	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	o->sz = sizeof(*o);
+	ret = npf_opts_copy(o, sizeof(*o), in, sizeof(size_t));
+	if (ret)
+		return ret;
 	if (!o->format)
 		o->format = NPUPROF_FORMAT_TABLE;
 	if (!o->table)

@@ -34,8 +34,13 @@ char *npf_hex_span(char *buf, uint64_t id);
 
 /* -- table writer (report_fmt.c) -- */
 
-/* npf_col.type */
-enum { NPF_COL_STR, NPF_COL_I64, NPF_COL_U64, NPF_COL_F64 };
+/* npf_col.type: enum npuprof_col_type */
+enum {
+	NPF_COL_STR = NPUPROF_COL_STR,
+	NPF_COL_I64 = NPUPROF_COL_I64,
+	NPF_COL_U64 = NPUPROF_COL_U64,
+	NPF_COL_F64 = NPUPROF_COL_F64,
+};
 /* npf_col.flags: left out of NPUPROF_FORMAT_TABLE (machine formats only) */
 #define NPF_COL_DATA	1u
 
@@ -47,17 +52,11 @@ struct npf_col {
 	int width;
 };
 
-/* A value of a row; @null: no value (table "-", CSV empty, JSON null) */
-struct npf_val {
-	bool null;
-	union {
-		const char *s;
-		int64_t i;
-		uint64_t u;
-		double f;
-	};
-};
-
+/*
+ * A table being written: to @out in @format, or with NPUPROF_FORMAT_ROWS
+ * to @sink, whose first non-zero return is kept in @err (the rows after
+ * it are dropped)
+ */
 struct npf_tw {
 	FILE *out;
 	unsigned int format;
@@ -65,18 +64,26 @@ struct npf_tw {
 	unsigned int ncols;
 	uint64_t rows;
 	bool name_index;
+	const struct npuprof_row_sink *sink;
+	unsigned int table;
+	int err;
 };
 
 /*
  * npf_tw_begin() - start a table of @ncols @cols in @format (TABLE, CSV,
  * JSONL or JSON) on @out; @name_index: the first column is the row label
- * (pandas' named index) instead of a row number
+ * (pandas' named index) instead of a row number. For NPUPROF_FORMAT_ROWS,
+ * npf_tw_sink() after it.
  */
 void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		  const struct npf_col *cols, unsigned int ncols,
 		  bool name_index);
-void npf_tw_row(struct npf_tw *w, const struct npf_val *v);
-void npf_tw_end(struct npf_tw *w);
+/* NPUPROF_FORMAT_ROWS: the columns of @table to @sink; returns w->err */
+int npf_tw_sink(struct npf_tw *w, const struct npuprof_row_sink *sink,
+		unsigned int table);
+void npf_tw_row(struct npf_tw *w, const struct npuprof_value *v);
+/* Ends the table; returns w->err (a sink's), 0 for the text formats */
+int npf_tw_end(struct npf_tw *w);
 /* @s as a JSON string (escaped, valid UTF-8) */
 void npf_json_str(FILE *f, const char *s);
 
@@ -95,5 +102,14 @@ int64_t npf_percentile(const int64_t *v, size_t n, unsigned int pm);
  */
 int npf_report_opts(const struct npuprof_report_opts *in,
 		    struct npuprof_report_opts *o);
+
+/*
+ * npf_opts_copy() - an options struct @in (NULL: keep @o), which starts
+ * with its size_t sz, over the defaults in @o (@osz bytes, ours): a
+ * smaller one keeps the defaults it lacks, a larger one's bytes beyond
+ * ours must be 0; @o's sz becomes @osz. Return: 0, -EINVAL (sz below
+ * @min), -E2BIG.
+ */
+int npf_opts_copy(void *o, size_t osz, const void *in, size_t min);
 
 #endif /* NPF_REPORT_UTIL_H */
