@@ -25,6 +25,16 @@
  * take more than the quota. The charge is an atomic counter in a small
  * reference-counted struct npu_bo_quota shared by the file and its buffers.
  *
+ * Accounting: the allocator's changes happen under npu_dev.mem_lock,
+ * together with the device's memory counters (struct npu_mem_stats) and
+ * the trace hook of each allocation, failed allocation and free
+ * (npu_trace_bo_locked(): the tracepoints npu_bo_alloc and npu_bo_free,
+ * and the BO_ALLOC and BO_FREE records of the trace rings), so that the
+ * records reach a ring in the order in which the device memory changed.
+ * genalloc never sleeps, so the lock is a spinlock. A buffer's memory is
+ * freed when its last reference goes; npu_bo_put_for() says whose it was
+ * (the handle, the file, a mapping, a job), for the BO_FREE record.
+ *
  * Hot-unplug: remove() zaps every mapping of device memory. A later access
  * faults in a zeroed page of RAM owned by the buffer (npu_bo.dummy,
  * allocated at the first such fault, freed with the buffer) at every page
@@ -32,11 +42,15 @@
  * zeros, writes land in that page and reach nothing.
  */
 
+#include <linux/bitmap.h>
 #include <linux/genalloc.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -47,6 +61,7 @@
 
 #include "npu_bo.h"
 #include "npu_drv.h"
+#include "npu_trace.h"
 
 static unsigned int max_file_dram_pct = 50;
 module_param(max_file_dram_pct, uint, 0644);
@@ -75,7 +90,66 @@ int npu_bo_pool_init(struct npu_dev *ndev)
 		return -ENOMEM;
 	}
 	ndev->pool = pool;
+	spin_lock_init(&ndev->mem_lock);
+	memset(&ndev->mem_stats, 0, sizeof(ndev->mem_stats));
+	ndev->next_bo_id = 0;
 	return 0;
+}
+
+/* Largest run of free pages of one chunk, into *(u64 *)@data. */
+static void npu_bo_chunk_extent(struct gen_pool *pool,
+				struct gen_pool_chunk *chunk, void *data)
+{
+	unsigned long nbits = (chunk->end_addr - chunk->start_addr + 1) >>
+			      pool->min_alloc_order;
+	unsigned long start = 0, end;
+	u64 *largest = data;
+
+	for (;;) {
+		start = find_next_zero_bit(chunk->bits, nbits, start);
+		if (start >= nbits)
+			break;
+		end = find_next_bit(chunk->bits, nbits, start);
+		*largest = max_t(u64, *largest,
+				 (u64)(end - start) << pool->min_alloc_order);
+		start = end;
+	}
+}
+
+/**
+ * npu_bo_get_stats() - the device's memory counters
+ * @ndev: the device, its allocator created
+ * @st: out: the counters, with the allocator's free bytes and its largest
+ *	free extent, all taken at one instant
+ *
+ * Scans the allocator's bitmap (a bit a page) under npu_dev.mem_lock.
+ */
+void npu_bo_get_stats(struct npu_dev *ndev, struct npu_mem_stats *st)
+{
+	u64 largest = 0;
+
+	spin_lock(&ndev->mem_lock);
+	*st = ndev->mem_stats;
+	if (ndev->pool) {
+		st->free = gen_pool_avail(ndev->pool);
+		gen_pool_for_each_chunk(ndev->pool, npu_bo_chunk_extent,
+					&largest);
+	}
+	spin_unlock(&ndev->mem_lock);
+	st->largest_free = largest;
+}
+
+/**
+ * npu_bo_reset_peak() - start the peak of device memory use again
+ * @ndev: the device
+ *
+ * The peak becomes the bytes held now.
+ */
+void npu_bo_reset_peak(struct npu_dev *ndev)
+{
+	spin_lock(&ndev->mem_lock);
+	ndev->mem_stats.peak = ndev->mem_stats.used;
+	spin_unlock(&ndev->mem_lock);
 }
 
 /**
@@ -116,16 +190,36 @@ static int npu_bo_quota_charge(struct npu_dev *ndev, struct npu_bo_quota *q,
 	return 0;
 }
 
-static void npu_bo_release(struct kref *ref)
+/* The buffer's memory back to the allocator: @why let it go. */
+static void npu_bo_release(struct npu_bo *bo, u32 why)
 {
-	struct npu_bo *bo = container_of(ref, struct npu_bo, ref);
 	struct npu_dev *ndev = bo->ndev;
+	struct npu_trace_bo_ev ev = {
+		.type = NPU_TRACE_REC_BO_FREE,
+		.kind = bo->kind,
+		.reason = why,
+		.owner = bo->owner,
+		.bo_id = bo->id,
+		.dev_addr = bo->dev_addr,
+		.size = bo->size,
+	};
 
+	spin_lock(&ndev->mem_lock);
 	gen_pool_free(ndev->pool, NPU_POOL_BIAS + bo->dev_addr, bo->size);
+	ndev->mem_stats.used -= bo->size;
+	ndev->mem_stats.frees++;
+	ev.host_ns = ktime_get_ns();
+	ev.used = ndev->mem_stats.used;
+	npu_trace_bo_locked(ndev, bo->tdev, &ev);
+	spin_unlock(&ndev->mem_lock);
+
 	atomic64_sub(bo->size, &bo->quota->used);
 	npu_bo_quota_put(bo->quota);
 	if (bo->dummy)
 		__free_page(bo->dummy);
+	put_pid(bo->owner);
+	if (bo->tdev)
+		npu_trace_dev_put(bo->tdev);
 	kfree(bo);
 	npu_dev_put(ndev);
 }
@@ -137,19 +231,23 @@ static void npu_bo_release(struct kref *ref)
  */
 void npu_bo_get(struct npu_bo *bo)
 {
-	kref_get(&bo->ref);
+	refcount_inc(&bo->ref);
 }
 
 /**
- * npu_bo_put() - drop a reference on a buffer
+ * npu_bo_put_for() - drop a reference on a buffer
  * @bo: the buffer
+ * @why: whose reference it is, NPU_TRACE_BO_FREE_*: the handle's, the
+ *	file's (its handle at close), a mapping's, a job's, or another
  *
- * The last reference returns its memory to the device's allocator and
- * drops the buffer's device reference. Any context that may sleep.
+ * The last reference returns its memory to the device's allocator, with
+ * @why in the BO_FREE trace record, and drops the buffer's device
+ * reference. Any context that may sleep.
  */
-void npu_bo_put(struct npu_bo *bo)
+void npu_bo_put_for(struct npu_bo *bo, u32 why)
 {
-	kref_put(&bo->ref, npu_bo_release);
+	if (refcount_dec_and_test(&bo->ref))
+		npu_bo_release(bo, why);
 }
 
 /* Key of a buffer in npu_file.bo_offsets: its mmap offset in pages. */
@@ -218,6 +316,81 @@ struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle)
 	return bo;
 }
 
+/* NPU_BO_KIND_* of creation flags, checked by the ioctl. */
+static u32 npu_bo_kind(u32 flags)
+{
+	u32 kind = NPU_BO_KIND_OF(flags);
+
+	if (kind == NPU_BO_KIND_OTHER && (flags & NPU_BO_PROGRAM))
+		kind = NPU_BO_KIND_PROGRAM;
+	return kind;
+}
+
+/*
+ * Count a failed allocation of @size bytes (-ENOMEM or -EDQUOT) and
+ * trace it; inside npu_dev_enter() (npu_dev.trace is there).
+ */
+static void npu_bo_alloc_failed(struct npu_dev *ndev, u64 size, u32 kind,
+				int err)
+{
+	struct npu_trace_bo_ev ev = {
+		.type = NPU_TRACE_REC_BO_ALLOC,
+		.kind = kind,
+		.error = err,
+		.owner = task_tgid(current),
+		.tid = task_pid(current),
+		.size = size,
+	};
+
+	spin_lock(&ndev->mem_lock);
+	if (err == -EDQUOT)
+		ndev->mem_stats.fail_quota++;
+	else
+		ndev->mem_stats.fail_nomem++;
+	ev.host_ns = ktime_get_ns();
+	ev.used = ndev->mem_stats.used;
+	npu_trace_bo_locked(ndev, ndev->trace, &ev);
+	spin_unlock(&ndev->mem_lock);
+}
+
+/*
+ * Take @size bytes of device memory for @bo, give it its id and count it;
+ * the current task creates it. Return: true, or false when the device has
+ * no free range that large.
+ */
+static bool npu_bo_take(struct npu_dev *ndev, struct npu_bo *bo, u64 size)
+{
+	struct npu_trace_bo_ev ev = {
+		.type = NPU_TRACE_REC_BO_ALLOC,
+		.kind = bo->kind,
+		.owner = task_tgid(current),
+		.tid = task_pid(current),
+		.size = size,
+	};
+	struct npu_mem_stats *st = &ndev->mem_stats;
+	unsigned long addr;
+
+	spin_lock(&ndev->mem_lock);
+	addr = gen_pool_alloc(ndev->pool, size);
+	if (!addr) {
+		spin_unlock(&ndev->mem_lock);
+		return false;
+	}
+	bo->dev_addr = addr - NPU_POOL_BIAS;
+	bo->size = size;
+	bo->id = ++ndev->next_bo_id;
+	st->used += size;
+	st->peak = max(st->peak, st->used);
+	st->allocs++;
+	ev.bo_id = bo->id;
+	ev.dev_addr = bo->dev_addr;
+	ev.host_ns = ktime_get_ns();
+	ev.used = st->used;
+	npu_trace_bo_locked(ndev, ndev->trace, &ev);
+	spin_unlock(&ndev->mem_lock);
+	return true;
+}
+
 /*
  * A buffer of @size bytes charged to @nf's quota. Called inside
  * npu_dev_enter(): the hardware is there.
@@ -225,28 +398,33 @@ struct npu_bo *npu_bo_lookup(struct npu_file *nf, u32 handle)
 static struct npu_bo *npu_bo_alloc(struct npu_file *nf, u64 size, u32 flags)
 {
 	struct npu_dev *ndev = nf->ndev;
-	unsigned long addr;
+	u32 kind = npu_bo_kind(flags);
 	struct npu_bo *bo;
 	u64 off, n;
 	int ret;
 
+	if (size > ndev->hw.dram_size) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	ret = npu_bo_quota_charge(ndev, nf->bo_quota, size);
 	if (ret)
-		return ERR_PTR(ret);
+		goto fail;
+	ret = -ENOMEM;
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
-		goto err;
-	addr = gen_pool_alloc(ndev->pool, size);
-	if (!addr) {
+		goto uncharge;
+	bo->kind = kind;
+	if (!npu_bo_take(ndev, bo, size)) {
 		kfree(bo);
-		goto err;
+		goto uncharge;
 	}
-	kref_init(&bo->ref);
+	refcount_set(&bo->ref, 1);
 	bo->quota = nf->bo_quota;
 	refcount_inc(&bo->quota->ref);
 	bo->ndev = ndev;
-	bo->dev_addr = addr - NPU_POOL_BIAS;
-	bo->size = size;
+	bo->tdev = npu_trace_dev_get(ndev);
+	bo->owner = get_pid(task_tgid(current));
 	bo->flags = flags;
 	npu_dev_get(ndev);
 	/*
@@ -260,9 +438,11 @@ static struct npu_bo *npu_bo_alloc(struct npu_file *nf, u64 size, u32 flags)
 	}
 	return bo;
 
-err:
+uncharge:
 	atomic64_sub(size, &nf->bo_quota->used);
-	return ERR_PTR(-ENOMEM);
+fail:
+	npu_bo_alloc_failed(ndev, size, kind, ret);
+	return ERR_PTR(ret);
 }
 
 /**
@@ -274,7 +454,6 @@ err:
  */
 int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 {
-	struct npu_dev *ndev = nf->ndev;
 	struct npu_bo_create args;
 	struct npu_bo *bo;
 	u32 handle;
@@ -284,13 +463,12 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	ret = npu_copy_args(&args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags & ~NPU_BO_PROGRAM)
+	if (args.flags & ~(NPU_BO_PROGRAM | NPU_BO_KIND_MASK) ||
+	    NPU_BO_KIND_OF(args.flags) > NPU_BO_KIND_MAX)
 		return -EINVAL;
 	if (!args.size || args.size > U32_MAX)
 		return -EINVAL;
 	size = PAGE_ALIGN(args.size);
-	if (size > ndev->hw.dram_size)
-		return -ENOMEM;
 
 	bo = npu_bo_alloc(nf, size, args.flags);
 	if (IS_ERR(bo))
@@ -306,7 +484,7 @@ int npu_bo_create_ioctl(struct npu_file *nf, void __user *uarg)
 	mutex_lock(&nf->bo_lock);
 	ret = npu_bo_insert_locked(nf, bo, &handle);
 	if (!ret)
-		kref_get(&bo->ref);
+		npu_bo_get(bo);
 	mutex_unlock(&nf->bo_lock);
 	if (ret) {
 		npu_bo_put(bo);
@@ -357,7 +535,7 @@ int npu_bo_free_ioctl(struct npu_file *nf, void __user *uarg)
 	mutex_unlock(&nf->bo_lock);
 	if (!bo)
 		return -ENOENT;
-	npu_bo_put(bo);
+	npu_bo_put_for(bo, NPU_TRACE_BO_FREE_HANDLE);
 	return 0;
 }
 
@@ -392,7 +570,7 @@ void npu_bo_file_fini(struct npu_file *nf)
 
 	xa_for_each(&nf->bos, handle, bo) {
 		xa_erase(&nf->bos, handle);
-		npu_bo_put(bo);
+		npu_bo_put_for(bo, NPU_TRACE_BO_FREE_CLOSE);
 	}
 	xa_destroy(&nf->bos);
 	xa_destroy(&nf->bo_offsets);
@@ -407,7 +585,7 @@ static void npu_bo_vm_open(struct vm_area_struct *vma)
 
 static void npu_bo_vm_close(struct vm_area_struct *vma)
 {
-	npu_bo_put(vma->vm_private_data);
+	npu_bo_put_for(vma->vm_private_data, NPU_TRACE_BO_FREE_UNMAP);
 }
 
 /* The buffer's page of RAM for mappings of a removed device, or NULL. */

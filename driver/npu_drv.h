@@ -23,6 +23,7 @@
 #include <linux/npu.h>
 
 #include "npu/npu_hw.h"
+#include "npu_bo.h"
 #include "npu_job.h"
 
 #define NPU_DRV_NAME	"npu"
@@ -114,6 +115,11 @@ struct npu_pe_stats {
  * @mbox_irq_ns: CLOCK_MONOTONIC time of the last mailbox interrupt
  * @intr_lock: serializes the host's clearing of NPU_REG_INTR_CAUSE bits
  * @pool: DRAM allocator (npu_bo.c); lives until release
+ * @mem_lock: protects @pool's changes, @mem_stats and @next_bo_id, so
+ *	that the counters, the buffer ids and the BO trace records follow
+ *	the allocator's changes in one order (npu_bo.c)
+ * @mem_stats: device memory counters
+ * @next_bo_id: last buffer id handed out
  * @jobs_lock: protects every job, the queues' host state and the fields
  *	below up to @pe_stats
  * @pe: host state of each PE's command queue
@@ -162,6 +168,9 @@ struct npu_dev {
 
 	spinlock_t intr_lock;		/* host side of INTR_CAUSE */
 	struct gen_pool *pool;
+	spinlock_t mem_lock;		/* pool changes, mem_stats, next_bo_id */
+	struct npu_mem_stats mem_stats;
+	u64 next_bo_id;
 
 	struct mutex jobs_lock;		/* all job state */
 	struct npu_pe_queue pe[NPU_HW_MAX_PES];

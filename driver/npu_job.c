@@ -161,7 +161,7 @@ void npu_job_free(struct npu_job *job)
 	u32 i;
 
 	for (i = 0; i < job->nbufs; i++)
-		npu_bo_put(job->bos[i]);
+		npu_bo_put_for(job->bos[i], NPU_TRACE_BO_FREE_JOB);
 	put_pid(job->tgid_ref);
 	put_pid(job->tid_ref);
 	kfree(job);
@@ -221,7 +221,7 @@ static void npu_job_complete_locked(struct npu_dev *ndev, struct npu_job *job,
 	npu_trace_job_completed_locked(ndev, job);
 	npu_nl_job_event(ndev, job);
 	for (i = 0; i < job->nbufs; i++)
-		npu_bo_put(job->bos[i]);
+		npu_bo_put_for(job->bos[i], NPU_TRACE_BO_FREE_JOB);
 	job->nbufs = 0;
 
 	if (job->ucmd) {

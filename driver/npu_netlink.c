@@ -17,7 +17,8 @@
  * (npu_nl_dev_del()). npu_nl_lock (a mutex) serializes changes to it and
  * is held by the handlers for as long as they use a device from it, so a
  * device they see cannot be removed under them (remove() waits). Order:
- * npu_nl_lock -> npu_dev.jobs_lock -> npu_trace_dev.lock. The event
+ * npu_nl_lock -> npu_dev.jobs_lock -> npu_trace_dev.lock; npu_nl_lock ->
+ * npu_dev.mem_lock. The event
  * functions take none of these locks; they are called with jobs_lock or
  * the trace lock held.
  */
@@ -35,6 +36,7 @@
 #include <linux/npu.h>
 #include <linux/npu_netlink.h>
 
+#include "npu_bo.h"
 #include "npu_drv.h"
 #include "npu_job.h"
 #include "npu_netlink.h"
@@ -133,6 +135,30 @@ static int npu_nl_fill_pe(struct sk_buff *skb, struct npu_dev *ndev, u32 pe,
 	return 0;
 }
 
+static int npu_nl_put_u64(struct sk_buff *skb, int attr, u64 v)
+{
+	return nla_put_u64_64bit(skb, attr, v, NPU_A_STATS_PAD);
+}
+
+/* The device memory counters (npu_bo.c), read at one instant. */
+static int npu_nl_fill_mem(struct sk_buff *skb, struct npu_dev *ndev)
+{
+	struct npu_mem_stats ms;
+
+	npu_bo_get_stats(ndev, &ms);
+	if (npu_nl_put_u64(skb, NPU_A_STATS_MEM_USED, ms.used) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_PEAK, ms.peak) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_ALLOCS, ms.allocs) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_FREES, ms.frees) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_FAIL_NOMEM, ms.fail_nomem) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_FAIL_QUOTA, ms.fail_quota) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_FREE, ms.free) ||
+	    npu_nl_put_u64(skb, NPU_A_STATS_MEM_LARGEST_FREE,
+			   ms.largest_free))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int npu_nl_fill_stats(struct sk_buff *skb, struct npu_dev *ndev)
 {
 	struct npu_pe_stats pe[NPU_HW_MAX_PES];
@@ -152,7 +178,8 @@ static int npu_nl_fill_stats(struct sk_buff *skb, struct npu_dev *ndev)
 	    nla_put_u64_64bit(skb, NPU_A_STATS_TRACE_RECORDS, ts.records,
 			      NPU_A_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, NPU_A_STATS_TRACE_LOST, ts.lost,
-			      NPU_A_STATS_PAD))
+			      NPU_A_STATS_PAD) ||
+	    npu_nl_fill_mem(skb, ndev))
 		return -EMSGSIZE;
 	for (i = 0; i < npe; i++)
 		if (npu_nl_fill_pe(skb, ndev, i, &pe[i], &ts))

@@ -5,12 +5,16 @@
  *
  * The attributes live on the misc device (/sys/class/misc/npuN), which is
  * removed before the NPU is unplugged, so they only read values cached at
- * probe and never touch the hardware.
+ * probe and never touch the hardware. The group "memory" gives the device
+ * memory counters of npu_bo.c (Documentation/ABI/testing/
+ * sysfs-class-misc-npu); its "peak" is the only writable attribute.
  */
 
 #include <linux/device.h>
+#include <linux/kstrtox.h>
 #include <linux/miscdevice.h>
 
+#include "npu_bo.h"
 #include "npu_drv.h"
 #include "npu_sysfs.h"
 
@@ -81,7 +85,71 @@ static const struct attribute_group npu_attr_group = {
 	.attrs = npu_attrs,
 };
 
+/* memory/: the device memory counters, each read at one instant */
+#define NPU_MEM_ATTR_RO(_name, _field)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct npu_mem_stats st;					\
+									\
+	npu_bo_get_stats(npu_from_dev(dev), &st);			\
+	return sysfs_emit(buf, "%llu\n", st._field);			\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+NPU_MEM_ATTR_RO(used, used);
+NPU_MEM_ATTR_RO(allocs, allocs);
+NPU_MEM_ATTR_RO(frees, frees);
+NPU_MEM_ATTR_RO(failed_nomem, fail_nomem);
+NPU_MEM_ATTR_RO(failed_quota, fail_quota);
+NPU_MEM_ATTR_RO(free, free);
+NPU_MEM_ATTR_RO(largest_free, largest_free);
+
+static ssize_t peak_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct npu_mem_stats st;
+
+	npu_bo_get_stats(npu_from_dev(dev), &st);
+	return sysfs_emit(buf, "%llu\n", st.peak);
+}
+
+/* Writing 0 starts the peak again from the bytes used now. */
+static ssize_t peak_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	npu_bo_reset_peak(npu_from_dev(dev));
+	return count;
+}
+static DEVICE_ATTR_RW(peak);
+
+static struct attribute *npu_mem_attrs[] = {
+	&dev_attr_used.attr,
+	&dev_attr_peak.attr,
+	&dev_attr_allocs.attr,
+	&dev_attr_frees.attr,
+	&dev_attr_failed_nomem.attr,
+	&dev_attr_failed_quota.attr,
+	&dev_attr_free.attr,
+	&dev_attr_largest_free.attr,
+	NULL,
+};
+
+static const struct attribute_group npu_mem_group = {
+	.name = "memory",
+	.attrs = npu_mem_attrs,
+};
+
 const struct attribute_group *npu_sysfs_groups[] = {
 	&npu_attr_group,
+	&npu_mem_group,
 	NULL,
 };

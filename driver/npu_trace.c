@@ -34,6 +34,24 @@ static void npu_trace_dev_release(struct kref *ref)
 }
 
 /**
+ * npu_trace_dev_get() - take a reference on a device's trace state
+ * @ndev: the device, bound (inside npu_dev_enter() or probe)
+ *
+ * For what may outlive the device and still write trace records until it
+ * is gone, as a buffer does.
+ *
+ * Return: the trace state, or NULL when the device has none.
+ */
+struct npu_trace_dev *npu_trace_dev_get(struct npu_dev *ndev)
+{
+	struct npu_trace_dev *tdev = ndev->trace;
+
+	if (tdev)
+		kref_get(&tdev->ref);
+	return tdev;
+}
+
+/**
  * npu_trace_dev_put() - drop a reference on a device's trace state
  * @tdev: the trace state
  */

@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/lockdep.h>
+#include <linux/pid.h>
 #include <linux/types.h>
 
 #include "npu_drv.h"
@@ -40,6 +41,40 @@ struct npu_trace_stats {
 
 void npu_trace_get_stats(struct npu_dev *ndev, struct npu_trace_stats *st);
 
+/**
+ * struct npu_trace_bo_ev - a buffer's memory taken or given back
+ * @type: NPU_TRACE_REC_BO_ALLOC or NPU_TRACE_REC_BO_FREE
+ * @kind: NPU_BO_KIND_*
+ * @error: BO_ALLOC: 0, -ENOMEM or -EDQUOT
+ * @reason: BO_FREE: NPU_TRACE_BO_FREE_*
+ * @owner: the creating process, whose rings see the record
+ * @tid: BO_ALLOC: the creating thread; BO_FREE: NULL
+ * @bo_id: npu_bo.id, 0 for a failed allocation
+ * @dev_addr: device address, 0 for a failed allocation
+ * @size: bytes
+ * @host_ns: CLOCK_MONOTONIC of the event
+ * @used: npu_mem_stats.used after the event
+ *
+ * npu_bo.c fills one under npu_dev.mem_lock, so that the records reach
+ * the rings in the order of the allocator's changes.
+ */
+struct npu_trace_bo_ev {
+	u16 type;
+	u32 kind;
+	s32 error;
+	u32 reason;
+	struct pid *owner;
+	struct pid *tid;
+	u64 bo_id;
+	u64 dev_addr;
+	u64 size;
+	u64 host_ns;
+	u64 used;
+};
+
+struct npu_trace_dev *npu_trace_dev_get(struct npu_dev *ndev);
+void npu_trace_dev_put(struct npu_trace_dev *tdev);
+
 /*
  * At probe, after npu_hw_init() and BEFORE the interrupts are requested
  * (the trace state is released by devres after the interrupts are freed);
@@ -60,6 +95,8 @@ void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
 				      const struct npu_job *job);
 void __npu_trace_job_completed_locked(struct npu_dev *ndev,
 				      const struct npu_job *job);
+void __npu_trace_bo_locked(struct npu_dev *ndev, struct npu_trace_dev *tdev,
+			   const struct npu_trace_bo_ev *ev);
 
 /**
  * npu_trace_on() - is any trace ring of the device enabled?
@@ -129,6 +166,35 @@ static inline void npu_trace_job_completed_locked(struct npu_dev *ndev,
 	trace_npu_job_complete(ndev->id, job->id, job->pe, job->status,
 			       job->tgid, job->submit_ns, job->complete_ns,
 			       job->start_tick, job->end_tick);
+}
+
+/**
+ * npu_trace_bo_locked() - a buffer's device memory was taken or given back
+ * @ndev: the device
+ * @tdev: the device's trace state, held by the caller (a buffer's
+ *	reference, or the device's inside npu_dev_enter()); may be NULL
+ * @ev: what happened
+ *
+ * With npu_dev.mem_lock held, for every allocation, failed allocation
+ * and free, whether or not the device is still there. Fires npu_bo_alloc
+ * or npu_bo_free; while a ring is enabled, writes the BO_ALLOC or BO_FREE
+ * record to the rings that see @ev->owner.
+ */
+static inline void npu_trace_bo_locked(struct npu_dev *ndev,
+				       struct npu_trace_dev *tdev,
+				       const struct npu_trace_bo_ev *ev)
+{
+	lockdep_assert_held(&ndev->mem_lock);
+	if (ev->type == NPU_TRACE_REC_BO_ALLOC)
+		trace_npu_bo_alloc(ndev->id, ev->bo_id, ev->dev_addr, ev->size,
+				   ev->kind, pid_nr(ev->owner), ev->error,
+				   ev->used);
+	else
+		trace_npu_bo_free(ndev->id, ev->bo_id, ev->dev_addr, ev->size,
+				  ev->kind, pid_nr(ev->owner), ev->reason,
+				  ev->used);
+	if (unlikely(npu_trace_on(ndev)) && tdev)
+		__npu_trace_bo_locked(ndev, tdev, ev);
 }
 
 #endif /* _NPU_TRACE_H */

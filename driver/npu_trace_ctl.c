@@ -95,6 +95,7 @@ static void npu_trace_clock_work(struct work_struct *work)
 	period = READ_ONCE(clock_period_ms);
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (!ret && !tdev->dead) {
+		npu_trace_keep_clock_locked(tdev, &rec);
 		list_for_each_entry(r, &tdev->rings, node)
 			if (r->enabled)
 				npu_tring_emit_locked(r, &rec, sizeof(rec));
@@ -185,8 +186,10 @@ int npu_trace_ctl_enable(struct npu_tring *r, u32 level)
 	}
 	r->level = level;
 	npu_tring_set_flags_locked(r);
-	if (have_clk)
+	if (have_clk) {
+		npu_trace_keep_clock_locked(tdev, &clk);
 		npu_tring_emit_locked(r, &clk, sizeof(clk));
+	}
 	spin_unlock_irqrestore(&tdev->lock, flags);
 
 	if (first && tdev->area_size)
@@ -252,8 +255,10 @@ void npu_trace_ctl_disable(struct npu_tring *r)
 	if (r->enabled && (r->ndev->hw.caps & NPU_CAP_CLOCK_LATCH) &&
 	    !npu_trace_clock_rec(tdev, &clk)) {
 		spin_lock_irqsave(&tdev->lock, flags);
-		if (r->enabled)
+		if (r->enabled) {
+			npu_trace_keep_clock_locked(tdev, &clk);
 			npu_tring_emit_locked(r, &clk, sizeof(clk));
+		}
 		spin_unlock_irqrestore(&tdev->lock, flags);
 	}
 	if (npu_trace_ctl_off_locked(r)) {

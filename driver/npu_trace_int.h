@@ -12,6 +12,7 @@
  *   npu_tarea.c       the drain of the device's trace area, its interrupt
  *   npu_trace_jobs.c  traced jobs: attribution of device records to
  *                     submitters, EXEC records, delivery to the rings
+ *   npu_trace_bo.c    BO_ALLOC and BO_FREE records of buffers
  *
  * Locking. One spinlock per device (npu_trace_dev.lock) covers the list of
  * rings, every ring's producer side, the table of traced jobs and the
@@ -21,7 +22,8 @@
  * level; it may sleep. Order: npu_dev.jobs_lock -> npu_trace_dev.lock (the
  * job hooks and the drain run in the completion path with jobs_lock held);
  * ctl_lock -> npu_dev.mbox_lock (clock samples); ctl_lock ->
- * npu_trace_dev.lock. Nothing is taken under npu_trace_dev.lock. Every
+ * npu_trace_dev.lock; npu_dev.mem_lock -> npu_trace_dev.lock (the BO
+ * records). Nothing is taken under npu_trace_dev.lock. Every
  * function below that says "lock held" asserts it with lockdep.
  *
  * Lifetime. The device holds a reference on its npu_trace_dev (dropped by
@@ -73,6 +75,9 @@
  * @dev_lost_skip: device overflow losses counted since that skip
  * @area_size: bytes of the device trace area's data part (0: no trace)
  * @clock_work: periodic CLOCK records (npu_trace_ctl.c)
+ * @clk: the last CLOCK record written to a ring, if @have_clk: the device
+ *	time of BO records is estimated from it (npu_trace_bo.c)
+ * @have_clk: @clk is set
  * @stats: counters for netlink (struct npu_trace_stats), under @lock
  */
 struct npu_trace_dev {
@@ -92,6 +97,8 @@ struct npu_trace_dev {
 	u64 dev_lost_skip;
 	u32 area_size;
 	struct delayed_work clock_work;
+	struct npu_trace_rec_clock clk;
+	bool have_clk;
 	struct npu_trace_stats stats;
 };
 
@@ -167,8 +174,19 @@ struct npu_tring {
 	wait_queue_head_t wq;
 };
 
-/* npu_trace.c */
-void npu_trace_dev_put(struct npu_trace_dev *tdev);
+/*
+ * May @r receive the records of process @tgid (a job's submitter, a
+ * buffer's creator)? Its own process's (the same struct pid: a reused pid
+ * number is another struct pid) or, with NPU_TRACE_ALL_PROCESSES,
+ * everyone's. A ring whose opener exited receives the records of what the
+ * opener did before, and nothing new: a dead process submits and creates
+ * nothing and its struct pid is never reused.
+ */
+static inline bool npu_tring_sees(const struct npu_tring *r,
+				  const struct pid *tgid)
+{
+	return r->all || r->owner == tgid;
+}
 
 /* npu_tring.c: the producer, tdev->lock held */
 void npu_trace_rec_init(void *rec, u16 type, u16 size);
@@ -183,6 +201,10 @@ void npu_tring_set_flags_locked(struct npu_tring *r);
 /* npu_tring_mem.c */
 int npu_tring_mem_alloc(struct npu_tring *r, u32 data_pages);
 void npu_tring_mem_free(struct npu_tring *r);
+
+/* npu_trace_bo.c */
+void npu_trace_keep_clock_locked(struct npu_trace_dev *tdev,
+				 const struct npu_trace_rec_clock *clk);
 
 /* npu_trace_ctl.c */
 void npu_trace_ctl_init(struct npu_trace_dev *tdev);

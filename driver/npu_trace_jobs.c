@@ -95,18 +95,6 @@ void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev)
 	}
 }
 
-/*
- * May @r receive the records of a job of process @tgid? Its own process's
- * (the same struct pid: a reused pid number is another struct pid) or,
- * with NPU_TRACE_ALL_PROCESSES, everyone's. A ring whose opener exited
- * receives the jobs submitted before, and no other: a dead process submits
- * nothing and its struct pid is never reused.
- */
-static bool npu_tring_sees(const struct npu_tring *r, const struct pid *tgid)
-{
-	return r->all || r->owner == tgid;
-}
-
 /**
  * npu_trace_report_lost_locked() - count lost records in the rings that
  *	wanted them

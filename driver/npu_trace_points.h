@@ -136,6 +136,81 @@ TRACE_EVENT(npu_trace_lost,
 		      __entry->dev, __entry->ring, __entry->reason, __entry->count)
 );
 
+/**
+ * npu_bo_alloc - a buffer's device memory was allocated, or could not be
+ * @dev: N of /dev/npuN
+ * @bo_id: the buffer (npu_trace_rec_bo.bo_id), 0 when @err is set
+ * @dev_addr: device address, 0 when @err is set
+ * @size: bytes (asked, rounded up to the page size, when @err is set)
+ * @kind: NPU_BO_KIND_*
+ * @tgid: creating process
+ * @err: 0, -ENOMEM or -EDQUOT
+ * @used: bytes of device memory held by buffers afterwards
+ */
+TRACE_EVENT(npu_bo_alloc,
+	    TP_PROTO(int dev, u64 bo_id, u64 dev_addr, u64 size, u32 kind,
+		     pid_t tgid, int err, u64 used),
+	    TP_ARGS(dev, bo_id, dev_addr, size, kind, tgid, err, used),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, kind)
+			     __field(u64, bo_id)
+			     __field(u64, dev_addr)
+			     __field(u64, size)
+			     __field(pid_t, tgid)
+			     __field(int, err)
+			     __field(u64, used)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->kind = kind;
+			   __entry->bo_id = bo_id;
+			   __entry->dev_addr = dev_addr;
+			   __entry->size = size;
+			   __entry->tgid = tgid;
+			   __entry->err = err;
+			   __entry->used = used;),
+	    TP_printk("npu%d bo=%llu addr=%#llx size=%llu kind=%u tgid=%d err=%d used=%llu",
+		      __entry->dev, __entry->bo_id, __entry->dev_addr,
+		      __entry->size, __entry->kind, __entry->tgid, __entry->err,
+		      __entry->used)
+);
+
+/**
+ * npu_bo_free - a buffer's device memory returned to the allocator
+ * @dev: N of /dev/npuN
+ * @bo_id: the buffer, as in its npu_bo_alloc
+ * @dev_addr: device address
+ * @size: bytes
+ * @kind: NPU_BO_KIND_*
+ * @tgid: creating process
+ * @reason: NPU_TRACE_BO_FREE_*: the handle, the file, the last mapping or
+ *	the last job let it go
+ * @used: bytes of device memory held by buffers afterwards
+ */
+TRACE_EVENT(npu_bo_free,
+	    TP_PROTO(int dev, u64 bo_id, u64 dev_addr, u64 size, u32 kind,
+		     pid_t tgid, u32 reason, u64 used),
+	    TP_ARGS(dev, bo_id, dev_addr, size, kind, tgid, reason, used),
+	    TP_STRUCT__entry(__field(int, dev)
+			     __field(u32, kind)
+			     __field(u64, bo_id)
+			     __field(u64, dev_addr)
+			     __field(u64, size)
+			     __field(pid_t, tgid)
+			     __field(u32, reason)
+			     __field(u64, used)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->kind = kind;
+			   __entry->bo_id = bo_id;
+			   __entry->dev_addr = dev_addr;
+			   __entry->size = size;
+			   __entry->tgid = tgid;
+			   __entry->reason = reason;
+			   __entry->used = used;),
+	    TP_printk("npu%d bo=%llu addr=%#llx size=%llu kind=%u tgid=%d reason=%u used=%llu",
+		      __entry->dev, __entry->bo_id, __entry->dev_addr,
+		      __entry->size, __entry->kind, __entry->tgid,
+		      __entry->reason, __entry->used)
+);
+
 #ifndef NPU_FAULT_DEAD
 /* npu_device_fault.fault */
 #define NPU_FAULT_DEAD		1	/* no answer to a reset: device dead */

@@ -35,6 +35,7 @@ static_assert(sizeof(struct npu_trace_rec_exec) == 112);
 static_assert(sizeof(struct npu_trace_rec_op) == 80);
 static_assert(sizeof(struct npu_trace_rec_clock) == 56);
 static_assert(sizeof(struct npu_trace_rec_lost) == 24);
+static_assert(sizeof(struct npu_trace_rec_bo) == 80);
 
 /**
  * npu_trace_rec_init() - zero a record and fill its header

@@ -34,6 +34,8 @@ static const uint32_t ring_min_size[] = {
 	[NPU_TRACE_REC_OP] = sizeof(struct npu_trace_rec_op),
 	[NPU_TRACE_REC_CLOCK] = sizeof(struct npu_trace_rec_clock),
 	[NPU_TRACE_REC_LOST] = sizeof(struct npu_trace_rec_lost),
+	[NPU_TRACE_REC_BO_ALLOC] = sizeof(struct npu_trace_rec_bo),
+	[NPU_TRACE_REC_BO_FREE] = sizeof(struct npu_trace_rec_bo),
 };
 
 #define RING_NTYPES	(sizeof(ring_min_size) / sizeof(ring_min_size[0]))
@@ -47,6 +49,7 @@ _Static_assert(sizeof(struct npu_trace_rec_exec) == 112, "ring.rst ABI");
 _Static_assert(sizeof(struct npu_trace_rec_op) == 80, "ring.rst ABI");
 _Static_assert(sizeof(struct npu_trace_rec_clock) == 56, "ring.rst ABI");
 _Static_assert(sizeof(struct npu_trace_rec_lost) == 24, "ring.rst ABI");
+_Static_assert(sizeof(struct npu_trace_rec_bo) == 80, "ring.rst ABI");
 _Static_assert(NPU_TRACE_LOST_HOST < RING_NREASONS, "lost[] too small");
 
 uint32_t npf_ring_rec_min_size(uint16_t type)
@@ -60,6 +63,8 @@ static const char *const ring_type_name[] = {
 	[NPU_TRACE_REC_OP] = "OP",
 	[NPU_TRACE_REC_CLOCK] = "CLOCK",
 	[NPU_TRACE_REC_LOST] = "LOST",
+	[NPU_TRACE_REC_BO_ALLOC] = "BO_ALLOC",
+	[NPU_TRACE_REC_BO_FREE] = "BO_FREE",
 };
 
 static void ring_err(char *err, size_t errlen, const char *fmt, ...)

@@ -774,47 +774,19 @@ TEST_F(tj, device_records_accounted)
 	trace_close(&t);
 }
 
-#define TRACEFS "/sys/kernel/tracing"
-
 /* The tracepoints, through ftrace. */
 TEST_F(tj, tracepoints)
 {
+	static const char *const events[] = { "npu", NULL };
 	static char buf[1 << 16];
-	char want[128], record_cmd[8] = "";
+	char want[128], record_cmd[8];
 	struct npu_wait w;
-	ssize_t n;
-	int fd;
 
 	if (access(TRACEFS "/events/npu/npu_job_submit", F_OK))
 		SKIP(return, "no tracefs or no npu events at " TRACEFS);
-	/*
-	 * Enabling an event also hooks sched_switch to record task names,
-	 * which patches __schedule() while the other CPUs run it. Under QEMU
-	 * TCG that cross-modifying write can leave a vCPU looping on a stale
-	 * int3 (both CPUs then hang in text_poke_bp()); the test needs no
-	 * task names, so it does not ask for them.
-	 */
-	if (!npu_read_file(TRACEFS "/options/record-cmd", record_cmd,
-			   sizeof(record_cmd)))
-		npu_write_file(TRACEFS "/options/record-cmd", "0");
-	ASSERT_EQ(0, npu_write_file(TRACEFS "/tracing_on", "0"));
-	/* Empty the buffer (O_TRUNC), or earlier runs' events fill buf. */
-	fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	close(fd);
-	ASSERT_EQ(0, npu_write_file(TRACEFS "/events/npu/enable", "1"));
-	ASSERT_EQ(0, npu_write_file(TRACEFS "/tracing_on", "1"));
+	ASSERT_EQ(0, tracefs_begin(events, record_cmd, sizeof(record_cmd)));
 	ASSERT_EQ(0, trace_job_run(&self->j, 0, &w));
-	ASSERT_EQ(0, npu_write_file(TRACEFS "/tracing_on", "0"));
-	ASSERT_EQ(0, npu_write_file(TRACEFS "/events/npu/enable", "0"));
-	if (record_cmd[0])
-		npu_write_file(TRACEFS "/options/record-cmd", record_cmd);
-	fd = open(TRACEFS "/trace", O_RDONLY);
-	ASSERT_LE(0, fd);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	buf[n] = 0;
+	ASSERT_LT(0, tracefs_end(events, record_cmd, buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "npu_job_submit: npu0 job=%llu pe=0 tgid=%d",
 		 (unsigned long long)w.result.job_id, getpid());
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s", buf);

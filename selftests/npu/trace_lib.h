@@ -9,8 +9,10 @@
 #ifndef _TRACE_LIB_H
 #define _TRACE_LIB_H
 
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "npu_trace_reader.h"
 
@@ -49,6 +51,74 @@ static inline int trace_param_set(const char *name, unsigned long long v)
 	snprintf(path, sizeof(path), TRACE_PARAM_DIR "%s", name);
 	snprintf(buf, sizeof(buf), "%llu", v);
 	return npu_write_file(path, buf);
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+/*
+ * ftrace around a test: tracefs_begin() empties the trace buffer, enables
+ * the NULL-terminated @events ("npu/npu_job_submit", or "npu" for the
+ * whole system) and turns tracing on; tracefs_end() turns it off, disables
+ * them and reads the buffer into @buf (NUL-terminated). Task names are not
+ * recorded meanwhile: enabling that hooks sched_switch, which patches
+ * __schedule() while the other CPUs run it, and under QEMU TCG that
+ * cross-modifying write can leave a vCPU looping on a stale int3 (both
+ * CPUs then hang in text_poke_bp()). @saved keeps the option's value.
+ */
+static inline int tracefs_event_set(const char *event, const char *on)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/enable", event);
+	return npu_write_file(path, on);
+}
+
+static inline int tracefs_begin(const char *const *events, char *saved,
+				size_t len)
+{
+	int fd, ret;
+
+	saved[0] = '\0';
+	if (!npu_read_file(TRACEFS "/options/record-cmd", saved, len))
+		npu_write_file(TRACEFS "/options/record-cmd", "0");
+	ret = npu_write_file(TRACEFS "/tracing_on", "0");
+	if (ret)
+		return ret;
+	/* Empty the buffer (O_TRUNC), or earlier runs' events fill it. */
+	fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	for (; *events; events++) {
+		ret = tracefs_event_set(*events, "1");
+		if (ret)
+			return ret;
+	}
+	return npu_write_file(TRACEFS "/tracing_on", "1");
+}
+
+static inline ssize_t tracefs_end(const char *const *events,
+				  const char *saved, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, ret;
+
+	ret = npu_write_file(TRACEFS "/tracing_on", "0");
+	for (; *events; events++)
+		tracefs_event_set(*events, "0");
+	if (saved[0])
+		npu_write_file(TRACEFS "/options/record-cmd", saved);
+	if (ret)
+		return ret;
+	fd = open(TRACEFS "/trace", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
 }
 
 #endif /* _TRACE_LIB_H */

@@ -53,6 +53,11 @@ struct ck_trace {
 	uint64_t lost_spans;		/* sum of HOST_LOST counts */
 	uint64_t seq_gaps;		/* seq gaps not explained by LOST */
 	uint64_t other_records;
+	uint64_t bo_allocs;		/* BO_ALLOC records of buffers */
+	uint64_t bo_failed;		/* BO_ALLOC records of failures */
+	uint64_t bo_frees;		/* BO_FREE records */
+	uint64_t bo_bad;		/* BO records with impossible fields */
+	int32_t bo_pid;			/* pid of the last BO record */
 	bool have_summary;
 	struct npuprof_summary summary;
 	uint32_t nfits;
@@ -154,6 +159,23 @@ static inline int ck_event(struct ck_trace *t, const struct npuprof_event *ev)
 			memcpy(&o.o, h, sizeof(o.o));
 			o.minor = ev->dev < CK_MAX_DEV ? t->minor[ev->dev] : ~0u;
 			return ck_push(&t->ops, &t->nops, sizeof(o), &o);
+		}
+		if (h->type == NPU_TRACE_REC_BO_ALLOC ||
+		    h->type == NPU_TRACE_REC_BO_FREE) {
+			const struct npu_trace_rec_bo *b = (const void *)h;
+
+			if (b->error)
+				t->bo_failed++;
+			else if (h->type == NPU_TRACE_REC_BO_ALLOC)
+				t->bo_allocs++;
+			else
+				t->bo_frees++;
+			if (h->size < sizeof(*b) || b->kind > NPU_BO_KIND_MAX ||
+			    (!b->error && (!b->bo_id || !b->size ||
+					   b->size % 4096)))
+				t->bo_bad++;
+			t->bo_pid = b->pid;
+			return 0;
 		}
 		if (h->type == NPU_TRACE_REC_LOST)
 			t->lost_records += ((const struct npu_trace_rec_lost *)h)->count;
@@ -294,6 +316,8 @@ static inline void ck_check_complete(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, t->lost_spans);
 	EXPECT_EQ(0, t->seq_gaps);
 	EXPECT_EQ(0, t->other_records);
+	EXPECT_EQ(0, t->bo_bad);
+	EXPECT_LE(t->bo_frees, t->bo_allocs);
 	EXPECT_EQ(t->nspans, t->summary.spans);
 	EXPECT_LE(1, t->ndev);
 	/*

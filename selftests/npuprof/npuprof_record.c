@@ -88,6 +88,13 @@ static void record_classify(struct __test_metadata *_metadata, const char *model
 	ASSERT_EQ(0, ret) TH_LOG("%s", err);
 	ASSERT_LT(0, t.meta_pid);
 	ck_check_complete(_metadata, &t);
+	/* the runner's buffers, created and freed inside the recording */
+	EXPECT_LT(0, t.bo_allocs);
+	EXPECT_EQ(t.bo_allocs, t.bo_frees);
+	EXPECT_EQ(0, t.bo_failed);
+	EXPECT_EQ(t.meta_pid, t.bo_pid);
+	TH_LOG("%llu buffers allocated and freed",
+	       (unsigned long long)t.bo_allocs);
 	ck_check_spans(_metadata, &t);
 	ck_check_inference_spans(_metadata, &t, n);
 	ck_check_execs(_metadata, &t, level, n, (int32_t)t.meta_pid);

@@ -95,11 +95,32 @@ struct npu_ping {
 
 /* npu_bo_create.flags */
 #define NPU_BO_PROGRAM		(1u << 0)	/* holds a program (hint) */
+#define NPU_BO_KIND_SHIFT	8
+#define NPU_BO_KIND_MASK	(0xfu << NPU_BO_KIND_SHIFT)
+/* The kind of a buffer in npu_bo_create.flags, for memory profiling */
+#define NPU_BO_KIND(kind)	((__u32)(kind) << NPU_BO_KIND_SHIFT)
+/* The NPU_BO_KIND_* value of npu_bo_create.flags */
+#define NPU_BO_KIND_OF(flags)	(((flags) & NPU_BO_KIND_MASK) >> NPU_BO_KIND_SHIFT)
+
+/*
+ * Buffer kinds, NPU_BO_KIND(NPU_BO_KIND_*) in npu_bo_create.flags: what
+ * the buffer is for, as memory profiles group buffers (trace records
+ * NPU_TRACE_REC_BO_ALLOC and NPU_TRACE_REC_BO_FREE carry it). The driver
+ * does not otherwise use it. A program that gives no kind gets
+ * NPU_BO_KIND_OTHER, or NPU_BO_KIND_PROGRAM with NPU_BO_PROGRAM.
+ */
+#define NPU_BO_KIND_OTHER	0	/* not said */
+#define NPU_BO_KIND_PROGRAM	1	/* a program and its constants */
+#define NPU_BO_KIND_INPUT	2	/* written by the host before a job */
+#define NPU_BO_KIND_OUTPUT	3	/* read by the host after a job */
+#define NPU_BO_KIND_SCRATCH	4	/* intermediates, device only */
+#define NPU_BO_KIND_MAX		NPU_BO_KIND_SCRATCH
 
 /**
  * struct npu_bo_create - allocate a buffer in device memory
  * @size: in: bytes, > 0 and < 4 GiB; out: rounded up to the page size
- * @flags: in: NPU_BO_*
+ * @flags: in: NPU_BO_PROGRAM, and NPU_BO_KIND(k) with k one of
+ *	NPU_BO_KIND_* (0: NPU_BO_KIND_OTHER); other bits must be 0
  * @handle: out: handle (never 0), valid on this fd only
  * @dev_addr: out: device address of the buffer, page aligned
  * @mmap_offset: out: offset to pass to mmap() (MAP_SHARED) on this fd
@@ -111,6 +132,10 @@ struct npu_ping {
  * range of @size bytes, and with -EDQUOT when the buffers of this fd whose
  * memory is not freed yet would hold more than the per-fd quota (module
  * parameter max_file_dram_pct, in percent of the device's DRAM).
+ *
+ * The allocation, its failure and the free of the memory are written to
+ * the trace rings that see the creating process (NPU_TRACE_REC_BO_ALLOC,
+ * NPU_TRACE_REC_BO_FREE) and counted in the device's memory statistics.
  */
 struct npu_bo_create {
 	__u64 size;
@@ -396,6 +421,8 @@ struct npu_trace_ring {
 #define NPU_TRACE_REC_OP	2	/* struct npu_trace_rec_op */
 #define NPU_TRACE_REC_CLOCK	3	/* struct npu_trace_rec_clock */
 #define NPU_TRACE_REC_LOST	4	/* struct npu_trace_rec_lost */
+#define NPU_TRACE_REC_BO_ALLOC	5	/* struct npu_trace_rec_bo */
+#define NPU_TRACE_REC_BO_FREE	6	/* struct npu_trace_rec_bo */
 
 /**
  * struct npu_trace_rec_hdr - header of every ring record
@@ -556,6 +583,64 @@ struct npu_trace_rec_lost {
 	__u32 reason;
 	__u32 rsvd;
 	__u64 count;
+};
+
+/* npu_trace_rec_bo.flags */
+#define NPU_TRACE_BO_F_TICK	(1u << 0)	/* @dev_tick is valid */
+
+/* npu_trace_rec_bo.reason: what let the memory of a buffer go */
+#define NPU_TRACE_BO_FREE_OTHER		0	/* NPU_IOCTL_BO_CREATE failed late */
+#define NPU_TRACE_BO_FREE_HANDLE	1	/* NPU_IOCTL_BO_FREE */
+#define NPU_TRACE_BO_FREE_CLOSE		2	/* close() of the file */
+#define NPU_TRACE_BO_FREE_UNMAP		3	/* munmap() of the last mapping */
+#define NPU_TRACE_BO_FREE_JOB		4	/* the last job using it ended */
+
+/**
+ * struct npu_trace_rec_bo - a buffer's device memory was allocated
+ *	(NPU_TRACE_REC_BO_ALLOC) or freed (NPU_TRACE_REC_BO_FREE)
+ * @hdr: common header
+ * @pid: the process that created the buffer (thread group id), in the PID
+ *	namespace of the ring's opener; 0 when not visible there
+ * @tid: BO_ALLOC: the creating thread, likewise; BO_FREE: 0
+ * @bo_id: the buffer, unique on the device since probe (from 1): the
+ *	BO_FREE of a buffer has the @bo_id of its BO_ALLOC; 0 for a failed
+ *	allocation
+ * @dev_addr: device address of the buffer (0 for a failed allocation)
+ * @size: bytes, a multiple of the page size (for a failed allocation, the
+ *	size asked, rounded up to the page size)
+ * @kind: NPU_BO_KIND_* given at creation
+ * @flags: NPU_TRACE_BO_F_*
+ * @error: BO_ALLOC: 0, or -ENOMEM or -EDQUOT when the allocation failed
+ *	(there is then no buffer and no BO_FREE); BO_FREE: 0
+ * @reason: BO_FREE: NPU_TRACE_BO_FREE_*, what dropped the last reference
+ *	(the handle, the file, the last mapping or the last job); BO_ALLOC: 0
+ * @host_ns: CLOCK_MONOTONIC when the memory was taken or given back
+ * @dev_tick: device clock at @host_ns, when NPU_TRACE_BO_F_TICK is set:
+ *	estimated from the device's last clock sample (the last CLOCK
+ *	record) at the nominal frequency; no device access is involved
+ * @dev_used: bytes of device memory held by buffers just after this event,
+ *	all processes (the statistic "mem-used")
+ *
+ * Written when the memory is allocated and when it returns to the
+ * allocator, which may be long after NPU_IOCTL_BO_FREE: a job or a mapping
+ * holds the buffer until it ends. A ring receives the records of the
+ * buffers created by its process (or every process's, with
+ * NPU_TRACE_ALL_PROCESSES), at every level.
+ */
+struct npu_trace_rec_bo {
+	struct npu_trace_rec_hdr hdr;
+	__s32 pid;
+	__s32 tid;
+	__u64 bo_id;
+	__u64 dev_addr;
+	__u64 size;
+	__u32 kind;
+	__u32 flags;
+	__s32 error;
+	__u32 reason;
+	__u64 host_ns;
+	__u64 dev_tick;
+	__u64 dev_used;
 };
 
 /**

@@ -76,8 +76,23 @@ enum npu_a_dev {
  *	overflow, host), all rings summed
  * @NPU_A_STATS_PE: nest, set "pe-stats", once per PE in PE order
  * @NPU_A_STATS_PAD: padding for u64 attributes
+ * @NPU_A_STATS_MEM_USED: u64, bytes of device memory held by buffers now
+ *	(until its memory is freed, a buffer counts: also after BO_FREE
+ *	while a job or a mapping holds it)
+ * @NPU_A_STATS_MEM_PEAK: u64, the highest MEM_USED since the device was
+ *	bound or since the peak was reset (sysfs memory/peak)
+ * @NPU_A_STATS_MEM_ALLOCS: u64, buffers allocated
+ * @NPU_A_STATS_MEM_FREES: u64, buffers whose memory was freed
+ * @NPU_A_STATS_MEM_FAIL_NOMEM: u64, NPU_IOCTL_BO_CREATE calls that failed
+ *	with ENOMEM
+ * @NPU_A_STATS_MEM_FAIL_QUOTA: u64, likewise with EDQUOT
+ * @NPU_A_STATS_MEM_FREE: u64, bytes of device memory free now
+ * @NPU_A_STATS_MEM_LARGEST_FREE: u64, bytes of the largest free extent
+ *	now: the largest buffer that can be allocated
  *
- * Counters start at 0 when the device is bound and only grow.
+ * Counters start at 0 when the device is bound and only grow; the
+ * MEM_USED, MEM_FREE and MEM_LARGEST_FREE values are what they are now,
+ * and MEM_PEAK can be reset. The MEM_* values are read at one instant.
  */
 enum npu_a_stats {
 	NPU_A_STATS_UNSPEC,
@@ -87,6 +102,14 @@ enum npu_a_stats {
 	NPU_A_STATS_TRACE_LOST,
 	NPU_A_STATS_PE,
 	NPU_A_STATS_PAD,
+	NPU_A_STATS_MEM_USED,
+	NPU_A_STATS_MEM_PEAK,
+	NPU_A_STATS_MEM_ALLOCS,
+	NPU_A_STATS_MEM_FREES,
+	NPU_A_STATS_MEM_FAIL_NOMEM,
+	NPU_A_STATS_MEM_FAIL_QUOTA,
+	NPU_A_STATS_MEM_FREE,
+	NPU_A_STATS_MEM_LARGEST_FREE,
 
 	__NPU_A_STATS_MAX,
 	NPU_A_STATS_MAX = __NPU_A_STATS_MAX - 1

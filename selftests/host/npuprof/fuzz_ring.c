@@ -184,6 +184,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	seed_rec(&s, NPU_TRACE_REC_EXEC, 112, 2, 1, 0);
 	seed_rec(&s, NPU_TRACE_REC_LOST, 24, 5, NPU_TRACE_LOST_RING_FULL, 2);
 	seed_rec(&s, NPU_TRACE_REC_LOST, 24, 6, NPU_TRACE_LOST_DEVICE, 9);
+	seed_rec(&s, NPU_TRACE_REC_BO_ALLOC, 80, 7, 0x200000001ull, 1);
+	seed_rec(&s, NPU_TRACE_REC_BO_FREE, 80, 8, 0x200000001ull, 1);
 	seed_write(dir, 1, &s);
 	/* 256 bytes, the consumer 64 bytes before the end: PAD, wrap */
 	seed_init(&s, 5, 5 * 256 + 192, 2);

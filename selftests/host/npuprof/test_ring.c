@@ -205,7 +205,7 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static const uint16_t unknown_types[] = { 5, 6, 7, 200, 0xffff };
+static const uint16_t unknown_types[] = { 7, 8, 9, 200, 0xffff };
 
 /*
  * Data record number @k into @buf (MAX_REC bytes): EXEC, OP, CLOCK at
@@ -588,7 +588,9 @@ TEST(min_sizes)
 	EXPECT_EQ(80, npf_ring_rec_min_size(NPU_TRACE_REC_OP));
 	EXPECT_EQ(56, npf_ring_rec_min_size(NPU_TRACE_REC_CLOCK));
 	EXPECT_EQ(24, npf_ring_rec_min_size(NPU_TRACE_REC_LOST));
-	EXPECT_EQ(0, npf_ring_rec_min_size(5));
+	EXPECT_EQ(80, npf_ring_rec_min_size(NPU_TRACE_REC_BO_ALLOC));
+	EXPECT_EQ(80, npf_ring_rec_min_size(NPU_TRACE_REC_BO_FREE));
+	EXPECT_EQ(0, npf_ring_rec_min_size(7));
 	EXPECT_EQ(0, npf_ring_rec_min_size(0xffff));
 }
 

@@ -44,16 +44,17 @@ static inline void gen_fill(void *buf, size_t n, uint32_t seed)
 	}
 }
 
-/* A ring record of one of the four known types or an unknown one */
+/* A ring record of one of the six known types or an unknown one */
 static inline size_t gen_ring_rec(unsigned int i, uint8_t *buf)
 {
-	static const uint16_t sizes[] = { 112, 80, 56, 24, 8, 64 };
+	static const uint16_t sizes[] = { 112, 80, 56, 24, 80, 80, 8, 64 };
 	static const uint16_t types[] = {
 		NPU_TRACE_REC_EXEC, NPU_TRACE_REC_OP, NPU_TRACE_REC_CLOCK,
-		NPU_TRACE_REC_LOST, 9, 7,
+		NPU_TRACE_REC_LOST, NPU_TRACE_REC_BO_ALLOC,
+		NPU_TRACE_REC_BO_FREE, 9, 7,
 	};
 	struct npu_trace_rec_hdr h;
-	unsigned int k = i % 6;
+	unsigned int k = i % 8;
 
 	gen_fill(buf, sizes[k], i);
 	h.type = types[k];
