@@ -712,6 +712,29 @@ struct npu_nl_pe_stats {
 };
 
 /**
+ * struct npu_nl_mem_stats - device memory of one device
+ * @used: bytes held by buffers now
+ * @peak: highest @used since the device was bound or the peak was reset
+ *	(sysfs memory/peak)
+ * @allocs: buffers allocated
+ * @frees: buffers whose memory was freed
+ * @fail_nomem: buffer creations that failed with ENOMEM
+ * @fail_quota: buffer creations that failed with EDQUOT
+ * @free: bytes free now
+ * @largest_free: bytes of the largest free extent now
+ */
+struct npu_nl_mem_stats {
+	uint64_t used;
+	uint64_t peak;
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t fail_nomem;
+	uint64_t fail_quota;
+	uint64_t free;
+	uint64_t largest_free;
+};
+
+/**
  * struct npu_nl_stats - counters of one device, from NPU_CMD_STATS_GET
  * @index: the device
  * @resets: device resets done by the driver
@@ -719,8 +742,13 @@ struct npu_nl_pe_stats {
  * @trace_lost: records the rings lost
  * @pe_count: valid entries of @pe
  * @pe: per PE, by PE index
+ * @has_mem: 1 when the driver reported @mem (a driver older than the memory
+ *	counters does not)
+ * @mem: device memory, read at one instant
  *
- * Every counter starts at 0 when the device is bound and only grows.
+ * Every counter starts at 0 when the device is bound and only grows, but
+ * for the memory figures that say what is now (@mem.used, @mem.free,
+ * @mem.largest_free) and @mem.peak, which can be reset.
  */
 struct npu_nl_stats {
 	uint32_t index;
@@ -729,6 +757,8 @@ struct npu_nl_stats {
 	uint64_t trace_lost;
 	uint32_t pe_count;
 	struct npu_nl_pe_stats pe[NPU_NL_MAX_PES];
+	uint32_t has_mem;
+	struct npu_nl_mem_stats mem;
 };
 
 /**

@@ -326,6 +326,15 @@ static int npu_nl_fill_stats(struct nlmsghdr *nlh, void *item)
 	st->resets = npu_nl_u64(tb[NPU_A_STATS_RESETS]);
 	st->trace_records = npu_nl_u64(tb[NPU_A_STATS_TRACE_RECORDS]);
 	st->trace_lost = npu_nl_u64(tb[NPU_A_STATS_TRACE_LOST]);
+	st->has_mem = tb[NPU_A_STATS_MEM_USED] != NULL;
+	st->mem.used = npu_nl_u64(tb[NPU_A_STATS_MEM_USED]);
+	st->mem.peak = npu_nl_u64(tb[NPU_A_STATS_MEM_PEAK]);
+	st->mem.allocs = npu_nl_u64(tb[NPU_A_STATS_MEM_ALLOCS]);
+	st->mem.frees = npu_nl_u64(tb[NPU_A_STATS_MEM_FREES]);
+	st->mem.fail_nomem = npu_nl_u64(tb[NPU_A_STATS_MEM_FAIL_NOMEM]);
+	st->mem.fail_quota = npu_nl_u64(tb[NPU_A_STATS_MEM_FAIL_QUOTA]);
+	st->mem.free = npu_nl_u64(tb[NPU_A_STATS_MEM_FREE]);
+	st->mem.largest_free = npu_nl_u64(tb[NPU_A_STATS_MEM_LARGEST_FREE]);
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
 			  rem) {
 		if (nla_type(a) == NPU_A_STATS_PE && npu_nl_fill_pe(a, st))

@@ -25,6 +25,23 @@ static void ctx_fini(struct npu_inference *c)
 	free(c->stage);
 }
 
+/* The buffer kind of a model slot (NPU_MODEL_SLOT_*), for memory profiles */
+static uint32_t slot_bo_flags(uint32_t slot_kind)
+{
+	switch (slot_kind) {
+	case NPU_MODEL_SLOT_CONST:
+		return NPU_BO_PROGRAM | NPU_BO_KIND(NPU_BO_KIND_PROGRAM);
+	case NPU_MODEL_SLOT_INPUT:
+		return NPU_BO_KIND(NPU_BO_KIND_INPUT);
+	case NPU_MODEL_SLOT_OUTPUT:
+		return NPU_BO_KIND(NPU_BO_KIND_OUTPUT);
+	case NPU_MODEL_SLOT_SCRATCH:
+		return NPU_BO_KIND(NPU_BO_KIND_SCRATCH);
+	default:
+		return 0;
+	}
+}
+
 static int ctx_init(struct npu_runner *r, struct npu_inference *c)
 {
 	const struct npu_model *m = r->model;
@@ -43,7 +60,9 @@ static int ctx_init(struct npu_runner *r, struct npu_inference *c)
 	for (s = 1; s < m->n_slots; s++) {
 		void *p;
 
-		ret = npu_buffer_create(r->dev, m->slot_size[s], 0, &c->bufs[s]);
+		ret = npu_buffer_create(r->dev, m->slot_size[s],
+					slot_bo_flags(m->slot_kind[s]),
+					&c->bufs[s]);
 		if (ret)
 			return ret;
 		ret = npu_buffer_map(c->bufs[s], &p);
@@ -155,8 +174,8 @@ int npu_runner_create(struct npu_device *dev, const struct npu_model *model,
 	if (ret)
 		goto err;
 
-	ret = npu_buffer_create(dev, model->slot_size[0], NPU_BO_PROGRAM,
-				&r->const_buf);
+	ret = npu_buffer_create(dev, model->slot_size[0],
+				slot_bo_flags(NPU_MODEL_SLOT_CONST), &r->const_buf);
 	if (ret)
 		goto err;
 	ret = npu_buffer_map(r->const_buf, &p);

@@ -377,6 +377,50 @@ TEST_F(nl, stats_match_jobs_and_job_error_event)
 	EXPECT_LT(0, self->ev.ev[i].time_ns);
 }
 
+/*
+ * The device memory counters: exact differences over known allocations,
+ * frees and a failure, and the same values as sysfs memory/.
+ */
+TEST_F(nl, stats_memory)
+{
+	static const unsigned long long sizes[3] = { 4096, 65536, 3 * 4096 };
+	struct npu_nl_stats s0, s1, s2;
+	struct npu_bo_create bo[3], big;
+	unsigned long long v;
+	int i;
+
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s0));
+	ASSERT_EQ(1, s0.has_mem);
+	ASSERT_EQ(0, npu_read_u64(NPU_SYSFS "/memory/used", &v));
+	EXPECT_EQ(v, s0.mem.used);
+	EXPECT_EQ(self->info.dram_size, s0.mem.used + s0.mem.free);
+	EXPECT_GE(s0.mem.free, s0.mem.largest_free);
+	EXPECT_LE(s0.mem.used, s0.mem.peak);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, npu_bo_new(self->fd, sizes[i], &bo[i]));
+	/* over the file's quota (default 50 %) */
+	EXPECT_EQ(-EDQUOT, npu_bo_new(self->fd, self->info.dram_size - 4096,
+				      &big));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s1));
+	EXPECT_EQ(s0.mem.used + 4096 + 65536 + 3 * 4096, s1.mem.used);
+	EXPECT_EQ(s0.mem.free - (4096 + 65536 + 3 * 4096), s1.mem.free);
+	EXPECT_EQ(s0.mem.allocs + 3, s1.mem.allocs);
+	EXPECT_EQ(s0.mem.frees, s1.mem.frees);
+	EXPECT_EQ(s0.mem.fail_quota + 1, s1.mem.fail_quota);
+	EXPECT_EQ(s0.mem.fail_nomem, s1.mem.fail_nomem);
+	EXPECT_LE(s1.mem.used, s1.mem.peak);
+	ASSERT_EQ(0, npu_read_u64(NPU_SYSFS "/memory/allocs", &v));
+	EXPECT_EQ(v, s1.mem.allocs);
+	ASSERT_EQ(0, npu_read_u64(NPU_SYSFS "/memory/largest_free", &v));
+	EXPECT_EQ(v, s1.mem.largest_free);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, npu_bo_del(self->fd, bo[i].handle));
+	ASSERT_EQ(0, npu_nl_stats_get(self->nl, 0, &s2));
+	EXPECT_EQ(s0.mem.used, s2.mem.used);
+	EXPECT_EQ(s0.mem.frees + 3, s2.mem.frees);
+	EXPECT_LE(s1.mem.used, s2.mem.peak);
+}
+
 static int fdinfo_ring_id(int fd, unsigned long long *id)
 {
 	char path[64], buf[512], *p;
