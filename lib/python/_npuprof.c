@@ -9,14 +9,10 @@
  * (npuprof.h, linked in too) that npuprof.profile() drives.
  * Documentation/npu/python.rst describes the package.
  *
- * The tables take the first route: npuprof_report() writes the table as
- * JSON Lines into a memory buffer, which is parsed here, in C, into one
- * typed NumPy array per column (int64 or uint64, float64, object holding
- * str), and pandas.DataFrame() is built from those arrays. JSON Lines and
- * not CSV because its quoting tells a string cell from a number (a span
- * id of 16 decimal digits stays a string); the values are those of the
- * CSV, cell for cell, which the tests check. The next step, for the
- * 5 M events/s goal, is to fill the columns from the join directly.
+ * The tables come from the library's row sink (NPUPROF_FORMAT_ROWS): the
+ * typed cells of each row go straight into growing columns (frame.c),
+ * which become NumPy arrays without a copy and then a DataFrame; no text
+ * is made or parsed between, and only the columns asked for are kept.
  *
  * Threads: every read of the trace file (the reports, the exports, the
  * table's rendering and the parse of its numbers) runs with the GIL
@@ -27,6 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#define PY_ARRAY_UNIQUE_SYMBOL npp_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
@@ -37,8 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "frame.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
 
@@ -450,615 +449,172 @@ static PyObject *npp_export_sqlite(npp_trace *self, PyObject *args,
 }
 
 /* ------------------------------------------------------------------ */
-/* Tables: JSON Lines into typed columns                                */
+/* Tables: typed rows into columns (frame.c)                            */
 /* ------------------------------------------------------------------ */
 
-enum npp_cell { NPP_NULL, NPP_INT, NPP_FLT, NPP_STR };
-
-/* Column kinds seen in the first pass */
-#define NPP_SEEN_INT	1u
-#define NPP_SEEN_FLT	2u
-#define NPP_SEEN_STR	4u
-#define NPP_SEEN_NULL	8u
-#define NPP_SEEN_NEG	16u	/* an integer below 0 */
-#define NPP_SEEN_BIG	32u	/* an integer above INT64_MAX */
-
-struct npp_col {
-	const char *key;	/* raw JSON key text in the buffer */
-	size_t key_len;
-	unsigned int seen;
-	int type;		/* NPY_INT64, _UINT64, _DOUBLE, _OBJECT */
-	void *data;		/* the array's data */
-	uint8_t *mask;		/* nullable integers: 1 where missing */
-	char **str;		/* strings: decoded text, NULL when null */
-	size_t *str_len;
-};
-
-struct npp_table {
-	int learn;		/* npp_line() records the keys */
-	char *buf;
-	const char *end;
-	size_t rows;
-	size_t ncols;
-	struct npp_col *cols;
-};
-
-static const char *npp_ws(const char *p, const char *end)
+/*
+ * @seq (a list or tuple of str, or None) as a NULL-terminated array of
+ * UTF-8 names into *@out (NULL for None), which borrow from *@keep (a
+ * new reference, or NULL). Returns 0, or -1 with TypeError set.
+ */
+static int npp_names(PyObject *seq, const char ***out, PyObject **keep,
+		     const char *what)
 {
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-		p++;
-	return p;
-}
+	PyObject *fast;
+	Py_ssize_t n, i;
+	const char **v;
 
-/* A JSON string at @p ('"'): sets its raw text; returns past it or NULL */
-static const char *npp_jstr(const char *p, const char *end, const char **s,
-			    size_t *len)
-{
-	const char *q;
-
-	if (p >= end || *p != '"')
-		return NULL;
-	for (q = p + 1; q < end && *q != '"'; q++)
-		if (*q == '\\' && ++q >= end)
-			return NULL;
-	if (q >= end)
-		return NULL;
-	*s = p + 1;
-	*len = (size_t)(q - p - 1);
-	return q + 1;
-}
-
-/* A value at @p: returns past it or NULL; sets its kind and raw text */
-static const char *npp_jval(const char *p, const char *end,
-			    enum npp_cell *kind, const char **s, size_t *len)
-{
-	const char *q;
-
-	if (p < end && *p == '"') {
-		*kind = NPP_STR;
-		return npp_jstr(p, end, s, len);
+	*out = NULL;
+	*keep = NULL;
+	if (!seq || seq == Py_None)
+		return 0;
+	if (PyUnicode_Check(seq)) {
+		PyErr_Format(PyExc_TypeError, "%s: a list of str, not a str",
+			     what);
+		return -1;
 	}
-	if (end - p >= 4 && !memcmp(p, "null", 4)) {
-		*kind = NPP_NULL;
-		*s = p;
-		*len = 4;
-		return p + 4;
+	fast = PySequence_Fast(seq, "a list of str");
+	if (!fast)
+		return -1;
+	n = PySequence_Fast_GET_SIZE(fast);
+	v = PyMem_Calloc((size_t)n + 1, sizeof(*v));
+	if (!v) {
+		Py_DECREF(fast);
+		PyErr_NoMemory();
+		return -1;
 	}
-	*kind = NPP_INT;
-	for (q = p; q < end; q++) {
-		if (*q == '.' || *q == 'e' || *q == 'E')
-			*kind = NPP_FLT;
-		else if (!(*q == '-' || *q == '+' || (*q >= '0' && *q <= '9')))
-			break;
-	}
-	if (q == p)
-		return NULL;
-	*s = p;
-	*len = (size_t)(q - p);
-	return q;
-}
+	for (i = 0; i < n; i++) {
+		PyObject *o = PySequence_Fast_GET_ITEM(fast, i);
 
-/* Decode the JSON string text @s of @len bytes in place; returns its length */
-static size_t npp_unescape(char *s, size_t len)
-{
-	size_t i, o = 0;
-	unsigned int cp;
-
-	for (i = 0; i < len; i++) {
-		if (s[i] != '\\') {
-			s[o++] = s[i];
-			continue;
-		}
-		i++;
-		switch (s[i]) {
-		case 'n': s[o++] = '\n'; break;
-		case 't': s[o++] = '\t'; break;
-		case 'r': s[o++] = '\r'; break;
-		case 'b': s[o++] = '\b'; break;
-		case 'f': s[o++] = '\f'; break;
-		case 'u':
-			if (i + 4 >= len) {
-				s[o++] = '?';
-				i = len;
-				break;
-			}
-			{
-				char hex[5] = { s[i + 1], s[i + 2], s[i + 3],
-						s[i + 4], 0 };
-
-				cp = (unsigned int)strtoul(hex, NULL, 16);
-			}
-			i += 4;
-			/* the writer escapes controls and U+FFFD only */
-			if (cp < 0x80) {
-				s[o++] = (char)cp;
-			} else if (cp < 0x800) {
-				s[o++] = (char)(0xc0 | cp >> 6);
-				s[o++] = (char)(0x80 | (cp & 0x3f));
-			} else {
-				s[o++] = (char)(0xe0 | cp >> 12);
-				s[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				s[o++] = (char)(0x80 | (cp & 0x3f));
-			}
-			break;
-		default:	/* '"', '\\', '/' */
-			s[o++] = s[i];
-			break;
+		if (!PyUnicode_Check(o) || !(v[i] = PyUnicode_AsUTF8(o))) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_TypeError,
+					     "%s: a list of str, not %.80s",
+					     what, Py_TYPE(o)->tp_name);
+			PyMem_Free(v);
+			Py_DECREF(fast);
+			return -1;
 		}
 	}
-	return o;
+	*out = v;
+	*keep = fast;
+	return 0;
 }
+
+static void npp_names_free(const char **v, PyObject *keep)
+{
+	PyMem_Free(v);
+	Py_XDECREF(keep);
+}
+
+/* What fills a set of tables */
+enum npp_run { NPP_RUN_REPORT, NPP_RUN_ANALYZE, NPP_RUN_BREAKDOWN };
+
+struct npp_fill {
+	enum npp_run run;
+	unsigned int table, tables;		/* NPP_RUN_REPORT */
+	struct npuprof_analyze_opts an;		/* NPP_RUN_ANALYZE */
+};
 
 /*
- * Walk one line {"k": v, ...} at @p. With @tb->cols NULL, count the keys
- * into @tb->ncols; else check them against the first line's and call
- * @cell(tb, row, col, kind, text, len) for each. Returns past the line's
- * '\n', or NULL when the line is malformed.
+ * One pass over @self's trace into @f, the GIL released. Returns 0, or -1
+ * with the exception set.
  */
-typedef int (*npp_cell_fn)(struct npp_table *tb, size_t row, size_t col,
-			   enum npp_cell kind, char *s, size_t len);
-
-static char *npp_line(struct npp_table *tb, char *p, size_t row,
-		      npp_cell_fn cell)
+static int npp_fill(npp_trace *self, struct npp_frames *f,
+		    struct npp_fill *how)
 {
-	const char *end = tb->end, *k = NULL, *v = NULL;
-	size_t col = 0, klen = 0, vlen = 0;
-	enum npp_cell kind;
+	struct npuprof_report_opts o;
+	int ret;
 
-	p = (char *)npp_ws(p, end);
-	if (p >= end || *p++ != '{')
-		return NULL;
-	p = (char *)npp_ws(p, end);
-	while (p < end && *p != '}') {
-		if (col) {
-			if (*p++ != ',')
-				return NULL;
-			p = (char *)npp_ws(p, end);
-		}
-		p = (char *)npp_jstr(p, end, &k, &klen);
-		if (!p)
-			return NULL;
-		p = (char *)npp_ws(p, end);
-		if (p >= end || *p++ != ':')
-			return NULL;
-		p = (char *)npp_ws(p, end);
-		p = (char *)npp_jval(p, end, &kind, &v, &vlen);
-		if (!p)
-			return NULL;
-		p = (char *)npp_ws(p, end);
-		if (tb->cols && tb->learn) {
-			if (col >= tb->ncols)
-				return NULL;
-			tb->cols[col].key = k;
-			tb->cols[col].key_len = klen;
-		} else if (tb->cols) {
-			if (col >= tb->ncols || klen != tb->cols[col].key_len ||
-			    memcmp(k, tb->cols[col].key, klen))
-				return NULL;
-			if (cell(tb, row, col, kind, (char *)v, vlen))
-				return NULL;
-		}
-		col++;
-	}
-	if (p >= end || *p++ != '}')
-		return NULL;
-	if (tb->cols && col != tb->ncols)
-		return NULL;
-	if (!tb->cols)
-		tb->ncols = col;
-	p = (char *)npp_ws(p, end);
-	if (p < end && *p++ != '\n')
-		return NULL;
-	return p;
-}
-
-static int npp_cell_keys(struct npp_table *tb, size_t row, size_t col,
-			 enum npp_cell kind, char *s, size_t len)
-{
-	(void)tb, (void)row, (void)col, (void)kind, (void)s, (void)len;
-	return 0;
-}
-
-/* First pass: what each column holds */
-static int npp_cell_scan(struct npp_table *tb, size_t row, size_t col,
-			 enum npp_cell kind, char *s, size_t len)
-{
-	struct npp_col *c = &tb->cols[col];
-
-	(void)row;
-	switch (kind) {
-	case NPP_NULL:
-		c->seen |= NPP_SEEN_NULL;
-		break;
-	case NPP_STR:
-		c->seen |= NPP_SEEN_STR;
-		break;
-	case NPP_FLT:
-		c->seen |= NPP_SEEN_FLT;
-		break;
-	case NPP_INT:
-		c->seen |= NPP_SEEN_INT;
-		if (*s == '-')
-			c->seen |= NPP_SEEN_NEG;
-		else if (len >= 19 && (len > 19 || memcmp(s, "9223372036854775807", 19) > 0))
-			c->seen |= NPP_SEEN_BIG;
-		break;
-	}
-	return 0;
-}
-
-/* Second pass: the values into the columns */
-static int npp_cell_fill(struct npp_table *tb, size_t row, size_t col,
-			 enum npp_cell kind, char *s, size_t len)
-{
-	struct npp_col *c = &tb->cols[col];
-	char num[64], *e;
-
-	if (kind == NPP_NULL) {
-		switch (c->type) {
-		case NPY_DOUBLE:
-			((double *)c->data)[row] = NAN;
-			break;
-		case NPY_OBJECT:
-			c->str[row] = NULL;
-			break;
-		default:
-			((int64_t *)c->data)[row] = 0;
-			c->mask[row] = 1;
-			break;
-		}
-		return 0;
-	}
-	if (c->type == NPY_OBJECT) {
-		if (kind != NPP_STR)
-			return -1;
-		c->str[row] = s;
-		c->str_len[row] = npp_unescape(s, len);
-		return 0;
-	}
-	if (kind == NPP_STR || len >= sizeof(num))
+	if (npp_lock(self))
 		return -1;
-	memcpy(num, s, len);
-	num[len] = 0;
-	errno = 0;
-	switch (c->type) {
-	case NPY_DOUBLE:
-		((double *)c->data)[row] = strtod(num, &e);
+	Py_BEGIN_ALLOW_THREADS
+	npuprof_report_opts_init(&o);
+	o.format = NPUPROF_FORMAT_ROWS;
+	o.sink = npp_frames_sink(f);
+	switch (how->run) {
+	case NPP_RUN_REPORT:
+		o.table = how->table;
+		o.tables = how->tables;
+		ret = npuprof_report(self->t, NULL, &o);
 		break;
-	case NPY_UINT64:
-		((uint64_t *)c->data)[row] = strtoull(num, &e, 10);
+	case NPP_RUN_ANALYZE:
+		how->an.format = NPUPROF_FORMAT_ROWS;
+		how->an.sink = o.sink;
+		ret = npuprof_analyze(self->t, NULL, &how->an);
 		break;
 	default:
-		((int64_t *)c->data)[row] = strtoll(num, &e, 10);
+		ret = npuprof_print_breakdown(self->t, NULL, &o);
 		break;
 	}
-	if (*e || errno)
-		return -1;
-	if (c->mask)
-		c->mask[row] = 0;
-	return 0;
+	Py_END_ALLOW_THREADS
+	if (!ret)
+		self->at_end = 1;
+	if (ret == -ENOMEM && npp_frames_error(f) == -ENOMEM)
+		PyErr_NoMemory();
+	else if (ret == -EINVAL && how->run == NPP_RUN_ANALYZE)
+		PyErr_SetString(PyExc_ValueError,
+				"analyze(): a bad option (aggregate, order_by or types)");
+	else if (ret)
+		npp_trace_raise(self, ret);
+	npp_unlock(self);
+	return ret ? -1 : 0;
 }
 
-/* Walk every line with @cell; returns the rows, or -1 when malformed */
-static ssize_t npp_walk(struct npp_table *tb, npp_cell_fn cell)
+/* The DataFrame of one table (enum npuprof_table, 0: analyze ...) */
+static PyObject *npp_table_frame(npp_trace *self, struct npp_fill *how,
+				 PyObject *columns)
 {
-	char *p = tb->buf;
-	size_t row = 0;
+	struct npp_frames *f;
+	const char **want;
+	PyObject *keep, *df = NULL;
 
-	while (npp_ws(p, tb->end) < tb->end) {
-		p = npp_line(tb, p, row, cell);
-		if (!p)
-			return -1;
-		row++;
-	}
-	return (ssize_t)row;
-}
-
-/* The column names of an empty table, from its CSV header line */
-static PyObject *npp_csv_header(const char *s)
-{
-	PyObject *names = PyList_New(0), *n;
-	char *field = malloc(strlen(s) + 1);
-	size_t o;
-	int q;
-
-	if (!names || !field) {
-		Py_XDECREF(names);
-		free(field);
-		return PyErr_NoMemory();
-	}
-	while (*s && *s != '\r' && *s != '\n') {
-		o = 0;
-		q = *s == '"';
-		if (q)
-			s++;
-		for (; *s; s++) {
-			if (q && *s == '"' && s[1] == '"') {
-				field[o++] = '"';
-				s++;
-			} else if (q && *s == '"') {
-				q = 0;
-			} else if (!q && (*s == ',' || *s == '\r' || *s == '\n')) {
-				break;
-			} else {
-				field[o++] = *s;
-			}
-		}
-		n = PyUnicode_DecodeUTF8(field, (Py_ssize_t)o, "replace");
-		if (!n || PyList_Append(names, n)) {
-			Py_XDECREF(n);
-			Py_DECREF(names);
-			free(field);
-			return NULL;
-		}
-		Py_DECREF(n);
-		if (*s == ',')
-			s++;
-	}
-	free(field);
-	return names;
-}
-
-static void npp_table_free(struct npp_table *tb)
-{
-	size_t i;
-
-	if (tb->cols)
-		for (i = 0; i < tb->ncols; i++) {
-			free(tb->cols[i].str);
-			free(tb->cols[i].str_len);
-		}
-	free(tb->cols);
-	free(tb->buf);
-}
-
-/* pandas.DataFrame from @names and @arrays (both lists), columns in order */
-static PyObject *npp_frame(PyObject *names, PyObject *arrays)
-{
-	PyObject *pd = NULL, *dict = NULL, *df = NULL, *key, *cols = NULL;
-	Py_ssize_t i;
-
-	pd = PyImport_ImportModule("pandas");
-	if (!pd)
+	if (npp_names(columns, &want, &keep, "columns"))
 		return NULL;
-	dict = PyDict_New();
-	if (!dict)
-		goto out;
-	/* integer keys: a DataFrame keeps every column even if names repeat */
-	for (i = 0; i < PyList_GET_SIZE(arrays); i++) {
-		key = PyLong_FromSsize_t(i);
-		if (!key || PyDict_SetItem(dict, key, PyList_GET_ITEM(arrays, i))) {
-			Py_XDECREF(key);
-			goto out;
-		}
-		Py_DECREF(key);
-	}
-	df = PyObject_CallMethod(pd, "DataFrame", "O", dict);
-	if (!df)
-		goto out;
-	cols = PyObject_CallMethod(pd, "Index", "O", names);
-	if (!cols || PyObject_SetAttrString(df, "columns", cols))
-		Py_CLEAR(df);
-out:
-	Py_XDECREF(cols);
-	Py_XDECREF(dict);
-	Py_XDECREF(pd);
+	f = npp_frames_new(want);
+	npp_names_free(want, keep);
+	if (!f)
+		return NULL;
+	if (!npp_fill(self, f, how))
+		df = npp_frames_table(f, how->run == NPP_RUN_REPORT ?
+					 how->table : 0);
+	npp_frames_free(f);
 	return df;
 }
 
-/* A nullable integer column: pandas.arrays.IntegerArray(values, mask) */
-static PyObject *npp_nullable(PyObject *values, PyObject *mask)
-{
-	PyObject *mod, *r;
-
-	mod = PyImport_ImportModule("pandas.arrays");
-	if (!mod)
-		return NULL;
-	r = PyObject_CallMethod(mod, "IntegerArray", "OO", values, mask);
-	Py_DECREF(mod);
-	return r;
-}
-
-static PyObject *npp_table_frame(npp_trace *self, unsigned int table)
-{
-	struct npp_table tb = { 0 };
-	struct npp_buf b;
-	PyObject *names = NULL, *arrays = NULL, *df = NULL, *a, *m, *s;
-	npy_intp dims[1];
-	ssize_t rows = 0;
-	size_t i, r;
-	int bad = 0, type;
-
-	if (npp_render(self, NPP_REPORT, table, NPUPROF_FORMAT_JSONL, &b))
-		return NULL;
-	tb.buf = b.data;
-	tb.end = b.data + b.len;
-
-	/* the keys of the first line, then what each column holds */
-	Py_BEGIN_ALLOW_THREADS
-	if (npp_ws(tb.buf, tb.end) < tb.end) {
-		if (!npp_line(&tb, tb.buf, 0, npp_cell_keys))
-			bad = 1;
-		else if (!(tb.cols = calloc(tb.ncols ? tb.ncols : 1,
-					    sizeof(*tb.cols))))
-			bad = 2;
-	}
-	if (!bad && tb.cols) {
-		tb.learn = 1;
-		if (!npp_line(&tb, tb.buf, 0, npp_cell_keys))
-			bad = 1;
-		tb.learn = 0;
-	}
-	if (!bad && tb.cols) {
-		rows = npp_walk(&tb, npp_cell_scan);
-		if (rows < 0)
-			bad = 1;
-	}
-	Py_END_ALLOW_THREADS
-	if (bad) {
-		npp_table_free(&tb);
-		if (bad == 2)
-			return PyErr_NoMemory();
-		return npp_raise(EBADMSG, "npuprof: malformed table output",
-				 self->path);
-	}
-
-	if (!tb.cols) {
-		/* no row: the names from the CSV header, empty columns */
-		free(tb.buf);
-		tb.buf = NULL;
-		if (npp_render(self, NPP_REPORT, table, NPUPROF_FORMAT_CSV, &b))
-			return NULL;
-		names = npp_csv_header(b.data ? b.data : "");
-		free(b.data);
-		if (!names)
-			return NULL;
-		arrays = PyList_New(0);
-		dims[0] = 0;
-		for (i = 0; arrays && i < (size_t)PyList_GET_SIZE(names); i++) {
-			a = PyArray_SimpleNew(1, dims, NPY_OBJECT);
-			if (!a || PyList_Append(arrays, a))
-				Py_CLEAR(arrays);
-			Py_XDECREF(a);
-		}
-		goto frame;
-	}
-
-	names = PyList_New((Py_ssize_t)tb.ncols);
-	arrays = PyList_New((Py_ssize_t)tb.ncols);
-	if (!names || !arrays)
-		goto out;
-	dims[0] = (npy_intp)rows;
-	for (i = 0; i < tb.ncols; i++) {
-		struct npp_col *c = &tb.cols[i];
-		char *key = malloc(c->key_len + 1);
-
-		if (!key) {
-			PyErr_NoMemory();
-			goto out;
-		}
-		memcpy(key, c->key, c->key_len);
-		s = PyUnicode_DecodeUTF8(key, (Py_ssize_t)npp_unescape(key, c->key_len),
-					 "replace");
-		free(key);
-		if (!s)
-			goto out;
-		PyList_SET_ITEM(names, (Py_ssize_t)i, s);
-
-		if (c->seen & NPP_SEEN_STR) {
-			if (c->seen & (NPP_SEEN_INT | NPP_SEEN_FLT)) {
-				npp_raise(EBADMSG, "npuprof: a column of strings and numbers",
-					  self->path);
-				goto out;
-			}
-			type = NPY_OBJECT;
-		} else if (c->seen & NPP_SEEN_FLT) {
-			type = NPY_DOUBLE;
-		} else if (c->seen & NPP_SEEN_INT) {
-			type = (c->seen & NPP_SEEN_BIG) ? NPY_UINT64 : NPY_INT64;
-			if ((c->seen & NPP_SEEN_BIG) && (c->seen & NPP_SEEN_NEG))
-				type = NPY_DOUBLE;
-		} else {
-			type = NPY_OBJECT;	/* every cell empty */
-		}
-		c->type = type;
-		a = PyArray_SimpleNew(1, dims, type);
-		if (!a)
-			goto out;
-		PyList_SET_ITEM(arrays, (Py_ssize_t)i, a);
-		c->data = PyArray_DATA((PyArrayObject *)a);
-		if (type == NPY_OBJECT) {
-			c->str = calloc(rows ? (size_t)rows : 1, sizeof(*c->str));
-			c->str_len = calloc(rows ? (size_t)rows : 1,
-					    sizeof(*c->str_len));
-			if (!c->str || !c->str_len) {
-				PyErr_NoMemory();
-				goto out;
-			}
-			/* None until filled, so that an error leaves it valid */
-			for (r = 0; r < (size_t)rows; r++) {
-				Py_INCREF(Py_None);
-				((PyObject **)c->data)[r] = Py_None;
-			}
-		}
-	}
-	/* the nullable integer columns get their masks */
-	for (i = 0; i < tb.ncols; i++) {
-		struct npp_col *c = &tb.cols[i];
-
-		if ((c->type == NPY_INT64 || c->type == NPY_UINT64) &&
-		    (c->seen & NPP_SEEN_NULL)) {
-			m = PyArray_ZEROS(1, dims, NPY_BOOL, 0);
-			if (!m)
-				goto out;
-			c->mask = PyArray_DATA((PyArrayObject *)m);
-			a = npp_nullable(PyList_GET_ITEM(arrays, (Py_ssize_t)i), m);
-			Py_DECREF(m);	/* the IntegerArray holds it */
-			if (!a)
-				goto out;
-			PyList_SetItem(arrays, (Py_ssize_t)i, a);
-		}
-	}
-
-	/* the numbers, without the GIL */
-	Py_BEGIN_ALLOW_THREADS
-	if (npp_walk(&tb, npp_cell_fill) != rows)
-		bad = 1;
-	Py_END_ALLOW_THREADS
-	if (bad) {
-		npp_raise(EBADMSG, "npuprof: malformed value in table output",
-			  self->path);
-		goto out;
-	}
-	/* the strings */
-	for (i = 0; i < tb.ncols; i++) {
-		struct npp_col *c = &tb.cols[i];
-		PyObject **o = c->data;
-
-		if (c->type != NPY_OBJECT)
-			continue;
-		for (r = 0; r < (size_t)rows; r++) {
-			if (!c->str[r])
-				continue;
-			s = PyUnicode_DecodeUTF8(c->str[r], (Py_ssize_t)c->str_len[r],
-						 "replace");
-			if (!s)
-				goto out;
-			Py_SETREF(o[r], s);
-		}
-	}
-frame:
-	if (names && arrays)
-		df = npp_frame(names, arrays);
-out:
-	Py_XDECREF(names);
-	Py_XDECREF(arrays);
-	npp_table_free(&tb);
-	return df;
-}
-
-/* table(name) -> DataFrame */
+/* table(name, columns=None) -> DataFrame */
 static PyObject *npp_table(npp_trace *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "name", NULL };
+	static char *kwlist[] = { "name", "columns", NULL };
+	struct npp_fill how = { .run = NPP_RUN_REPORT };
+	PyObject *columns = NULL;
 	const char *name;
 	unsigned int i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "s:table", kwlist, &name))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "s|O:table", kwlist, &name,
+					 &columns))
 		return NULL;
 	for (i = NPUPROF_TABLE_INFERENCES; npuprof_table_name(i); i++)
-		if (!strcmp(name, npuprof_table_name(i)))
-			return npp_table_frame(self, i);
+		if (!strcmp(name, npuprof_table_name(i))) {
+			how.table = i;
+			return npp_table_frame(self, &how, columns);
+		}
 	return PyErr_Format(PyExc_ValueError,
 			    "unknown table '%s': inferences, executions, operators, external, spans or op_records",
 			    name);
 }
 
-#define NPP_GETTER(fn, table)						\
-static PyObject *npp_##fn(npp_trace *self, PyObject *unused)		\
+#define NPP_GETTER(fn, tab)						\
+static PyObject *npp_##fn(npp_trace *self, PyObject *args, PyObject *kw)\
 {									\
-	(void)unused;							\
-	return npp_table_frame(self, table);				\
+	static char *kwlist[] = { "columns", NULL };			\
+	struct npp_fill how = { .run = NPP_RUN_REPORT, .table = tab };	\
+	PyObject *columns = NULL;					\
+									\
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:" #fn, kwlist,	\
+					 &columns))			\
+		return NULL;						\
+	return npp_table_frame(self, &how, columns);			\
 }
 NPP_GETTER(inferences, NPUPROF_TABLE_INFERENCES)
 NPP_GETTER(npu_executions, NPUPROF_TABLE_EXECUTIONS)
@@ -1066,6 +622,139 @@ NPP_GETTER(npu_operators, NPUPROF_TABLE_OPERATORS)
 NPP_GETTER(external_operators, NPUPROF_TABLE_EXTERNAL)
 NPP_GETTER(spans, NPUPROF_TABLE_SPANS)
 NPP_GETTER(npu_operator_records, NPUPROF_TABLE_OP_RECORDS)
+
+/*
+ * Trace.get_pandas_dataframe(columns=None): every span, NPU execution and
+ * operator record in the reference profiler's columns, from one pass
+ */
+static PyObject *npp_get_pandas_dataframe(npp_trace *self, PyObject *args,
+					  PyObject *kw)
+{
+	static char *kwlist[] = { "columns", NULL };
+	struct npp_fill how = { .run = NPP_RUN_REPORT,
+				.table = NPUPROF_TABLE_SPANS };
+	const char *want[64], **cols;
+	PyObject *columns = NULL, *keep, *df = NULL;
+	struct npp_frames *f;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:get_pandas_dataframe",
+					 kwlist, &columns))
+		return NULL;
+	if (npp_names(columns, &cols, &keep, "columns"))
+		return NULL;
+	if (npp_reference_want(cols, want))
+		goto out;
+	how.tables = npp_reference_tables();
+	f = npp_frames_new(want);
+	if (!f)
+		goto out;
+	if (!npp_fill(self, f, &how))
+		df = npp_frames_reference(f, cols);
+	npp_frames_free(f);
+out:
+	npp_names_free(cols, keep);
+	return df;
+}
+
+/* Trace.analyze(...) -> DataFrame: npuprof analyze's rows */
+static PyObject *npp_analyze(npp_trace *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "top", "types", "aggregate", "order_by",
+				  "min_ns", "max_ns", NULL };
+	static const char *const aggs[] = { "none", "sum", "mean", "max",
+					    "min", NULL };
+	struct npp_fill how = { .run = NPP_RUN_ANALYZE };
+	PyObject *types = NULL, *keep, *df;
+	const char *agg = NULL, *order = NULL, **tv;
+	long long min_ns = 0, max_ns = -1;
+	int top = 20;
+	unsigned int i;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|iOzzLL:analyze", kwlist,
+					 &top, &types, &agg, &order, &min_ns,
+					 &max_ns))
+		return NULL;
+	if (top < 0)
+		return PyErr_Format(PyExc_ValueError,
+				    "analyze(): top must be >= 0 (0: every row)");
+	npuprof_analyze_opts_init(&how.an);
+	how.an.top = (unsigned int)top;
+	how.an.order_by = order;
+	how.an.min_ns = min_ns;
+	how.an.max_ns = max_ns;
+	if (agg) {
+		for (i = 0; aggs[i] && strcasecmp(aggs[i], agg); i++)
+			;
+		if (!aggs[i])
+			return PyErr_Format(PyExc_ValueError,
+					    "analyze(): aggregate '%s': none, sum, mean, max or min",
+					    agg);
+		how.an.aggregate = i;
+	}
+	if (npp_names(types, &tv, &keep, "types"))
+		return NULL;
+	how.an.types = tv;
+	df = npp_table_frame(self, &how, NULL);
+	npp_names_free(tv, keep);
+	return df;
+}
+
+/* Trace.breakdown() -> DataFrame: one row per inference */
+static PyObject *npp_breakdown(npp_trace *self, PyObject *unused)
+{
+	struct npp_fill how = { .run = NPP_RUN_BREAKDOWN };
+
+	(void)unused;
+	return npp_table_frame(self, &how, NULL);
+}
+
+/* npuprof.diff(a, b, min_delta_ns=0) -> DataFrame */
+static PyObject *npp_diff(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "a", "b", "min_delta_ns", NULL };
+	npp_trace *a, *b;
+	struct npuprof_report_opts o;
+	struct npp_frames *f;
+	long long min_delta = 0;
+	PyObject *df = NULL;
+	int ret;
+
+	(void)mod;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|L:diff", kwlist,
+					 &npp_trace_type, &a, &npp_trace_type,
+					 &b, &min_delta))
+		return NULL;
+	f = npp_frames_new(NULL);
+	if (!f)
+		return NULL;
+	if (npp_lock(a))
+		goto out;
+	if (b != a && npp_lock(b)) {
+		npp_unlock(a);
+		goto out;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	npuprof_report_opts_init(&o);
+	o.format = NPUPROF_FORMAT_ROWS;
+	o.sink = npp_frames_sink(f);
+	o.min_delta_ns = min_delta;
+	ret = npuprof_diff(a->t, b->t, NULL, &o, NULL);
+	Py_END_ALLOW_THREADS
+	if (ret == -ENOMEM && npp_frames_error(f) == -ENOMEM)
+		PyErr_NoMemory();
+	else if (ret)
+		npp_raise(ret, npuprof_trace_error(a->t)[0] ?
+			  npuprof_trace_error(a->t) : npuprof_trace_error(b->t),
+			  npuprof_trace_error(a->t)[0] ? a->path : b->path);
+	if (b != a)
+		npp_unlock(b);
+	npp_unlock(a);
+	if (!ret)
+		df = npp_frames_table(f, 0);
+out:
+	npp_frames_free(f);
+	return df;
+}
 
 /* ------------------------------------------------------------------ */
 /* Type and module                                                      */
@@ -1075,24 +764,6 @@ NPP_GETTER(npu_operator_records, NPUPROF_TABLE_OP_RECORDS)
 	{ #fn, (PyCFunction)(void (*)(void))npp_##fn, METH_VARARGS | METH_KEYWORDS, doc }
 #define NPP_NOARG(fn, doc) \
 	{ #fn, (PyCFunction)(void (*)(void))npp_##fn, METH_NOARGS, doc }
-
-/*
- * Trace.get_pandas_dataframe(): every span in the reference profiler's
- * columns. Built by npuprof._reference_frame() (__init__.py) from the
- * spans table with column operations of pandas, no Python loop.
- */
-static PyObject *npp_get_pandas_dataframe(npp_trace *self, PyObject *unused)
-{
-	PyObject *mod, *r;
-
-	(void)unused;
-	mod = PyImport_ImportModule("npuprof");
-	if (!mod)
-		return NULL;
-	r = PyObject_CallMethod(mod, "_reference_frame", "O", (PyObject *)self);
-	Py_DECREF(mod);
-	return r;
-}
 
 static PyMethodDef npp_trace_methods[] = {
 	NPP_KW(print_summary, "print_summary(file=None)\n--\n\n"
@@ -1108,24 +779,35 @@ static PyMethodDef npp_trace_methods[] = {
 	       "Print the table of `npuprof report --external`."),
 	NPP_KW(summary, "summary(format='table')\n--\n\n"
 	       "The summary as a str: 'table' (as printed) or 'json'."),
-	NPP_NOARG(inferences, "inferences()\n--\n\n"
-		  "DataFrame of the inferences (the CSV of report --inferences)."),
-	NPP_NOARG(npu_executions, "npu_executions()\n--\n\n"
-		  "DataFrame of the NPU executions (report --executions)."),
-	NPP_NOARG(npu_operators, "npu_operators()\n--\n\n"
-		  "DataFrame of the NPU operators by opcode (report --operators)."),
-	NPP_NOARG(external_operators, "external_operators()\n--\n\n"
-		  "DataFrame of the CPU operators (report --external)."),
-	NPP_NOARG(spans, "spans()\n--\n\n"
-		  "DataFrame of every host span (report --spans)."),
-	NPP_NOARG(npu_operator_records, "npu_operator_records()\n--\n\n"
-		  "DataFrame of every NPU operator record (report --op-records)."),
-	NPP_NOARG(get_pandas_dataframe, "get_pandas_dataframe()\n--\n\n"
-		  "DataFrame of every span with the reference profiler's columns\n"
-		  "(trace_id, span_id, parent_span_id, name, thread.id, dur, ...)."),
-	NPP_KW(table, "table(name)\n--\n\n"
+	NPP_KW(inferences, "inferences(columns=None)\n--\n\n"
+	       "DataFrame of the inferences (the CSV of report --inferences);\n"
+	       "columns: the names to keep (a list), None for all."),
+	NPP_KW(npu_executions, "npu_executions(columns=None)\n--\n\n"
+	       "DataFrame of the NPU executions (report --executions)."),
+	NPP_KW(npu_operators, "npu_operators(columns=None)\n--\n\n"
+	       "DataFrame of the NPU operators by opcode (report --operators)."),
+	NPP_KW(external_operators, "external_operators(columns=None)\n--\n\n"
+	       "DataFrame of the CPU operators (report --external)."),
+	NPP_KW(spans, "spans(columns=None)\n--\n\n"
+	       "DataFrame of every host span (report --spans)."),
+	NPP_KW(npu_operator_records, "npu_operator_records(columns=None)\n--\n\n"
+	       "DataFrame of every NPU operator record (report --op-records)."),
+	NPP_KW(get_pandas_dataframe, "get_pandas_dataframe(columns=None)\n--\n\n"
+	       "DataFrame of every span, NPU execution and NPU operator record\n"
+	       "in the reference profiler's columns (trace_id, parent_span_id,\n"
+	       "span_id, name, cat, start, end, dur, pid, thread.id, job_id,\n"
+	       "minor, op_index, pe_index, error, flags); cat tells the kind."),
+	NPP_KW(table, "table(name, columns=None)\n--\n\n"
 	       "DataFrame of a table by name: inferences, executions, operators,\n"
 	       "external, spans or op_records."),
+	NPP_KW(analyze, "analyze(top=20, types=None, aggregate=None, order_by=None,\n"
+	       "        min_ns=0, max_ns=-1)\n--\n\n"
+	       "DataFrame of `npuprof analyze`: self and cumulative time, MACs,\n"
+	       "GMAC/s, bytes and GB/s per record or, with aggregate ('sum',\n"
+	       "'mean', 'max', 'min'), per type; top=0 keeps every row."),
+	NPP_NOARG(breakdown, "breakdown()\n--\n\n"
+		  "DataFrame of `npuprof breakdown --format csv`: where each\n"
+		  "inference's latency goes, one row per inference."),
 	NPP_KW(export_chrome, "export_chrome(path)\n--\n\n"
 	       "Write the merged timeline as Chrome Trace Event JSON."),
 	NPP_KW(export_sqlite, "export_sqlite(path)\n--\n\n"
@@ -1457,6 +1139,12 @@ static PyMethodDef npp_methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))npp_open,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "open(path)\n--\n\nOpen a .npuprof trace file: a Trace." },
+	{ "diff", (PyCFunction)(void (*)(void))npp_diff,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "diff(a, b, min_delta_ns=0)\n--\n\n"
+	  "DataFrame of `npuprof diff A B`: the change from Trace a to Trace b\n"
+	  "of the mean latency, each part of the breakdown and each operator\n"
+	  "type, largest absolute change first." },
 	{ "session", (PyCFunction)(void (*)(void))npp_session_new,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "session(output, level=2)\n--\n\n"

@@ -2,10 +2,13 @@
 """bench.py - the DataFrame getters of npuprof against the SQLite route.
 
 Issue 22, item 4: a trace read into the span DataFrame
-(get_pandas_dataframe()) and into the executions table (npu_executions()),
-side by side with the route that works without the package: the SQLite
-export (Trace.export_sqlite()) followed by pandas.read_sql of the spans
-and the executions tables (Documentation/npu/sqlite.rst).
+(get_pandas_dataframe(): every span, NPU execution and operator record),
+into the spans table (spans()) and into the executions table
+(npu_executions()), side by side with the route that works without the
+package: the SQLite export (Trace.export_sqlite()) followed by
+pandas.read_sql of the spans, the executions and the operator records
+(Documentation/npu/sqlite.rst). Each getter is also compared with the
+export and the read of the same rows alone.
 
 Each measurement runs in a child process of its own (this script with
 --child), so that its peak RSS (ru_maxrss, from wait4() of that child) is
@@ -28,12 +31,17 @@ import sys
 import tempfile
 import time
 
-ROUTES = ("spans", "executions", "sqlite")
+ROUTES = ("frame", "spans", "executions", "sqlite")
 LABELS = {
-    "spans": "npuprof.open(f).get_pandas_dataframe()",
+    "frame": "npuprof.open(f).get_pandas_dataframe()",
+    "spans": "npuprof.open(f).spans()",
     "executions": "npuprof.open(f).npu_executions()",
-    "sqlite": "export_sqlite + read_sql(spans) + read_sql(executions)",
+    "sqlite": "export_sqlite + read_sql of spans, executions, operator_rows",
 }
+# the SQLite route's reads, in order, and which getter each matches
+READS = (("spans", "select * from spans"),
+         ("executions", "select * from npu_executions"),
+         ("op_records", "select * from operator_rows"))
 
 
 def child(route, trace, db):
@@ -47,26 +55,29 @@ def child(route, trace, db):
     r0 = base.ru_utime + base.ru_stime
     t0 = time.perf_counter()
     out = {}
-    if route == "spans":
-        df = npuprof.open(trace).get_pandas_dataframe()
-        out["rows"] = len(df)
-        out["cols"] = len(df.columns)
-    elif route == "executions":
-        df = npuprof.open(trace).npu_executions()
+    if route != "sqlite":
+        getter = {"frame": "get_pandas_dataframe"}.get(route, route)
+        if route == "executions":
+            getter = "npu_executions"
+        df = getattr(npuprof.open(trace), getter)()
         out["rows"] = len(df)
         out["cols"] = len(df.columns)
     else:
         npuprof.open(trace).export_sqlite(db)
-        t1 = time.perf_counter()
+        split = [time.perf_counter() - t0]
         con = sqlite3.connect(db)
-        sp = pandas.read_sql("select * from spans", con)
-        t2 = time.perf_counter()
-        ex = pandas.read_sql("select * from executions", con)
-        t3 = time.perf_counter()
+        rows, cols = 0, []
+        for _, query in READS:
+            t1 = time.perf_counter()
+            df = pandas.read_sql(query, con)
+            split.append(time.perf_counter() - t1)
+            rows += len(df)
+            cols.append(str(len(df.columns)))
+            del df
         con.close()
-        out["rows"] = len(sp) + len(ex)
-        out["cols"] = "%d+%d" % (len(sp.columns), len(ex.columns))
-        out["split"] = [t1 - t0, t2 - t1, t3 - t2]
+        out["rows"] = rows
+        out["cols"] = "+".join(cols)
+        out["split"] = split
         out["db_bytes"] = os.path.getsize(db)
     out["seconds"] = time.perf_counter() - t0
     ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -162,42 +173,39 @@ def bench(a, tmp):
     sq = med["sqlite"]
 
     print()
-    print("%-11s %9s %6s %9s %9s %11s %10s %9s %9s %9s" %
+    print("%-11s %9s %8s %9s %9s %11s %10s %9s %9s %9s" %
           ("route", "rows", "cols", "seconds", "cpu s", "events/s",
            "rows/s", "peak RSS", "vs sqlite", "RSS vs"))
-    print("%-11s %9s %6s %9s %9s %11s %10s %9s %9s %9s" %
+    print("%-11s %9s %8s %9s %9s %11s %10s %9s %9s %9s" %
           ("", "", "", "(median)", "(median)", "", "", "MiB", "(speed)",
            "sqlite"))
     for route in ROUTES:
         m = med[route]
-        print("%-11s %9d %6s %9.3f %9.3f %11s %10s %9.0f %8.2fx %8.2fx" %
+        print("%-11s %9d %8s %9.3f %9.3f %11s %10s %9.0f %8.2fx %8.2fx" %
               (route, m["rows"], m["cols"], m["seconds"], m["cpu"],
                fmt_rate(events / m["seconds"]),
                fmt_rate(m["rows"] / m["seconds"]), m["rss"],
                sq["seconds"] / m["seconds"], m["rss"] / sq["rss"]))
-    both = med["spans"]["seconds"] + med["executions"]["seconds"]
-    print("%-11s %9d %6s %9.3f %9s %11s %10s %9s %8.2fx" %
-          ("spans+exec", med["spans"]["rows"] + med["executions"]["rows"],
-           "", both, "", fmt_rate(events / both),
-           fmt_rate((med["spans"]["rows"] + med["executions"]["rows"]) / both),
-           "", sq["seconds"] / both))
     print()
     for route in ROUTES:
         print("%-11s %s; rounds: %s s" % (
             route, LABELS[route],
             " ".join("%.3f" % s for s in med[route]["all"])))
     split = [statistics.median(x["split"][i] for x in res["sqlite"])
-             for i in range(3)]
-    print("sqlite split (medians): export_sqlite %.3f s, read_sql spans "
-          "%.3f s, read_sql executions %.3f s; database %.1f MB"
-          % (split[0], split[1], split[2],
-             res["sqlite"][0]["db_bytes"] / 1e6))
-    # the same table by the SQLite route alone: the export, then its read
-    for route, i in (("spans", 1), ("executions", 2)):
-        alone = split[0] + split[i]
-        print("per table: %s %.3f s, export_sqlite + read_sql of %s alone "
-              "%.3f s: %.2fx" % (route, med[route]["seconds"], route, alone,
-                                 alone / med[route]["seconds"]))
+             for i in range(len(READS) + 1)]
+    print("sqlite split (medians): export_sqlite %.3f s, %s; database "
+          "%.1f MB" % (split[0], ", ".join(
+              "read_sql %s %.3f s" % (name, split[i + 1])
+              for i, (name, _) in enumerate(READS)),
+              res["sqlite"][0]["db_bytes"] / 1e6))
+    # the same rows by the SQLite route alone: the export, then their reads
+    for route, reads in (("frame", (1, 2, 3)), ("spans", (1,)),
+                         ("executions", (2,))):
+        alone = split[0] + sum(split[i] for i in reads)
+        print("same rows: %-10s %.3f s, export_sqlite + read_sql of %s "
+              "%.3f s: %.2fx" % (route, med[route]["seconds"],
+                                 "+".join(READS[i - 1][0] for i in reads),
+                                 alone, alone / med[route]["seconds"]))
     print("RSS of the interpreter and the imports (child, before the "
           "route: npuprof, sqlite3, pandas): %.0f MiB"
           % (res["sqlite"][0]["base_maxrss_kb"] / 1024.0))

@@ -24,8 +24,12 @@ print_npu_executions(), print_npu_operators() and
 print_external_operators() print what `npuprof summary` and `npuprof
 report` print; inferences(), npu_executions(), npu_operators(),
 external_operators(), spans() and npu_operator_records() return pandas
-DataFrames with the columns and values of `npuprof report --format csv`;
-export_chrome(path) and export_sqlite(path) write the exports. Errors of
+DataFrames with the columns and values of `npuprof report --format csv`
+(columns=[...] keeps only those); get_pandas_dataframe() has every span,
+NPU execution and NPU operator record in the reference profiler's
+columns; analyze(), breakdown() and npuprof.diff(a, b) give the tables of
+`npuprof analyze` and `npuprof diff` as DataFrames; export_chrome(path)
+and export_sqlite(path) write the exports. Errors of
 the libraries raise npuprof.Error, a subclass of OSError (errno,
 strerror, filename). Documentation/npu/python.rst has the details.
 """
@@ -39,10 +43,11 @@ import shutil
 import tempfile
 import threading
 
-from ._npuprof import Error, Trace, open
+from ._npuprof import Error, Trace, diff, open
 from . import _npuprof
 
-__all__ = ["Error", "Trace", "open", "profile", "Profile", "RecordFormat",
+__all__ = ["Error", "Trace", "diff", "open", "profile", "Profile",
+           "RecordFormat",
            "record", "start", "stop", "get", "clear", "dump"]
 
 
@@ -54,25 +59,6 @@ class RecordFormat(str, enum.Enum):
 
 
 _FORMATS = ("chrome", "npuprof", "pandas")
-
-
-def _reference_frame(trace):
-    """Trace.get_pandas_dataframe(): the spans table in the columns of the
-    reference profiler's DataFrame, built with column operations."""
-    sp = trace.spans()
-    kind = sp["kind"]
-    df = sp.assign(**{
-        "name": sp["name"].where(kind == "record", kind),
-        "parent_span_id": sp["parent_id"],
-        "thread.id": sp["tid"],
-        "start": sp["start_ns"],
-        "end": sp["end_ns"],
-        "cat": kind,
-    })
-    cols = ["trace_id", "parent_span_id", "span_id", "name", "cat",
-            "start", "end", "dur", "pid", "thread.id", "job_id", "minor",
-            "op_index", "error", "flags"]
-    return df[cols]
 
 
 def _check(format, level):
