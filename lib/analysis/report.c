@@ -362,6 +362,12 @@ static const struct npf_join_ops npf_rep_ops = {
 	.op = npf_rep_op,
 };
 
+/* Without the inferences table or the summary: the join keeps none */
+static const struct npf_join_ops npf_rep_ops_noinf = {
+	.exec = npf_rep_exec,
+	.op = npf_rep_op,
+};
+
 /* One pass over the trace: rows to p->tw[], totals into @p */
 static int npf_rep_pass(struct npf_rep *p, struct npf_join **jp)
 {
@@ -372,7 +378,9 @@ static int npf_rep_pass(struct npf_rep *p, struct npf_join **jp)
 	ret = npuprof_trace_rewind(p->trace);
 	if (ret)
 		return ret;
-	ret = npf_join_new(p->trace, &npf_rep_ops, p, &j);
+	ret = npf_join_new(p->trace, !p->mask ||
+			   npf_want(p, NPUPROF_TABLE_INFERENCES) ?
+			   &npf_rep_ops : &npf_rep_ops_noinf, p, &j);
 	if (ret)
 		return ret;
 	while ((ret = npuprof_trace_next(p->trace, &ev)) == 1) {
