@@ -111,7 +111,8 @@ static int npu_timeout_ns(PyObject *obj, int64_t *ns)
 static PyStructSequence_Field npu_desc_fields[] = {
 	{ "name", "the tensor's name in the model file" },
 	{ "shape", "tuple of ints: the host array's shape (4-D: N, H, W, C)" },
-	{ "dtype", "numpy.dtype of the device tensor (uint8)" },
+	{ "dtype", "numpy.dtype: uint8, the device tensor's (Model); for a "
+		   "Session's outputs, the dtype run() returns" },
 	{ "scale", "quantization: real = (q - zero_point) * scale" },
 	{ "zero_point", "quantization: the q of real 0.0, 0..255" },
 	{ "layout", "the device layout: 'plain' or 'nchwc16'" },
@@ -128,7 +129,8 @@ static PyStructSequence_Desc npu_desc_desc = {
 
 static PyTypeObject npu_desc_type;
 
-static PyObject *npu_desc_new(const struct npu_tensor_desc *d)
+/* A TensorDesc of @d whose dtype is @type_num (NPY_UINT8, NPY_FLOAT32) */
+static PyObject *npu_desc_new(const struct npu_tensor_desc *d, int type_num)
 {
 	PyObject *t, *shape;
 	uint32_t i;
@@ -150,7 +152,7 @@ static PyObject *npu_desc_new(const struct npu_tensor_desc *d)
 	}
 	PyStructSequence_SET_ITEM(t, 0, PyUnicode_FromString(d->name));
 	PyStructSequence_SET_ITEM(t, 1, shape);
-	PyStructSequence_SET_ITEM(t, 2, (PyObject *)PyArray_DescrFromType(NPY_UINT8));
+	PyStructSequence_SET_ITEM(t, 2, (PyObject *)PyArray_DescrFromType(type_num));
 	PyStructSequence_SET_ITEM(t, 3, PyFloat_FromDouble(d->scale));
 	PyStructSequence_SET_ITEM(t, 4, PyLong_FromLong(d->zero_point));
 	PyStructSequence_SET_ITEM(t, 5, PyUnicode_FromString(
@@ -232,8 +234,11 @@ static void npu_model_dealloc(npu_model_obj *self)
 	PyObject_Free(self);
 }
 
-/* A list of TensorDesc, of the inputs (@out 0) or the outputs */
-static PyObject *npu_model_descs(struct npu_model *m, int out)
+/*
+ * A list of TensorDesc, of the inputs (@out 0) or the outputs; the
+ * outputs' dtype is @out_type (the inputs' is the device's, uint8)
+ */
+static PyObject *npu_model_descs(struct npu_model *m, int out, int out_type)
 {
 	unsigned int i, n = out ? npu_model_num_outputs(m) :
 				  npu_model_num_inputs(m);
@@ -242,8 +247,8 @@ static PyObject *npu_model_descs(struct npu_model *m, int out)
 	if (!list)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		PyObject *d = npu_desc_new(out ? npu_model_output(m, i) :
-						 npu_model_input(m, i));
+		PyObject *d = out ? npu_desc_new(npu_model_output(m, i), out_type) :
+				    npu_desc_new(npu_model_input(m, i), NPY_UINT8);
 		if (!d) {
 			Py_DECREF(list);
 			return NULL;
@@ -256,13 +261,13 @@ static PyObject *npu_model_descs(struct npu_model *m, int out)
 static PyObject *npu_model_inputs(npu_model_obj *self, PyObject *unused)
 {
 	(void)unused;
-	return npu_model_descs(self->m, 0);
+	return npu_model_descs(self->m, 0, NPY_UINT8);
 }
 
 static PyObject *npu_model_outputs(npu_model_obj *self, PyObject *unused)
 {
 	(void)unused;
-	return npu_model_descs(self->m, 1);
+	return npu_model_descs(self->m, 1, NPY_UINT8);
 }
 
 static PyObject *npu_model_get_name(npu_model_obj *self, void *closure)
@@ -325,6 +330,7 @@ typedef struct {
 	PyObject *dev_path;	/* str */
 	int64_t timeout_ns;	/* of run(); -1: none */
 	unsigned int nlive;	/* contexts acquired, or being acquired */
+	int out_type;		/* of the outputs: NPY_FLOAT32 or NPY_UINT8 */
 	int closed;
 } npu_session;
 
@@ -403,13 +409,42 @@ static int npu_parse_pes(PyObject *pes, struct npu_runner_opts *opts)
 	return 0;
 }
 
+/*
+ * output_dtype: None or float32 (Dequantized), or uint8 (the device's
+ * quantized values, unlowered only); model file v1 has uint8 tensors alone
+ */
+static int npu_parse_out_type(PyObject *obj, int *type)
+{
+	PyArray_Descr *d = NULL;
+	int t;
+
+	if (!obj || obj == Py_None) {
+		*type = NPY_FLOAT32;
+		return 0;
+	}
+	if (!PyArray_DescrConverter(obj, &d))
+		return -1;
+	t = d->type_num;
+	if (t != NPY_FLOAT32 && t != NPY_UINT8) {
+		PyErr_Format(PyExc_ValueError,
+			     "output_dtype %R: float32 (dequantized) or uint8 (as the "
+			     "device computed them, the dtype of Model.outputs())",
+			     (PyObject *)d);
+		Py_DECREF(d);
+		return -1;
+	}
+	Py_DECREF(d);
+	*type = t;
+	return 0;
+}
+
 static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
 				    PyObject *kw)
 {
 	static char *kwlist[] = { "model", "device", "pes", "contexts",
-				  "timeout", NULL };
+				  "timeout", "output_dtype", NULL };
 	PyObject *model_arg, *device = Py_None, *pes = Py_None, *timeout = Py_None;
-	PyObject *dev_bytes = NULL;
+	PyObject *out_dtype = Py_None, *dev_bytes = NULL;
 	struct npu_runner_opts opts;
 	struct npu_device *dev = NULL;
 	struct npu_runner *runner = NULL;
@@ -420,17 +455,18 @@ static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
 	char idx_path[32];
 	const char *dev_path;
 	long index = -1;
-	int ret;
+	int ret, out_type;
 
 	(void)type;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOIO:Session", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOIOO:Session", kwlist,
 					 &model_arg, &device, &pes, &contexts,
-					 &timeout))
+					 &timeout, &out_dtype))
 		return NULL;
 	npu_runner_opts_init(&opts);
 	if (contexts)
 		opts.contexts = contexts;
-	if (npu_parse_pes(pes, &opts) || npu_timeout_ns(timeout, &timeout_ns))
+	if (npu_parse_pes(pes, &opts) || npu_timeout_ns(timeout, &timeout_ns) ||
+	    npu_parse_out_type(out_dtype, &out_type))
 		return NULL;
 	if (device == Py_None) {
 		index = 0;
@@ -503,6 +539,7 @@ static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
 	self->runner = runner;
 	self->timeout_ns = timeout_ns;
 	self->nlive = 0;
+	self->out_type = out_type;
 	self->closed = 0;
 	self->dev_path = PyUnicode_DecodeFSDefault(dev_path);
 	Py_XDECREF(dev_bytes);
@@ -558,7 +595,7 @@ static PyObject *npu_session_inputs(npu_session *self, PyObject *unused)
 	(void)unused;
 	if (npu_session_check(self))
 		return NULL;
-	return npu_model_descs(self->model->m, 0);
+	return npu_model_descs(self->model->m, 0, NPY_UINT8);
 }
 
 static PyObject *npu_session_outputs(npu_session *self, PyObject *unused)
@@ -566,7 +603,7 @@ static PyObject *npu_session_outputs(npu_session *self, PyObject *unused)
 	(void)unused;
 	if (npu_session_check(self))
 		return NULL;
-	return npu_model_descs(self->model->m, 1);
+	return npu_model_descs(self->model->m, 1, self->out_type);
 }
 
 /* ------------------------------------------------------------------ */
@@ -811,12 +848,16 @@ static PyObject *npu_future_raise(npu_future *self)
 	return npu_raise(npu_error, self->err, msg, NULL);
 }
 
-/* The outputs as a new list (a copy of the cached one) */
+/*
+ * The outputs as a new list (a copy of the cached one), of the session's
+ * dtype
+ */
 static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
 {
 	struct npu_model *m = self->sess->model->m;
 	unsigned int i, n = npu_model_num_outputs(m);
 	struct npu_inference *inf = self->inf;
+	int out_type = self->sess->out_type;
 	PyObject *list;
 	int ret = 0;
 
@@ -839,7 +880,7 @@ static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
 
 		for (k = 0; k < d->ndim; k++)
 			dims[k] = d->dims[k];
-		PyObject *a = PyArray_SimpleNew((int)d->ndim, dims, NPY_FLOAT32);
+		PyObject *a = PyArray_SimpleNew((int)d->ndim, dims, out_type);
 		if (!a) {
 			Py_DECREF(list);
 			return NULL;
@@ -852,8 +893,12 @@ static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
 	for (i = 0; !ret && i < n; i++) {
 		PyArrayObject *a = (PyArrayObject *)PyList_GET_ITEM(list, i);
 
-		ret = npu_inference_get_output(inf, i, PyArray_DATA(a),
-					       PyArray_SIZE(a));
+		if (out_type == NPY_UINT8)
+			ret = npu_inference_get_output_u8(inf, i, PyArray_DATA(a),
+							  PyArray_SIZE(a));
+		else
+			ret = npu_inference_get_output(inf, i, PyArray_DATA(a),
+						       PyArray_SIZE(a));
 	}
 	Py_END_ALLOW_THREADS
 	self->busy = 0;
@@ -912,7 +957,8 @@ static PyObject *npu_future_get_job(npu_future *self, void *closure)
 static PyMethodDef npu_future_methods[] = {
 	{ "wait", (PyCFunction)(void (*)(void))npu_future_wait,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "wait(timeout=None) -> list of float32 arrays, the outputs" },
+	  "wait(timeout=None) -> list of arrays, the outputs (float32, or the\n"
+	  "session's output_dtype)" },
 	{ "result", (PyCFunction)(void (*)(void))npu_future_wait,
 	  METH_VARARGS | METH_KEYWORDS, "result(timeout=None): as wait()" },
 	{ "done", (PyCFunction)npu_future_done, METH_NOARGS,
@@ -983,7 +1029,8 @@ static PyMethodDef npu_session_methods[] = {
 	  "outputs() -> list of TensorDesc" },
 	{ "run", (PyCFunction)(void (*)(void))npu_session_run,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "run(inputs, timeout=None) -> list of float32 arrays" },
+	  "run(inputs, timeout=None) -> list of arrays (float32, or the\n"
+	  "session's output_dtype)" },
 	{ "submit", (PyCFunction)(void (*)(void))npu_session_submit,
 	  METH_VARARGS | METH_KEYWORDS, "submit(inputs) -> Future" },
 	{ "close", (PyCFunction)npu_session_close, METH_NOARGS,
@@ -1003,8 +1050,9 @@ static PyGetSetDef npu_session_getset[] = {
 static PyTypeObject npu_session_type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "npu.Session",
-	.tp_doc = "Session(model, device=None, pes=None, contexts=0, timeout=None):\n"
-		  "a model prepared on a device (/dev/npu0 by default).",
+	.tp_doc = "Session(model, device=None, pes=None, contexts=0, timeout=None,\n"
+		  "output_dtype=numpy.float32): a model prepared on a device\n"
+		  "(/dev/npu0 by default).",
 	.tp_basicsize = sizeof(npu_session),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_new = npu_session_tp_new,

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The runtime package npu on a device (/dev/npu0: in the VM, see
 tools/vm/npu-vm): run, submit/wait from several threads, the GIL released
-during a run, bad inputs and a closed session. Skipped on the host."""
+during a run, uint8 outputs, bad inputs and a closed session. Skipped on
+the host."""
 import errno
 import os
 import threading
@@ -103,6 +104,42 @@ def test_gil_released(sess):
         t.join()
     # the spinner runs while the device works: at least a tick per 20 ms
     assert during >= max(2, int(elapsed / 0.02)), (during, elapsed)
+
+
+def _dequantize(q, desc):
+    return ((q.astype(np.int32) - desc.zero_point).astype(np.float32) *
+            np.float32(desc.scale))
+
+
+def test_uint8_outputs(mnist):
+    """output_dtype=uint8: the device's quantized values, of the dtype
+    outputs() reports; the float32 outputs are exactly their Dequantize."""
+    m = npu.Model(mnist)
+    with npu.Session(m, output_dtype=np.uint8) as s8, npu.Session(m) as sf:
+        (o8,) = s8.outputs()
+        (of,) = sf.outputs()
+        assert o8.dtype == np.uint8 and of.dtype == np.float32
+        assert m.outputs()[0].dtype == np.uint8     # the device tensor's
+        assert (o8.name, o8.shape, o8.scale, o8.zero_point, o8.layout) == \
+            (of.name, of.shape, of.scale, of.zero_point, of.layout)
+        seen = set()
+        for seed in range(4):
+            x = _image(seed)
+            (q,) = s8.run(x)
+            (y,) = sf.run(x)
+            assert q.dtype == o8.dtype and q.shape == o8.shape
+            assert y.dtype == of.dtype and y.shape == of.shape
+            assert _dequantize(q, o8).tobytes() == y.tobytes()
+            (q2,) = s8.submit([x]).wait(timeout=60)
+            assert q2.dtype == np.uint8 and np.array_equal(q2, q)
+            seen.add(q.tobytes())
+        assert len(seen) == 4
+    for spelling in ("uint8", np.dtype("u1")):
+        with npu.Session(m, output_dtype=spelling) as s:
+            assert s.outputs()[0].dtype == np.uint8
+            assert s.run(_image(1))[0].dtype == np.uint8
+    with npu.Session(m, output_dtype="float32") as s:
+        assert s.run(_image(1))[0].dtype == np.float32
 
 
 def test_bad_inputs(sess):

@@ -175,6 +175,26 @@ def test_type_errors(mnist):
         npu.Future()
 
 
+def test_output_dtype_checked_first(mnist):
+    """output_dtype is float32 or uint8 (model files hold uint8 tensors
+    alone), checked before the model is loaded or a device opened."""
+    for bad in (np.int8, np.float64, "int32", np.dtype(np.uint16)):
+        with pytest.raises(ValueError) as e:
+            npu.Session(mnist, device="/nonexistent/npu0", output_dtype=bad)
+        assert "output_dtype" in str(e.value)
+        assert not isinstance(e.value, npu.Error)
+    with pytest.raises(TypeError):
+        npu.Session(mnist, device="/nonexistent/npu0", output_dtype="nonsense")
+    # valid spellings get as far as the device
+    for good in (None, np.float32, "float32", np.uint8, "uint8",
+                 np.dtype("u1")):
+        with pytest.raises(npu.Error) as e:
+            npu.Session(mnist, device="/nonexistent/npu0", output_dtype=good)
+        assert e.value.errno == errno.ENOENT
+    # the model's own descriptors are the device tensors': uint8
+    assert npu.Model(mnist).outputs()[0].dtype == np.uint8
+
+
 def test_no_leak(mnist, tmp_path):
     bad = tmp_path / "cut.nmdl"
     bad.write_bytes(pathlib.Path(mnist).read_bytes()[:500])

@@ -12,12 +12,15 @@
         (y,) = fut.wait(timeout=5.0)
 
 npu.Model(path) loads and validates a model file with no device;
-npu.Session(model, device=None, pes=None, contexts=0, timeout=None)
-prepares it on /dev/npuN. Inputs are numpy arrays of the input's shape,
-float32 (Quantized by the runtime) or uint8 (already quantized); outputs
-are Dequantized float32 arrays. Errors raise npu.Error, a subclass of
-OSError (errno, strerror, filename); inputs that do not fit the model
-raise npu.InputError, both an npu.Error (EINVAL) and a ValueError.
+npu.Session(model, device=None, pes=None, contexts=0, timeout=None,
+output_dtype=numpy.float32) prepares it on /dev/npuN. Inputs are numpy
+arrays of the input's shape, float32 (Quantized by the runtime) or uint8
+(already quantized); outputs are Dequantized float32 arrays, or with
+output_dtype=numpy.uint8 the device's quantized values (the dtype
+Model.outputs() reports); Session.outputs() reports the dtype run()
+returns. Errors raise npu.Error, a subclass of OSError (errno, strerror,
+filename); inputs that do not fit the model raise npu.InputError, both an
+npu.Error (EINVAL) and a ValueError.
 """
 from ._npu import Error, Future, InputError, Model, Session, TensorDesc
 
