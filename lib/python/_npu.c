@@ -32,9 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <npu/npu_model_file.h>
 #include <npu/npu_program.h>
 
 #include "libnpu.h"
+#include "npuref.h"
 
 static PyObject *npu_error;		/* npu.Error, a subclass of OSError */
 static PyObject *npu_input_error;	/* npu.InputError(Error, ValueError) */
@@ -60,6 +62,21 @@ static PyObject *npu_raise(PyObject *type, int err, const char *msg,
 		exc = PyObject_CallFunction(type, "is", err, msg);
 	if (exc) {
 		PyErr_SetObject(type, exc);
+		Py_DECREF(exc);
+	}
+	return NULL;
+}
+
+/* Raise npu.Error(errno, message, @path), a str; returns NULL */
+static PyObject *npu_raise_obj(int err, const char *msg, PyObject *path)
+{
+	PyObject *exc;
+
+	if (err < 0)
+		err = -err;
+	exc = PyObject_CallFunction(npu_error, "isO", err, msg, path);
+	if (exc) {
+		PyErr_SetObject(npu_error, exc);
 		Py_DECREF(exc);
 	}
 	return NULL;
@@ -213,6 +230,19 @@ static npu_model_obj *npu_model_load_obj(PyObject *pathobj)
 		return NULL;
 	}
 	return self;
+}
+
+/* @arg, an npu.Model or a path, as a new reference to a Model */
+static npu_model_obj *npu_model_from_arg(PyObject *arg)
+{
+	if (PyObject_TypeCheck(arg, &npu_model_type))
+		return (npu_model_obj *)Py_NewRef(arg);
+	if (PyUnicode_Check(arg) || PyBytes_Check(arg) ||
+	    PyObject_HasAttrString(arg, "__fspath__"))
+		return npu_model_load_obj(arg);
+	PyErr_Format(PyExc_TypeError, "model must be a path or an npu.Model, not %.100s",
+		     Py_TYPE(arg)->tp_name);
+	return NULL;
 }
 
 static PyObject *npu_model_tp_new(PyTypeObject *type, PyObject *args,
@@ -490,20 +520,9 @@ static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
 	}
 
 	/* the model first: a bad file is reported whatever the device */
-	if (PyObject_TypeCheck(model_arg, &npu_model_type)) {
-		model = (npu_model_obj *)Py_NewRef(model_arg);
-	} else if (PyUnicode_Check(model_arg) || PyBytes_Check(model_arg) ||
-		   PyObject_HasAttrString(model_arg, "__fspath__")) {
-		model = npu_model_load_obj(model_arg);
-		if (!model) {
-			Py_XDECREF(dev_bytes);
-			return NULL;
-		}
-	} else {
+	model = npu_model_from_arg(model_arg);
+	if (!model) {
 		Py_XDECREF(dev_bytes);
-		PyErr_Format(PyExc_TypeError,
-			     "model must be a path or an npu.Model, not %.100s",
-			     Py_TYPE(model_arg)->tp_name);
 		return NULL;
 	}
 
@@ -648,15 +667,14 @@ static void npu_future_dealloc(npu_future *self)
 }
 
 /*
- * The inputs of Session.submit()/run(): one ndarray or a list or tuple of
+ * The inputs of Session.submit()/run() and reference_run(): one ndarray or a list or tuple of
  * them, one per model input, each of the input's shape and of dtype
  * float32 (quantized here) or uint8 (already quantized). Returns new
  * C-contiguous references in @arrs (npu_free_arrays() them), or -1.
  */
-static int npu_parse_inputs(npu_session *self, PyObject *arg,
+static int npu_parse_inputs(const struct npu_model *m, PyObject *arg,
 			    PyArrayObject ***arrs_out, unsigned int *n_out)
 {
-	struct npu_model *m = self->model->m;
 	unsigned int i, n = npu_model_num_inputs(m);
 	PyArrayObject **arrs;
 	PyObject *seq;
@@ -768,7 +786,7 @@ static PyObject *npu_session_submit_impl(npu_session *self, PyObject *inputs)
 	int ret = 0;
 
 	if (npu_session_check(self) ||
-	    npu_parse_inputs(self, inputs, &arrs, &n))
+	    npu_parse_inputs(self->model->m, inputs, &arrs, &n))
 		return NULL;
 	fut = PyObject_New(npu_future, &npu_future_type);
 	if (!fut) {
@@ -1062,6 +1080,184 @@ static PyTypeObject npu_session_type = {
 };
 
 /* ------------------------------------------------------------------ */
+/* The host reference: libnpuref                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Run @m on the host with libnpuref as one job of a runner runs it on the
+ * device: slot 0 holds the model's constants and program, the other slots
+ * start zeroed; each input is Quantized (@in_type[i] NPY_FLOAT32, with
+ * npu_quantize(), as npu_inference_set_input() does) or taken as it is
+ * (NPY_UINT8), and Lowered into its slot; after npuref_run(), each output
+ * is Unlowered, and Dequantized for @out_type NPY_FLOAT32, as
+ * npu_inference_get_output() does. Touches no Python object: called with
+ * the GIL released. Returns 0, an NPU_PROG_* status > 0 (the program
+ * failed: *@op is its operator), or -errno.
+ */
+static int npu_ref_compute(const struct npu_model *m, const void *const *in,
+			   const int *in_type, void *const *out, int out_type,
+			   uint16_t *op)
+{
+	struct npuref_buf s[NPU_MODEL_MAX_SLOTS];
+	unsigned int i, n = npu_model_num_slots(m);
+	unsigned int nin = npu_model_num_inputs(m), nout = npu_model_num_outputs(m);
+	size_t isz, qsz = 1;
+	uint32_t po, ps;
+	const void *img = npu_model_const_image(m, &isz, &po, &ps);
+	uint8_t *q = NULL;
+	int ret = -ENOMEM;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < nin; i++)
+		if (npu_model_input(m, i)->count > qsz)
+			qsz = npu_model_input(m, i)->count;
+	for (i = 0; i < nout; i++)
+		if (npu_model_output(m, i)->count > qsz)
+			qsz = npu_model_output(m, i)->count;
+	q = malloc(qsz);
+	if (!q)
+		goto out;
+	for (i = 0; i < n; i++) {
+		npu_model_slot(m, i, NULL, &s[i].size);
+		s[i].base = calloc(1, s[i].size);
+		if (!s[i].base)
+			goto out;
+	}
+	memcpy(s[0].base, img, isz);
+	ret = 0;
+	for (i = 0; !ret && i < nin; i++) {
+		const struct npu_tensor_desc *d = npu_model_input(m, i);
+		const uint8_t *src = in[i];
+
+		if (in_type[i] == NPY_FLOAT32) {
+			ret = npu_quantize(in[i], q, d->count, d->scale, d->zero_point);
+			src = q;
+		}
+		if (!ret)
+			ret = npu_lower(src, (uint8_t *)s[d->slot].base + d->offset,
+					d->dev_size, d->dims, d->layout,
+					(uint8_t)d->zero_point);
+	}
+	if (!ret)
+		ret = npuref_run((uint8_t *)s[0].base + po, ps, s, n, 0, op);
+	for (i = 0; !ret && i < nout; i++) {
+		const struct npu_tensor_desc *d = npu_model_output(m, i);
+		const uint8_t *dev = (uint8_t *)s[d->slot].base + d->offset;
+
+		if (out_type == NPY_UINT8) {
+			ret = npu_unlower(dev, d->dev_size, out[i], d->dims, d->layout);
+		} else {
+			ret = npu_unlower(dev, d->dev_size, q, d->dims, d->layout);
+			if (!ret)
+				ret = npu_dequantize(q, out[i], d->count, d->scale,
+						     d->zero_point);
+		}
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(s[i].base);
+	free(q);
+	return ret;
+}
+
+/* npu.reference_run(model, inputs, output_dtype=float32) */
+static PyObject *npu_reference_run(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "model", "inputs", "output_dtype", NULL };
+	PyObject *model_arg, *inputs, *out_dtype = Py_None, *list = NULL;
+	PyArrayObject **arrs = NULL;
+	npu_model_obj *model;
+	const void **in = NULL;
+	void **out = NULL;
+	int *in_type = NULL;
+	unsigned int i, n = 0, nout;
+	uint16_t op = NPU_PROG_NO_OP_INDEX;
+	int ret, out_type;
+
+	(void)mod;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:reference_run", kwlist,
+					 &model_arg, &inputs, &out_dtype) ||
+	    npu_parse_out_type(out_dtype, &out_type))
+		return NULL;
+	model = npu_model_from_arg(model_arg);
+	if (!model)
+		return NULL;
+	if (npu_parse_inputs(model->m, inputs, &arrs, &n))
+		goto done;
+	nout = npu_model_num_outputs(model->m);
+	list = PyList_New(nout);
+	in = PyMem_Calloc(n, sizeof(*in));
+	in_type = PyMem_Calloc(n, sizeof(*in_type));
+	out = PyMem_Calloc(nout, sizeof(*out));
+	if (!list || !in || !in_type || !out) {
+		if (list)
+			PyErr_NoMemory();
+		Py_CLEAR(list);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		in[i] = PyArray_DATA(arrs[i]);
+		in_type[i] = PyArray_TYPE(arrs[i]);
+	}
+	for (i = 0; i < nout; i++) {
+		const struct npu_tensor_desc *d = npu_model_output(model->m, i);
+		npy_intp dims[4];
+		PyObject *a;
+		uint32_t k;
+
+		for (k = 0; k < d->ndim; k++)
+			dims[k] = d->dims[k];
+		a = PyArray_SimpleNew((int)d->ndim, dims, out_type);
+		if (!a) {
+			Py_CLEAR(list);
+			goto done;
+		}
+		PyList_SET_ITEM(list, i, a);
+		out[i] = PyArray_DATA((PyArrayObject *)a);
+	}
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_ref_compute(model->m, in, in_type, out, out_type, &op);
+	Py_END_ALLOW_THREADS
+	if (ret) {
+		char msg[256], ops[32] = "";
+
+		if (op != NPU_PROG_NO_OP_INDEX)
+			snprintf(ops, sizeof(ops), ", operator %u", op);
+		if (ret > 0)
+			snprintf(msg, sizeof(msg),
+				 "libnpuref: the program of model %s failed: status %d (%s)%s",
+				 npu_model_name(model->m), ret,
+				 ret < (int)(sizeof(npu_job_status) / sizeof(npu_job_status[0])) ?
+				 npu_job_status[ret] : "unknown", ops);
+		else
+			snprintf(msg, sizeof(msg), "libnpuref: model %s: %s",
+				 npu_model_name(model->m), strerror(-ret));
+		Py_CLEAR(list);
+		npu_raise_obj(ret > 0 ? EIO : -ret, msg, model->path);
+	}
+done:
+	if (arrs)
+		npu_free_arrays(arrs, n);
+	PyMem_Free(in);
+	PyMem_Free(in_type);
+	PyMem_Free(out);
+	Py_DECREF(model);
+	return list;
+}
+
+static PyMethodDef npu_module_methods[] = {
+	{ "reference_run", (PyCFunction)(void (*)(void))npu_reference_run,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "reference_run(model, inputs, output_dtype=numpy.float32) -> list of arrays\n\n"
+	  "The outputs of model (a path or an npu.Model) for inputs (as\n"
+	  "Session.run() takes them) computed on the host CPU by libnpuref,\n"
+	  "the reference implementation of the NPU's operators: what a\n"
+	  "Session of the same output_dtype returns, bit for bit. Needs no\n"
+	  "device; slow on purpose (scalar loops), the GIL released." },
+	{ NULL, NULL, 0, NULL }
+};
+
+/* ------------------------------------------------------------------ */
 /* Module                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -1070,6 +1266,7 @@ static struct PyModuleDef npu_module = {
 	.m_name = "npu._npu",
 	.m_doc = "C extension of npu over libnpu.",
 	.m_size = -1,
+	.m_methods = npu_module_methods,
 };
 
 PyMODINIT_FUNC PyInit__npu(void);

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The runtime package npu on a device (/dev/npu0: in the VM, see
 tools/vm/npu-vm): run, submit/wait from several threads, the GIL released
-during a run, uint8 outputs, bad inputs and a closed session. Skipped on
-the host."""
+during a run, uint8 outputs, bad inputs and a closed session; the outputs
+of MNIST and MobileNet v1 on every PE equal libnpuref's bit for bit
+(npu.reference_run() in the guest for MNIST; for MobileNet, whose
+reference takes a minute under TCG, the one the build computed on the
+host, BUILD/data/mobilenet-v1.ref). Skipped on the host."""
 import errno
 import os
 import threading
@@ -12,11 +15,18 @@ import numpy as np
 import pytest
 
 import npu
+from conftest import build_path
 # the model fixture (to move to conftest.py with the package's next tests)
-from test_npu_host import mnist  # noqa: F401
+from test_npu_host import mnist, spinning  # noqa: F401
+# the models of the build, their references and helpers
+from test_npu_reference import (dequantize, mnist_model,  # noqa: F401
+                                mobilenet_model, nc_random_input, read_ref,
+                                same_bits)
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/npu0"),
                                 reason="no /dev/npu0 (run in the VM)")
+# the emulator's PEs (npu-vm exports them; 2 by default)
+PES = int(os.environ.get("NPU_EMU_PES", "2"))
 
 
 @pytest.fixture
@@ -81,34 +91,15 @@ def test_threads(sess):
 
 
 def test_gil_released(sess):
-    ticks = 0
-    stop = False
-
-    def spin():
-        nonlocal ticks
-        while not stop:
-            ticks += 1
-            time.sleep(0.0005)
-    t = threading.Thread(target=spin)
-    t.start()
-    try:
-        time.sleep(0.01)
-        t0 = ticks
+    with spinning(0.0005) as ticks:
+        t0 = ticks()
         start = time.monotonic()
         for s in range(5):
             sess.run(_image(s))
         elapsed = time.monotonic() - start
-        during = ticks - t0
-    finally:
-        stop = True
-        t.join()
+        during = ticks() - t0
     # the spinner runs while the device works: at least a tick per 20 ms
     assert during >= max(2, int(elapsed / 0.02)), (during, elapsed)
-
-
-def _dequantize(q, desc):
-    return ((q.astype(np.int32) - desc.zero_point).astype(np.float32) *
-            np.float32(desc.scale))
 
 
 def test_uint8_outputs(mnist):
@@ -129,7 +120,7 @@ def test_uint8_outputs(mnist):
             (y,) = sf.run(x)
             assert q.dtype == o8.dtype and q.shape == o8.shape
             assert y.dtype == of.dtype and y.shape == of.shape
-            assert _dequantize(q, o8).tobytes() == y.tobytes()
+            assert same_bits(dequantize(q, o8), y)
             (q2,) = s8.submit([x]).wait(timeout=60)
             assert q2.dtype == np.uint8 and np.array_equal(q2, q)
             seen.add(q.tobytes())
@@ -177,3 +168,50 @@ def test_closed(mnist):
     (y,) = fut.wait()
     assert y.shape == (1, 10)
     s.close()  # twice is fine
+
+
+@pytest.mark.parametrize("pe", range(PES))
+def test_mnist_equals_reference(mnist_model, pe):
+    """Each PE, float32 and uint8 outputs, run() and submit(): libnpuref's
+    outputs computed in the guest, bit for bit."""
+    (o,) = mnist_model.outputs()
+    xs = [_image(100 + k) for k in range(4)]
+    refs = [npu.reference_run(mnist_model, x, output_dtype=np.uint8)[0]
+            for x in xs]
+    assert len({r.tobytes() for r in refs}) == len(xs)
+    with npu.Session(mnist_model, pes=[pe]) as sf, \
+            npu.Session(mnist_model, pes=[pe], output_dtype=np.uint8) as s8:
+        for x, want in zip(xs, refs):
+            (q,) = s8.run(x)
+            assert same_bits(q, want), (pe, q, want)
+            (y,) = sf.run(x)
+            assert same_bits(y, dequantize(want, o))
+        futs = [s8.submit(x) for x in xs[:2]]
+        for f, want in zip(futs, refs):
+            assert same_bits(f.wait(timeout=60)[0], want)
+            assert f.job["pe"] == pe
+
+
+@pytest.fixture(scope="module")
+def mobilenet_ref(mobilenet_model):
+    """(inputs, reference uint8 outputs) of BUILD/data/mobilenet-v1.ref"""
+    seed, outs = read_ref(build_path("data", "mobilenet-v1.ref"),
+                          mobilenet_model)
+    (i,) = mobilenet_model.inputs()
+    return [nc_random_input(i, seed + k) for k in range(len(outs))], outs
+
+
+@pytest.mark.parametrize("pe", range(PES))
+def test_mobilenet_equals_reference(mobilenet_model, mobilenet_ref, pe):
+    """MobileNet v1 on each PE, both inputs of the build's reference."""
+    (o,) = mobilenet_model.outputs()
+    xs, outs = mobilenet_ref
+    assert len(outs) == 2 and outs[0].tobytes() != outs[1].tobytes()
+    with npu.Session(mobilenet_model, pes=[pe]) as sf, \
+            npu.Session(mobilenet_model, pes=[pe],
+                        output_dtype=np.uint8) as s8:
+        for k, (x, want) in enumerate(zip(xs, outs)):
+            (q,) = s8.run(x)
+            assert same_bits(q, want), (pe, k)
+            (y,) = sf.run(x)
+            assert same_bits(y, dequantize(want, o))

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The runtime package npu on the host, with no device: models load and
 describe themselves, bad files and missing devices raise npu.Error with
-libnpu's errno, wrong argument types raise TypeError, nothing leaks."""
+libnpu's errno, wrong argument types raise TypeError, nothing leaks.
+Also the fixtures and helpers of the package's other tests."""
+import contextlib
 import errno
 import gc
 import glob
 import os
 import pathlib
 import subprocess
+import threading
+import time
 import tracemalloc
 
 import numpy as np
@@ -33,6 +37,52 @@ def mobilenet(tmp_path_factory):
     subprocess.run([build_path("bin", "npu-model-gen"), "-o", path,
                     "mobilenet-v1"], check=True, capture_output=True)
     return path
+
+
+@contextlib.contextmanager
+def spinning(period=0.001):
+    """A thread that counts, a tick each PERIOD seconds, while the block
+    runs; yields a function that returns the ticks so far. It runs only
+    while the GIL is free: ticks counted during a call show that the call
+    released it."""
+    ticks = 0
+    stop = False
+
+    def spin():
+        nonlocal ticks
+        while not stop:
+            ticks += 1
+            time.sleep(period)
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.01)
+        yield lambda: ticks
+    finally:
+        stop = True
+        t.join()
+
+
+def growth(once, rounds, warm=50):
+    """(bytes the Python heap grew by, as tracemalloc sees it, bytes the RSS
+    grew by) over ROUNDS calls of ONCE(), after WARM calls."""
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    for _ in range(warm):
+        once()
+    gc.collect()
+    rss0 = rss()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(rounds):
+        once()
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    return (sum(s.size_diff for s in after.compare_to(before, "filename")),
+            rss() - rss0)
 
 
 def test_error_classes():
@@ -212,24 +262,9 @@ def test_no_leak(mnist, tmp_path):
         except TypeError:
             pass
 
-    def rss():
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-    for _ in range(50):
-        once()
-    gc.collect()
-    rss0 = rss()
-    tracemalloc.start()
-    before = tracemalloc.take_snapshot()
-    for _ in range(2000):
-        once()
-    gc.collect()
-    after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    heap, rss = growth(once, 2000)
     # one leaked TensorDesc or exception a call would be > 100 kB here
-    assert grown < 20000, grown
+    assert heap < 20000, heap
     # the models themselves are libnpu's malloc(), which tracemalloc does
     # not see: 2000 leaked models (each holds the file) would be > 100 MB
-    assert rss() - rss0 < 8 << 20, rss() - rss0
+    assert rss < 8 << 20, rss

@@ -18,10 +18,17 @@ arrays of the input's shape, float32 (Quantized by the runtime) or uint8
 (already quantized); outputs are Dequantized float32 arrays, or with
 output_dtype=numpy.uint8 the device's quantized values (the dtype
 Model.outputs() reports); Session.outputs() reports the dtype run()
-returns. Errors raise npu.Error, a subclass of OSError (errno, strerror,
-filename); inputs that do not fit the model raise npu.InputError, both an
-npu.Error (EINVAL) and a ValueError.
-"""
-from ._npu import Error, Future, InputError, Model, Session, TensorDesc
+returns. npu.reference_run(model, inputs, output_dtype=numpy.float32)
+computes the same outputs on the host CPU with libnpuref, the reference
+implementation of the NPU's operators: a device's outputs equal them bit
+for bit.
 
-__all__ = ["Error", "Future", "InputError", "Model", "Session", "TensorDesc"]
+Errors raise npu.Error, a subclass of OSError (errno, strerror, filename):
+ETIMEDOUT when run() or wait() times out; inputs that do not fit the model
+raise npu.InputError, both an npu.Error (EINVAL) and a ValueError.
+"""
+from ._npu import (Error, Future, InputError, Model, Session, TensorDesc,
+                   reference_run)
+
+__all__ = ["Error", "Future", "InputError", "Model", "Session", "TensorDesc",
+           "reference_run"]
