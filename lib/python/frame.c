@@ -52,6 +52,7 @@ struct npp_col {
 	size_t nnull;
 	uint64_t umax;		/* U64: the largest value */
 	bool neg;		/* I64: a negative value */
+	unsigned int uses;	/* frame columns still to be made from it */
 	struct npp_strtab st;
 };
 
@@ -351,28 +352,37 @@ int npp_frames_error(const struct npp_frames *f)
 	return f->err;
 }
 
+/* Drop the cells of @c (the arrays made from it hold what they need) */
+static void npp_col_release(struct npp_col *c)
+{
+	uint32_t k;
+
+	if (c->st.obj) {
+		for (k = 0; k < c->st.n; k++)
+			Py_XDECREF(c->st.obj[k]);
+		free(c->st.obj);
+	}
+	free(c->st.arena);
+	free(c->st.ent);
+	free(c->st.hash);
+	free(c->st.slot);
+	free(c->data);
+	free(c->null);
+	memset(&c->st, 0, sizeof(c->st));
+	c->data = NULL;
+	c->null = NULL;
+}
+
 void npp_frames_free(struct npp_frames *f)
 {
-	unsigned int t, i, k;
+	unsigned int t, i;
 
 	if (!f)
 		return;
 	for (t = 0; t < NPP_NTABLES; t++) {
 		for (i = 0; i < f->tab[t].ncols; i++) {
-			struct npp_col *c = &f->tab[t].cols[i];
-
-			if (c->st.obj) {
-				for (k = 0; k < c->st.n; k++)
-					Py_XDECREF(c->st.obj[k]);
-				free(c->st.obj);
-			}
-			free(c->st.arena);
-			free(c->st.ent);
-			free(c->st.hash);
-			free(c->st.slot);
-			free(c->name);
-			free(c->data);
-			free(c->null);
+			npp_col_release(&f->tab[t].cols[i]);
+			free(f->tab[t].cols[i].name);
 		}
 		free(f->tab[t].cols);
 	}
@@ -987,62 +997,89 @@ static uint32_t *npp_gather_jobs(struct npp_tab *ex, struct npp_tab *op)
 	return g;
 }
 
+/* Resolve the sources of reference column @r in @tabs into @segs */
+static void npp_ref_segs(struct npp_tab **tabs, int r, struct npp_seg *segs,
+			 const uint32_t *gather)
+{
+	unsigned int t;
+
+	for (t = 0; t < 3; t++) {
+		const struct npp_src *src = &npp_ref[r].src[t];
+		struct npp_seg *sg = &segs[t];
+		struct npp_tab *from = src->gather ? tabs[1] : tabs[t];
+
+		*sg = (struct npp_seg){ .how = src->how, .rows = tabs[t]->rows };
+		if (src->how == NPP_CONST) {
+			sg->cstr = src->col;
+		} else if (src->how == NPP_COL) {
+			sg->col = npp_find(from, src->col);
+			sg->alt = npp_find(from, src->alt);
+			sg->gather = src->gather ? gather : NULL;
+			if (!sg->col || (src->gather && !gather))
+				sg->how = NPP_NONE;
+		}
+	}
+}
+
 PyObject *npp_frames_reference(struct npp_frames *f, const char *const *cols)
 {
 	struct npp_tab *tabs[3];
 	PyObject *names = NULL, *arrays = NULL, *df = NULL;
 	uint32_t *gather = NULL;
+	struct npp_seg segs[3];
+	int idx[NPP_MAXWANT];
+	unsigned int k, t, n;
 	size_t rows = 0;
-	unsigned int k, t;
-	int r;
 
 	for (t = 0; t < 3; t++) {
 		tabs[t] = &f->tab[npp_ref_tabs[t]];
 		rows += tabs[t]->rows;
 	}
+	for (n = 0; cols ? cols[n] != NULL : n < NPP_NREF; n++) {
+		if (n == NPP_MAXWANT) {
+			PyErr_SetString(PyExc_ValueError,
+					"get_pandas_dataframe(): too many columns");
+			return NULL;
+		}
+		idx[n] = cols ? npp_ref_index(cols[n]) : (int)n;
+		if (idx[n] < 0) {
+			PyErr_Format(PyExc_ValueError,
+				     "get_pandas_dataframe(): no column '%s'",
+				     cols[n]);
+			return NULL;
+		}
+		for (t = 0; t < 3; t++)
+			if (npp_ref[idx[n]].src[t].gather && !gather &&
+			    !(gather = npp_gather_jobs(tabs[1], tabs[2])))
+				return PyErr_NoMemory();
+	}
+	/* how many frame columns each source feeds: freed after the last */
+	for (k = 0; k < n; k++) {
+		npp_ref_segs(tabs, idx[k], segs, gather);
+		for (t = 0; t < 3; t++) {
+			if (segs[t].how != NPP_COL)
+				continue;
+			segs[t].col->uses++;
+			if (segs[t].alt)
+				segs[t].alt->uses++;
+		}
+	}
 	names = PyList_New(0);
 	arrays = PyList_New(0);
 	if (!names || !arrays)
 		goto out;
-	for (k = 0; cols ? cols[k] != NULL : k < NPP_NREF; k++) {
-		struct npp_seg segs[3];
-
-		r = cols ? npp_ref_index(cols[k]) : (int)k;
-		if (r < 0) {
-			PyErr_Format(PyExc_ValueError,
-				     "get_pandas_dataframe(): no column '%s'",
-				     cols[k]);
+	for (k = 0; k < n; k++) {
+		npp_ref_segs(tabs, idx[k], segs, gather);
+		if (npp_append(names, arrays, npp_ref[idx[k]].name, segs, 3, rows))
 			goto out;
-		}
 		for (t = 0; t < 3; t++) {
-			const struct npp_src *src = &npp_ref[r].src[t];
-			struct npp_seg *sg = &segs[t];
-
-			*sg = (struct npp_seg){ .how = src->how,
-						.rows = tabs[t]->rows };
-			if (src->how == NPP_CONST) {
-				sg->cstr = src->col;
-			} else if (src->how == NPP_COL) {
-				struct npp_tab *from = src->gather ? tabs[1] : tabs[t];
-
-				sg->col = npp_find(from, src->col);
-				sg->alt = npp_find(from, src->alt);
-				if (!sg->col) {
-					sg->how = NPP_NONE;
-					continue;
-				}
-				if (src->gather) {
-					if (!gather &&
-					    !(gather = npp_gather_jobs(tabs[1], tabs[2]))) {
-						PyErr_NoMemory();
-						goto out;
-					}
-					sg->gather = gather;
-				}
-			}
+			if (segs[t].how != NPP_COL)
+				continue;
+			if (!--segs[t].col->uses)
+				npp_col_release(segs[t].col);
+			if (segs[t].alt && !--segs[t].alt->uses)
+				npp_col_release(segs[t].alt);
 		}
-		if (npp_append(names, arrays, npp_ref[r].name, segs, 3, rows))
-			goto out;
 	}
 	df = npp_dataframe(names, arrays);
 out:
