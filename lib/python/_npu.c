@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <npu/npu_model_file.h>
 #include <npu/npu_program.h>
@@ -352,6 +353,18 @@ static PyTypeObject npu_model_type = {
 /* Session                                                              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * An orphan: the context of a Future freed while its job was still on the
+ * device (a run() or wait() that timed out, a Future never waited for).
+ * Freeing the Future does not wait for the job, which on a stalled PE ends
+ * only when the driver's job_timeout_ms resets the device (never with 0):
+ * the session keeps the context, oldest first, and collects it later.
+ */
+struct npu_orphan {
+	struct npu_inference *inf;
+	struct npu_orphan *next;
+};
+
 typedef struct {
 	PyObject_HEAD
 	npu_model_obj *model;
@@ -359,7 +372,9 @@ typedef struct {
 	struct npu_runner *runner;
 	PyObject *dev_path;	/* str */
 	int64_t timeout_ns;	/* of run(); -1: none */
-	unsigned int nlive;	/* contexts acquired, or being acquired */
+	unsigned int ncontexts;	/* the runner's */
+	unsigned int nlive;	/* contexts acquired, or being acquired, orphans included */
+	struct npu_orphan *orphans;	/* oldest first; not those being collected */
 	int out_type;		/* of the outputs: NPY_FLOAT32 or NPY_UINT8 */
 	int closed;
 } npu_session;
@@ -388,6 +403,135 @@ static int npu_session_check(npu_session *self)
 {
 	if (self->closed) {
 		PyErr_SetString(PyExc_ValueError, "operation on a closed session");
+		return -1;
+	}
+	return 0;
+}
+
+static int64_t npu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Orphans of the session (the last after the first) */
+static void npu_orphans_append(npu_session *self, struct npu_orphan *list)
+{
+	struct npu_orphan **pp = &self->orphans;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = list;
+}
+
+static unsigned int npu_orphans_count(const npu_session *self)
+{
+	const struct npu_orphan *o;
+	unsigned int n = 0;
+
+	for (o = self->orphans; o; o = o->next)
+		n++;
+	return n;
+}
+
+/*
+ * Collect the orphans whose job has ended: each is polled (a wait of 0 ns)
+ * with the GIL released, the list taken off the session meanwhile so that
+ * two threads never collect the same one. GIL held.
+ */
+static void npu_session_reap(npu_session *self)
+{
+	struct npu_orphan *list = self->orphans, *done = NULL, *o, **pp;
+
+	if (!list)
+		return;
+	self->orphans = NULL;
+	Py_BEGIN_ALLOW_THREADS
+	for (pp = &list; (o = *pp);) {
+		if (npu_inference_wait(o->inf, 0, NULL) == -ETIMEDOUT) {
+			pp = &o->next;
+			continue;
+		}
+		npu_inference_release(o->inf);
+		*pp = o->next;
+		o->next = done;
+		done = o;
+	}
+	Py_END_ALLOW_THREADS
+	/* older than those orphaned meanwhile */
+	o = self->orphans;
+	self->orphans = list;
+	npu_orphans_append(self, o);
+	while ((o = done)) {
+		done = o->next;
+		PyMem_RawFree(o);
+		self->nlive--;
+	}
+	npu_session_finish(self);
+}
+
+/*
+ * Wait up to @timeout_ns (-1: until it ends) for the job of the oldest
+ * orphan and collect it. GIL held. Returns 0, or -ETIMEDOUT (it is kept).
+ */
+static int npu_session_collect_oldest(npu_session *self, int64_t timeout_ns)
+{
+	struct npu_orphan *o = self->orphans;
+	int ret;
+
+	self->orphans = o->next;
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_inference_wait(o->inf, timeout_ns, NULL);
+	if (ret != -ETIMEDOUT)
+		npu_inference_release(o->inf);
+	Py_END_ALLOW_THREADS
+	if (ret == -ETIMEDOUT) {
+		o->next = self->orphans;
+		self->orphans = o;
+		return ret;
+	}
+	PyMem_RawFree(o);
+	self->nlive--;
+	return 0;
+}
+
+/*
+ * Before a context is acquired: collect the orphans that are done, and
+ * while every context is taken, some by orphans, wait for the oldest (up
+ * to @timeout_ns in all; -1: until its job ends, which the driver's
+ * job_timeout_ms bounds). Without it npu_runner_acquire() would wait for
+ * ever for contexts nobody gives back. GIL held. Returns 0, or -1 with an
+ * exception: npu.Error ETIMEDOUT, or ValueError when the session was
+ * closed meanwhile.
+ */
+static int npu_session_make_room(npu_session *self, int64_t timeout_ns)
+{
+	int64_t deadline = timeout_ns > 0 ? npu_now_ns() + timeout_ns : 0;
+	int64_t left = timeout_ns;
+
+	npu_session_reap(self);
+	while (!self->closed && self->orphans && self->nlive >= self->ncontexts) {
+		if (timeout_ns > 0) {
+			left = deadline - npu_now_ns();
+			if (left < 0)
+				left = 0;
+		}
+		if (npu_session_collect_oldest(self, left) == -ETIMEDOUT) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg),
+				 "no free context within %.3f s: %u of the session's %u "
+				 "are held by jobs that timed out and are still on the device",
+				 timeout_ns / 1e9, npu_orphans_count(self),
+				 self->ncontexts);
+			npu_raise_obj(ETIMEDOUT, msg, self->dev_path);
+			return -1;
+		}
+	}
+	if (npu_session_check(self)) {	/* closed by another thread */
+		npu_session_finish(self);
 		return -1;
 	}
 	return 0;
@@ -557,7 +701,9 @@ static PyObject *npu_session_tp_new(PyTypeObject *type, PyObject *args,
 	self->dev = dev;
 	self->runner = runner;
 	self->timeout_ns = timeout_ns;
+	self->ncontexts = opts.contexts;
 	self->nlive = 0;
+	self->orphans = NULL;
 	self->out_type = out_type;
 	self->closed = 0;
 	self->dev_path = PyUnicode_DecodeFSDefault(dev_path);
@@ -579,8 +725,10 @@ fail:
 
 static void npu_session_dealloc(npu_session *self)
 {
-	/* no Future is left: each holds a reference */
+	/* no Future is left (each holds a reference), orphans may be */
 	self->closed = 1;
+	while (self->orphans)
+		npu_session_collect_oldest(self, -1);
 	npu_session_finish(self);
 	Py_XDECREF(self->model);
 	Py_XDECREF(self->dev_path);
@@ -591,6 +739,7 @@ static PyObject *npu_session_close(npu_session *self, PyObject *unused)
 {
 	(void)unused;
 	self->closed = 1;
+	npu_session_reap(self);	/* the rest when the session is freed */
 	npu_session_finish(self);
 	Py_RETURN_NONE;
 }
@@ -656,10 +805,42 @@ static void npu_future_release(npu_future *self)
 	npu_session_finish(self->sess);
 }
 
+/*
+ * A Future freed with its job still on the device: its context becomes an
+ * orphan of the session (no wait here, which could be for ever); else it
+ * is given back. GIL held.
+ */
+static void npu_future_drop(npu_future *self)
+{
+	struct npu_inference *inf = self->inf;
+	npu_session *sess = self->sess;
+	struct npu_orphan *o;
+	int ret;
+
+	if (!inf)
+		return;
+	self->inf = NULL;
+	o = PyMem_RawMalloc(sizeof(*o));
+	Py_BEGIN_ALLOW_THREADS
+	ret = npu_inference_wait(inf, 0, NULL);	/* -EINVAL: not submitted */
+	if (ret != -ETIMEDOUT || !o)	/* no memory: wait for it here */
+		npu_inference_release(inf);
+	Py_END_ALLOW_THREADS
+	if (ret == -ETIMEDOUT && o) {
+		o->inf = inf;
+		o->next = NULL;
+		npu_orphans_append(sess, o);
+		return;
+	}
+	PyMem_RawFree(o);
+	sess->nlive--;
+	npu_session_finish(sess);
+}
+
 static void npu_future_dealloc(npu_future *self)
 {
 	if (self->sess) {
-		npu_future_release(self);
+		npu_future_drop(self);
 		Py_DECREF(self->sess);
 	}
 	Py_XDECREF(self->result);
@@ -776,8 +957,12 @@ static void npu_free_arrays(PyArrayObject **arrs, unsigned int n)
 	PyMem_Free(arrs);
 }
 
-/* Session.submit(inputs) -> Future */
-static PyObject *npu_session_submit_impl(npu_session *self, PyObject *inputs)
+/*
+ * Session.submit(inputs) -> Future; @timeout_ns bounds the wait for a
+ * context held by an orphan
+ */
+static PyObject *npu_session_submit_impl(npu_session *self, PyObject *inputs,
+					 int64_t timeout_ns)
 {
 	struct npu_inference *inf = NULL;
 	PyArrayObject **arrs;
@@ -788,6 +973,10 @@ static PyObject *npu_session_submit_impl(npu_session *self, PyObject *inputs)
 	if (npu_session_check(self) ||
 	    npu_parse_inputs(self->model->m, inputs, &arrs, &n))
 		return NULL;
+	if (npu_session_make_room(self, timeout_ns)) {
+		npu_free_arrays(arrs, n);
+		return NULL;
+	}
 	fut = PyObject_New(npu_future, &npu_future_type);
 	if (!fut) {
 		npu_free_arrays(arrs, n);
@@ -838,7 +1027,7 @@ static PyObject *npu_session_submit(npu_session *self, PyObject *args,
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:submit", kwlist, &inputs))
 		return NULL;
-	return npu_session_submit_impl(self, inputs);
+	return npu_session_submit_impl(self, inputs, self->timeout_ns);
 }
 
 static const char *const npu_job_status[] = {
@@ -849,28 +1038,33 @@ static const char *const npu_job_status[] = {
 /* Raise the failure of a finished job; returns NULL */
 static PyObject *npu_future_raise(npu_future *self)
 {
-	char msg[256];
+	char msg[256], op[32] = "";
 
 	if (self->err == -EIO) {
 		uint32_t st = self->res.status;
 
-		snprintf(msg, sizeof(msg),
-			 "job %llu failed on PE %u: status %u (%s), operator %u",
+		if (self->res.op_index != NPU_PROG_NO_OP_INDEX)
+			snprintf(op, sizeof(op), ", operator %u", self->res.op_index);
+		snprintf(msg, sizeof(msg), "job %llu failed on PE %u: status %u (%s)%s%s",
 			 (unsigned long long)self->res.job_id, self->res.pe, st,
 			 st < sizeof(npu_job_status) / sizeof(npu_job_status[0]) ?
-			 npu_job_status[st] : "unknown", self->res.op_index);
+			 npu_job_status[st] : "unknown", op,
+			 st == NPU_JOB_TIMEOUT ? ": it ran past the driver's "
+			 "job_timeout_ms, and the device was reset" :
+			 st == NPU_JOB_ABORTED ? ": the device was reset" : "");
 	} else {
 		snprintf(msg, sizeof(msg), "waiting for the job: %s",
 			 strerror(-self->err));
 	}
-	return npu_raise(npu_error, self->err, msg, NULL);
+	return npu_raise_obj(self->err, msg, self->sess->dev_path);
 }
 
 /*
  * The outputs as a new list (a copy of the cached one), of the session's
- * dtype
+ * dtype. @run: for run(), whose Future is freed after a timeout.
  */
-static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
+static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns,
+				    int run)
 {
 	struct npu_model *m = self->sess->model->m;
 	unsigned int i, n = npu_model_num_outputs(m);
@@ -921,12 +1115,15 @@ static PyObject *npu_future_wait_ns(npu_future *self, int64_t timeout_ns)
 	Py_END_ALLOW_THREADS
 	self->busy = 0;
 	if (ret == -ETIMEDOUT) {	/* still submitted: wait again */
-		char msg[128];
+		char msg[200];
 
 		Py_DECREF(list);
-		snprintf(msg, sizeof(msg), "the job did not complete within %.3f s",
-			 timeout_ns / 1e9);
-		return npu_raise(npu_error, ret, msg, NULL);
+		snprintf(msg, sizeof(msg), run ?
+			 "the job did not complete within %.3f s; it is left on the "
+			 "device, and the session collects it when it ends" :
+			 "the job did not complete within %.3f s; it is still on "
+			 "the device: wait() again", timeout_ns / 1e9);
+		return npu_raise_obj(ETIMEDOUT, msg, self->sess->dev_path);
 	}
 	npu_future_release(self);
 	if (ret) {
@@ -947,7 +1144,7 @@ static PyObject *npu_future_wait(npu_future *self, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:wait", kwlist, &timeout) ||
 	    npu_timeout_ns(timeout, &ns))
 		return NULL;
-	return npu_future_wait_ns(self, ns);
+	return npu_future_wait_ns(self, ns, 0);
 }
 
 static PyObject *npu_future_done(npu_future *self, PyObject *unused)
@@ -1014,11 +1211,11 @@ static PyObject *npu_session_run(npu_session *self, PyObject *args, PyObject *kw
 		return NULL;
 	if (timeout && npu_timeout_ns(timeout, &ns))
 		return NULL;
-	fut = (npu_future *)npu_session_submit_impl(self, inputs);
+	fut = (npu_future *)npu_session_submit_impl(self, inputs, ns);
 	if (!fut)
 		return NULL;
-	out = npu_future_wait_ns(fut, ns);
-	Py_DECREF(fut);
+	out = npu_future_wait_ns(fut, ns, 1);
+	Py_DECREF(fut);	/* after a timeout, an orphan */
 	return out;
 }
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The runtime package npu on a device (/dev/npu0: in the VM, see
 tools/vm/npu-vm): run, submit/wait from several threads, the GIL released
-during a run, uint8 outputs, bad inputs and a closed session; the outputs
-of MNIST and MobileNet v1 on every PE equal libnpuref's bit for bit
-(npu.reference_run() in the guest for MNIST; for MobileNet, whose
-reference takes a minute under TCG, the one the build computed on the
-host, BUILD/data/mobilenet-v1.ref). Skipped on the host."""
+during a run, uint8 outputs, Futures freed without a wait, bad inputs and
+a closed session; the outputs of MNIST and MobileNet v1 on every PE equal
+libnpuref's bit for bit (npu.reference_run() in the guest for MNIST; for
+MobileNet, whose reference takes a minute under TCG, the one the build
+computed on the host, BUILD/data/mobilenet-v1.ref). Skipped on the host."""
 import errno
 import os
 import threading
@@ -131,6 +131,26 @@ def test_uint8_outputs(mnist):
             assert s.run(_image(1))[0].dtype == np.uint8
     with npu.Session(m, output_dtype="float32") as s:
         assert s.run(_image(1))[0].dtype == np.float32
+
+
+def test_dropped_futures(mnist):
+    """A Future freed without a wait does not wait for its job (which on a
+    stalled PE could be for ever, test_npu_stall.py): the session collects
+    its context later. With one context, every submit() collects the one
+    before."""
+    with npu.Session(mnist, contexts=1) as s:
+        (want,) = s.run(_image(5))
+        for _ in range(6):
+            s.submit(_image(6))
+        fut = s.submit(_image(6))
+        del fut
+        (y,) = s.run(_image(5))
+        assert np.array_equal(y, want)
+    # closed with a dropped Future still on the device: freed at the end
+    s = npu.Session(mnist)
+    s.submit(_image(1))
+    s.close()
+    del s
 
 
 def test_bad_inputs(sess):

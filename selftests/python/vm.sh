@@ -3,15 +3,18 @@
 #
 # python-npu - the Python device tests in the npu-vm guest, as kselftest TAP
 #
-# Installed as $(BUILD)/vmtests/python-npu, run in the guest by
-# scripts/check.sh with the npu-vm options of python-npu.npu-vm (written by
-# selftests/python/Makefile): the host's python3 (--file), its standard
+# Installed as $(BUILD)/vmtests/python-npu and python-npu-stall, run in the
+# guest by scripts/check.sh with the npu-vm options of T.npu-vm (written
+# by selftests/python/Makefile): the host's python3 (--file), its standard
 # library, /usr/lib/python3 (pytest, numpy, pandas) and library directory
 # (@HOSTLIB@, on LD_LIBRARY_PATH), build/python and this directory
-# (--share, at their host paths). Runs pytest over test_npu_device.py and
-# test_seed_example.py (the FuriosaAI example of the seed) with
-# PYTHONPATH=$NPU_BUILD/python and prints one TAP point per test (with
-# junit_tap.py, as run.sh does on the host) and the "# Totals:" line.
+# (--share, at their host paths); python-npu-stall's also has --stall-pe 1.
+# python-npu runs pytest over test_npu_device.py and test_seed_example.py
+# (the FuriosaAI example of the seed);
+# python-npu-stall over test_npu_stall.py, and fails without
+# NPU_EMU_STALL_PE. With PYTHONPATH=$NPU_BUILD/python; prints one TAP
+# point per test (with junit_tap.py, as run.sh does on the host) and the
+# "# Totals:" line.
 # Without a python, pytest, numpy or pandas in the guest it fails with
 # one "not ok" naming what is missing: it never skips.
 # Environment: NPU_BUILD (or BUILD; default: the build directory this
@@ -23,11 +26,12 @@ PY=@PYTHON@
 HOSTLIB=@HOSTLIB@
 here=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${NPU_BUILD:-${BUILD:-$here}}
+NAME=$(basename "$0")
 
 fail() {
 	echo "TAP version 13"
 	echo "1..1"
-	echo "not ok 1 python-npu: $1"
+	echo "not ok 1 $NAME: $1"
 	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
 	exit 1
 }
@@ -43,8 +47,16 @@ export LD_LIBRARY_PATH
 	fail "no $BUILD/python/npu in the guest (npu-vm --share $BUILD/python)"
 err=$("$PY" -c 'import pytest, numpy, pandas' 2>&1) ||
 	fail "$PY cannot import pytest, numpy and pandas: $(echo "$err" | tail -n 1)"
+case $NAME in
+*-stall)
+	[ -n "${NPU_EMU_STALL_PE:-}" ] ||
+		fail "NPU_EMU_STALL_PE not set (npu-vm --stall-pe N: see $0.npu-vm)"
+	TESTS="$SRC/test_npu_stall.py" ;;
+*)
+	TESTS="$SRC/test_npu_device.py $SRC/test_seed_example.py" ;;
+esac
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/python-npu.XXXXXX") || fail "mktemp failed"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX") || fail "mktemp failed"
 trap 'rm -rf "$tmp"' EXIT
 
 # -rP: the output of the passed tests too (the seed example's tables)
@@ -52,7 +64,7 @@ PYTHONPATH=$BUILD/python NPU_BUILD=$BUILD PYTHONDONTWRITEBYTECODE=1 \
 	"$PY" -m pytest -q -p no:cacheprovider -rfEsP \
 	--basetemp="$tmp/pytest" --junitxml="$tmp/junit.xml" \
 	-o junit_family=xunit1 --rootdir="$SRC" \
-	"$SRC/test_npu_device.py" "$SRC/test_seed_example.py" >"$tmp/out" 2>&1
+	$TESTS >"$tmp/out" 2>&1
 st=$?
 
 "$PY" "$SRC/junit_tap.py" "$tmp/junit.xml" "$st" "$tmp/out"
