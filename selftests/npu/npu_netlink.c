@@ -570,7 +570,8 @@ static size_t read_all(int fd, char *buf, size_t len, const char *stop)
  */
 TEST_F(nl, npuprof_devices_and_top)
 {
-	char *devices[] = { "npuprof", "devices", "--format", "json", NULL };
+	char *devices[] = { "npuprof", "devices", "--format", "json",
+			    "--stats", NULL };
 	char *top[] = { "npuprof", "top", "-b", "-n", "3", "-d", "0.5", NULL };
 	char *top_forever[] = { "npuprof", "top", "-b", "-d", "0.2", NULL };
 	static char buf[65536];
@@ -591,6 +592,9 @@ TEST_F(nl, npuprof_devices_and_top)
 	snprintf(want, sizeof(want), "\"pes\":%u,\"clock_hz\":%llu",
 		 self->info.pe_count, (unsigned long long)self->info.clock_hz);
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s", buf);
+	/* the memory counters */
+	EXPECT_NE(NULL, strstr(buf, ",\"mem\":{\"used\":")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, ",\"largest_free\":")) TH_LOG("%s", buf);
 
 	worker = fork();
 	ASSERT_LE(0, worker);
@@ -614,6 +618,9 @@ TEST_F(nl, npuprof_devices_and_top)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("%s", buf);
 	EXPECT_NE(NULL, strstr(buf, "npu0 "));
+	/* the device's memory line */
+	EXPECT_NE(NULL, strstr(buf, "\n  mem ")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, ", largest free ")) TH_LOG("%s", buf);
 	/* the last frame's PE 0: jobs completed during its interval */
 	pe0 = NULL;
 	for (char *p = buf; (p = strstr(p, "  PE 0 ")); p++)

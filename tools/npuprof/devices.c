@@ -38,7 +38,12 @@ static const char devices_help[] =
 "    completed and failed, device busy time, DMA bytes and multiply-\n"
 "    accumulates (counted while tracing was on), trace records written\n"
 "    and lost, and resets; per PE in JSON, summed over the PEs in the\n"
-"    table.\n"
+"    table. And its memory: bytes held by buffers now (MEM) and at the\n"
+"    peak (MEM_PEAK, since the device was bound or the peak was reset\n"
+"    through sysfs), the largest free extent (MAX_FREE: the largest\n"
+"    buffer that can be created now), buffers allocated (ALLOCS) and\n"
+"    failed allocations (ALLOC_FAIL: ENOMEM and EDQUOT); in JSON, \"mem\"\n"
+"    has them all, with frees and free bytes.\n"
 "\n"
 "OPTIONS\n"
 "    -f, --format table|json\n"
@@ -125,6 +130,21 @@ const struct npu_nl_stats *npc_nl_stats_find(const struct npu_nl_stats *st,
 	return NULL;
 }
 
+/* The memory columns; "-" from a driver without memory counters. */
+static void print_table_mem(const struct npu_nl_stats *s)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (!s->has_mem) {
+		printf(" %10s %10s %10s %8s %10s", "-", "-", "-", "-", "-");
+		return;
+	}
+	printf(" %10s %10s %10s %8" PRIu64 " %10" PRIu64,
+	       npc_fmt_bytes(b1, s->mem.used), npc_fmt_bytes(b2, s->mem.peak),
+	       npc_fmt_bytes(b3, s->mem.largest_free), s->mem.allocs,
+	       s->mem.fail_nomem + s->mem.fail_quota);
+}
+
 static void print_table(const struct npu_nl_dev *d, int n,
 			const struct npu_nl_stats *st, int nst, bool stats)
 {
@@ -136,8 +156,10 @@ static void print_table(const struct npu_nl_dev *d, int n,
 	       "NAME", "PCI", "HW", "PES", "CLOCK", "DRAM", "TRACE",
 	       stats ? 7 : 0, "STATE");
 	if (stats)
-		printf(" %10s %7s %12s %10s %10s %8s %6s", "JOBS", "FAILED",
-		       "BUSY", "DMA", "RECORDS", "LOST", "RESETS");
+		printf(" %10s %7s %12s %10s %10s %8s %6s %10s %10s %10s %8s %10s",
+		       "JOBS", "FAILED", "BUSY", "DMA", "RECORDS", "LOST",
+		       "RESETS", "MEM", "MEM_PEAK", "MAX_FREE", "ALLOCS",
+		       "ALLOC_FAIL");
 	putchar('\n');
 	for (i = 0; i < n; i++) {
 		const struct npu_nl_stats *s = npc_nl_stats_find(st, nst, d[i].index);
@@ -160,6 +182,7 @@ static void print_table(const struct npu_nl_dev *d, int n,
 			       npc_fmt_dur(b2, (int64_t)t.busy_ns),
 			       npc_fmt_bytes(b3, t.dma_bytes),
 			       s->trace_records, s->trace_lost, s->resets);
+			print_table_mem(s);
 		}
 		putchar('\n');
 	}
@@ -181,7 +204,16 @@ static void print_json_stats(const struct npu_nl_stats *s)
 		       i ? "," : "", i, p->jobs_completed, p->jobs_failed,
 		       p->busy_ns, p->dma_bytes, p->macs);
 	}
-	printf("]}");
+	printf("]");
+	if (s->has_mem)
+		printf(",\"mem\":{\"used\":%" PRIu64 ",\"peak\":%" PRIu64
+		       ",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
+		       ",\"fail_nomem\":%" PRIu64 ",\"fail_quota\":%" PRIu64
+		       ",\"free\":%" PRIu64 ",\"largest_free\":%" PRIu64 "}",
+		       s->mem.used, s->mem.peak, s->mem.allocs, s->mem.frees,
+		       s->mem.fail_nomem, s->mem.fail_quota, s->mem.free,
+		       s->mem.largest_free);
+	printf("}");
 }
 
 /*

@@ -40,8 +40,11 @@ static const char top_help[] =
 "    Shows every NPU that npu.ko has bound, refreshed every --delay\n"
 "    seconds from the driver's generic netlink family \"npu\"\n"
 "    (Documentation/npu/netlink.rst); no access to /dev/npuN is needed.\n"
-"    For each device, its trace records lost per second and resets; for\n"
-"    each of its processing elements (PEs), over the last interval:\n"
+"    For each device, its trace records lost per second and resets; its\n"
+"    memory: bytes held by buffers now and at the peak, the largest free\n"
+"    extent against the free bytes, buffers allocated per second and\n"
+"    failed allocations (ENOMEM, EDQUOT) in the interval; and for each\n"
+"    of its processing elements (PEs), over the last interval:\n"
 "\n"
 "    UTIL%   device busy time of the PE's jobs / the interval\n"
 "    JOBS/S  jobs completed per second\n"
@@ -190,6 +193,20 @@ static void top_print_pe(const struct npu_nl_pe_stats *a,
 	       top_rate(a->dma_bytes, b->dma_bytes, secs) / 1e9);
 }
 
+/* The device's memory: now, peak, fragmentation, allocation rate. */
+static void top_print_mem(const struct npu_nl_mem_stats *a,
+			  const struct npu_nl_mem_stats *b, double secs)
+{
+	char used[32], peak[32], lfree[32], avail[32];
+
+	printf("  mem %s, peak %s, largest free %s of %s, allocs/s %.1f, alloc fails %" PRIu64 "\n",
+	       npc_fmt_bytes(used, b->used), npc_fmt_bytes(peak, b->peak),
+	       npc_fmt_bytes(lfree, b->largest_free),
+	       npc_fmt_bytes(avail, b->free),
+	       top_rate(a->allocs, b->allocs, secs),
+	       b->fail_nomem + b->fail_quota - a->fail_nomem - a->fail_quota);
+}
+
 static void top_frame(struct top *t, bool clear)
 {
 	double secs = (double)(t->cur_ns - t->prev_ns) / 1e9;
@@ -210,6 +227,8 @@ static void top_frame(struct top *t, bool clear)
 		printf("npu%-3u trace lost/s %.1f, resets %" PRIu64 "\n",
 		       b->index, top_rate(a->trace_lost, b->trace_lost, secs),
 		       b->resets);
+		if (b->has_mem)
+			top_print_mem(&a->mem, &b->mem, secs);
 		printf("  %-6s %6s %10s %8s %8s\n", "PE", "UTIL%", "JOBS/S",
 		       "FAIL/S", "GB/S");
 		for (i = 0; i < b->pe_count; i++)
