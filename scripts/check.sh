@@ -14,6 +14,8 @@
 #         has a file T.npu-vm next to it runs in a guest of its own, started
 #         with the npu-vm/npu-emu options in that file (e.g. "--stall-pe 1"),
 #         shared with the other tests whose files hold the same options;
+#         a guest that fails before its first suite begins (status 125:
+#         no boot, QEMU or npu-emu did not start) is started once more;
 #   all   both.
 # The output of every suite is shown and kept in BUILD/check/*.log; the last
 # line printed is "N passed, N failed" over all of them (scripts/totals.sh).
@@ -53,7 +55,7 @@ if ! flock -n 9; then
 	echo "check.sh: another check is running in $BUILD; waiting for it (a run of your own: BUILD=DIR)"
 	flock 9
 fi
-rm -f "$LOGDIR"/*.log
+rm -f "$LOGDIR"/*.log "$LOGDIR"/*.log.try1
 logs=()
 
 run_host() {
@@ -121,7 +123,7 @@ vm_groups() {
 
 # vm_run VERSION LOG "NPU-VM OPTIONS" RUN-SUITES-ARGS...
 vm_run() {
-	local ver=$1 log=$2 opts=$3 st t0 t1 vm_to=$VM_TIMEOUT test_to=$TEST_TIMEOUT
+	local ver=$1 log=$2 opts=$3 st t0 t1 try vm_to=$VM_TIMEOUT test_to=$TEST_TIMEOUT
 	shift 3
 	if [[ -n "$DEBUG_KVER" && "$ver" == "$DEBUG_KVER" ]]; then
 		vm_to=$((VM_TIMEOUT * 4))
@@ -130,12 +132,22 @@ vm_run() {
 	logs+=("$log")
 	echo "=== VM suites on $ver: $*${opts:+ (npu-vm $opts)}"
 	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" --timeout "$vm_to" \
-		${NPU_VM_ARGS:-} $opts -- \
-		npu-run-suites --timeout "$test_to" --prefix "$ver" "$@" 2>&1 |
-		tee "$log"
-	st=${PIPESTATUS[0]}
+	for try in 1 2; do
+		# shellcheck disable=SC2086
+		"$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$ver" \
+			--timeout "$vm_to" ${NPU_VM_ARGS:-} $opts -- \
+			npu-run-suites --timeout "$test_to" --prefix "$ver" "$@" 2>&1 |
+			tee "$log"
+		st=${PIPESTATUS[0]}
+		# A harness failure before the first suite began (the guest did
+		# not boot, QEMU or the emulator did not start) ran no test: it
+		# is retried once, and kept in LOG.try1. A failure once a suite
+		# began, or a second one, counts.
+		[[ $try -eq 1 && $st -eq 125 ]] && ! grep -q '^# suite-begin: ' "$log" ||
+			break
+		mv "$log" "$log.try1"
+		echo "=== npu-vm on $ver: harness failure before any suite (status 125; $log.try1); once more"
+	done
 	t1=$(date +%s)
 	echo "# harness-end: npu-vm:$ver $st" >>"$log"
 	echo "=== npu-vm on $ver: exit status $st, $((t1 - t0)) s (boot and tests)"
