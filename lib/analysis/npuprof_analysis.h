@@ -294,6 +294,9 @@ struct npuprof_column {
  * struct npuprof_value - a cell of a row given to a row sink
  * @null: no value (CSV empty, JSON null); the union is then undefined
  * @s: NPUPROF_COL_STR, valid during the call only
+ * @i: NPUPROF_COL_I64
+ * @u: NPUPROF_COL_U64
+ * @f: NPUPROF_COL_F64
  */
 struct npuprof_value {
 	bool null;
