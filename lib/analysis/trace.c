@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "memuse.h"
 #include "reader.h"
 #include "ring_parse.h"
 #include "trace.h"
@@ -68,6 +69,12 @@ struct npuprof_trace {
 		uint64_t checked;
 		uint64_t violations;
 	} chk[NPF_TRACE_MAX_DEVS];
+	/* the models of the MODEL items read (memuse.h), in file order */
+	struct npf_model **models;
+	size_t nmodels, models_cap;
+	uint64_t models_bad;		/* damaged MODEL items skipped */
+	uint64_t models_off;		/* MODEL items before it were seen */
+	char models_err[256];		/* the last one's message */
 };
 
 /* Room in @v for @n more samples */
@@ -101,6 +108,103 @@ static int npf_push_sample(struct npf_samples *v,
 	v->s[v->n].after_ns = c->host_after_ns;
 	v->n++;
 	return 0;
+}
+
+/*
+ * A MODEL item at file offset @off: its model kept (a later item with the
+ * same id replaces nothing: the first one wins, as for SUBMIT spans), or
+ * the item skipped and counted when it is damaged.
+ */
+static int npf_model_item(struct npuprof_trace *t, const struct npf_item *it,
+			  uint64_t off)
+{
+	struct npf_model *m;
+	char msg[160];
+	void *p;
+	int ret;
+
+	/* after a rewind: seen already */
+	if (off < t->models_off)
+		return 0;
+	t->models_off = off + 1;
+	ret = npf_model_parse(it + 1, it->size - sizeof(*it), &m, msg,
+			      sizeof(msg));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		t->models_bad++;
+		snprintf(t->models_err, sizeof(t->models_err),
+			 "%s: offset %llu: model: %s", t->path,
+			 (unsigned long long)off, msg);
+		return 0;
+	}
+	if (npf_trace_model(t, npf_model_id(m))) {
+		npf_model_free(m);
+		return 0;
+	}
+	if (t->nmodels == t->models_cap) {
+		size_t cap = t->models_cap ? 2 * t->models_cap : 8;
+
+		p = realloc(t->models, cap * sizeof(*t->models));
+		if (!p) {
+			npf_model_free(m);
+			return -ENOMEM;
+		}
+		t->models = p;
+		t->models_cap = cap;
+	}
+	t->models[t->nmodels++] = m;
+	return 0;
+}
+
+const struct npf_model *npf_trace_model(const struct npuprof_trace *t,
+					uint32_t id)
+{
+	size_t i;
+
+	/* models are few: one per model a process loaded */
+	for (i = 0; t && id && i < t->nmodels; i++)
+		if (npf_model_id(t->models[i]) == id)
+			return t->models[i];
+	return NULL;
+}
+
+size_t npf_trace_nmodels(const struct npuprof_trace *t)
+{
+	return t ? t->nmodels : 0;
+}
+
+const struct npf_model *npf_trace_model_at(const struct npuprof_trace *t,
+					   size_t i)
+{
+	return t && i < t->nmodels ? t->models[i] : NULL;
+}
+
+uint64_t npf_trace_models_bad(const struct npuprof_trace *t,
+			      const char **msg)
+{
+	if (msg)
+		*msg = t ? t->models_err : "";
+	return t ? t->models_bad : 0;
+}
+
+int npf_trace_load_models(struct npuprof_trace *t)
+{
+	const struct npf_item *it;
+	uint64_t off;
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	ret = npuprof_trace_rewind(t);
+	while (!ret && (ret = npf_reader_next(t->r, &it, &off)) > 0) {
+		ret = 0;
+		if (it->type == NPF_ITEM_MODEL)
+			ret = npf_model_item(t, it, off);
+	}
+	if (npuprof_trace_rewind(t) && !ret)
+		ret = -EIO;
+	return ret < 0 ? ret : (int)t->nmodels;
 }
 
 /* Start walking the records of a RECORDS item at file offset @off. */
@@ -708,6 +812,13 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 		}
 		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
 			break;
+		if (it->type == NPF_ITEM_MODEL) {
+			/* a model is not an event: kept, read by memuse.h */
+			ret = npf_model_item(t, it, off);
+			if (ret)
+				return ret;
+			continue;
+		}
 		/* END and unknown types are not events */
 	}
 	if (it->type == NPF_ITEM_CLOCK_FIT) {
@@ -820,6 +931,9 @@ void npuprof_trace_close(struct npuprof_trace *t)
 	free(t->kept);
 	for (i = 0; i < NPF_STR_CACHE; i++)
 		free(t->str[i].text);
+	for (i = 0; i < t->nmodels; i++)
+		npf_model_free(t->models[i]);
+	free(t->models);
 	free(t->path);
 	free(t);
 }

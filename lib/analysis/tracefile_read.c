@@ -73,6 +73,7 @@ static const char *const item_names[NPF_ITEM_TYPE_MAX + 1] = {
 	[NPF_ITEM_END] = "END",
 	[NPF_ITEM_RECORDS] = "RECORDS",
 	[NPF_ITEM_CLOCKS] = "CLOCKS",
+	[NPF_ITEM_MODEL] = "MODEL",
 };
 
 /* pread() up to @len bytes at @off; bytes read (short at EOF) or -errno */

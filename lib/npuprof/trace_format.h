@@ -101,7 +101,8 @@ enum npf_item_type {
 	NPF_ITEM_END = 11,	/* struct npf_item_end: the file is complete */
 	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
 	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
-	NPF_ITEM_TYPE_MAX = 13,
+	NPF_ITEM_MODEL = 14,	/* struct npf_item_model + its program */
+	NPF_ITEM_TYPE_MAX = 14,
 };
 
 /* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
@@ -185,6 +186,29 @@ struct npf_item_clocks {
 	uint32_t count;
 	uint64_t clock_hz;
 	/* @count struct npf_clock_sample follow */
+};
+
+/*
+ * MODEL: a model the process loaded (npuprof_model_register()), once per
+ * session: its id (nonzero, unique in the process; the SUBMIT spans of
+ * its jobs carry it with NPUPROF_SPAN_F_MODEL), its slot plan (@n_slots
+ * buffer slots of the job, @slot_size bytes and @slot_kind
+ * NPU_MODEL_SLOT_* each, 0 unknown) and its program verbatim (@prog_size
+ * bytes: struct npu_prog_hdr, tensor table, operator table, as
+ * include/npu/npu_program.h lays them out; the constants are not stored)
+ */
+#define NPF_MODEL_MAX_SLOTS	16
+#define NPF_MODEL_NAME_LEN	32
+
+struct npf_item_model {
+	uint32_t model_id;
+	int32_t pid;
+	char name[NPF_MODEL_NAME_LEN];	/* NUL-terminated */
+	uint32_t n_slots;		/* 1..NPF_MODEL_MAX_SLOTS */
+	uint32_t prog_size;
+	uint64_t slot_size[NPF_MODEL_MAX_SLOTS];
+	uint32_t slot_kind[NPF_MODEL_MAX_SLOTS];
+	/* the program follows */
 };
 
 /*
