@@ -534,6 +534,86 @@ int npuprof_print_breakdown(struct npuprof_trace *trace, FILE *out,
 int npuprof_diff(struct npuprof_trace *a, struct npuprof_trace *b, FILE *out,
 		 const struct npuprof_report_opts *opts, double *worst_pct);
 
+/*
+ * Memory (Documentation/npu/memory.rst, "Reports"): the buffer records of
+ * a trace (NPU_TRACE_REC_BO_ALLOC and _BO_FREE of linux/npu.h) as the
+ * memory report, the memory_flow SVG, Chrome counters and SQLite tables.
+ * "Allocated" bytes are those of the buffers the trace shows (a ring of
+ * one process sees its own); the device's own counter of every process's
+ * buffers (the records' dev_used) is given beside them.
+ */
+
+/* Tables of npuprof_memory(), as given to a row sink */
+enum npuprof_mem_table {
+	NPUPROF_MEM_DEVICES = 32,	/* per device: max allocated, ... */
+	NPUPROF_MEM_PROCESSES = 33,	/* per process and device */
+	NPUPROF_MEM_BUFFERS = 34,	/* the largest buffers at each peak */
+	NPUPROF_MEM_FAILURES = 35,	/* each failed allocation */
+	NPUPROF_MEM_EVENTS = 36,	/* every BO record */
+};
+
+/* npuprof_memory_opts.tables: the bit of table @t */
+#define NPUPROF_MEM_BIT(t)	(1u << ((t) - NPUPROF_MEM_DEVICES))
+
+/**
+ * npuprof_mem_table_name() - the short name of a memory table
+ * @table: enum npuprof_mem_table
+ *
+ * Return: "devices", "processes", "peak_buffers", "failures" or
+ * "events"; NULL for another number (they run from NPUPROF_MEM_DEVICES
+ * without gaps: loop until NULL).
+ */
+const char *npuprof_mem_table_name(unsigned int table);
+
+/**
+ * struct npuprof_memory_opts - options of npuprof_memory()
+ * @sz: sizeof(struct npuprof_memory_opts); NPUPROF_MEMORY_OPTS() sets it
+ * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL, _JSON or _ROWS
+ * @tables: a mask of NPUPROF_MEM_BIT(table); 0: every table but the
+ *	events
+ * @top: buffers listed per device at its peak; 0: 10
+ * @sink: NPUPROF_FORMAT_ROWS: where the rows go (then @out may be NULL)
+ */
+struct npuprof_memory_opts {
+	size_t sz;
+	unsigned int format;
+	unsigned int tables;
+	unsigned int top;
+	const struct npuprof_row_sink *sink;
+};
+
+#define NPUPROF_MEMORY_OPTS(...)					\
+	(&(const struct npuprof_memory_opts){				\
+		.sz = sizeof(struct npuprof_memory_opts), __VA_ARGS__ })
+
+/**
+ * npuprof_memory() - the memory report: per device the most bytes
+ * allocated at once and when, the device's own counter (every process),
+ * allocations, frees, failures and the fragmentation at the peak (free
+ * bytes against the largest free extent, from the live buffers' address
+ * ranges within the device's dram_size: the records carry no extent);
+ * per process and device the most allocated and when; the largest
+ * buffers live at each device's peak (address, size, kind, owner, alloc
+ * time); every failed allocation; and on request every BO record
+ * @trace: an open trace
+ * @out: the stream to write to (NULL with NPUPROF_FORMAT_ROWS)
+ * @opts: options, or NULL (every table but the events, as text)
+ *
+ * Text: the tables one after another under a title each; CSV and JSON
+ * Lines: likewise, each table with its header line, separated by an
+ * empty line (ask for one table to get a plain CSV file); JSON: one
+ * object whose members, named by npuprof_mem_table_name(), are arrays of
+ * rows. The "used" columns (the program's live tensors) are null until
+ * the trace's programs are analysed. BO records that make no sense and
+ * frees of buffers whose allocation the trace lacks are skipped and
+ * counted in the devices table. Memory: the buffers live at once.
+ *
+ * Return: 0, -EINVAL (a bad option), -E2BIG, -EBADMSG, -EIO, -ENOMEM, or
+ * what the sink returned.
+ */
+int npuprof_memory(struct npuprof_trace *trace, FILE *out,
+		   const struct npuprof_memory_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,6 +44,7 @@ extern const struct npc_cmd npc_cmd_export;
 extern const struct npc_cmd npc_cmd_summary;
 extern const struct npc_cmd npc_cmd_report;
 extern const struct npc_cmd npc_cmd_analyze;
+extern const struct npc_cmd npc_cmd_memory;
 extern const struct npc_cmd npc_cmd_diff;
 extern const struct npc_cmd npc_cmd_devices;
 extern const struct npc_cmd npc_cmd_top;

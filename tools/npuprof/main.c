@@ -19,6 +19,7 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_summary,
 	&npc_cmd_report,
 	&npc_cmd_analyze,
+	&npc_cmd_memory,
 	&npc_cmd_diff,
 	&npc_cmd_devices,
 	&npc_cmd_top,

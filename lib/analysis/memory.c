@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * memory.c - npuprof_memory(), the memory report of a trace's buffer
+ * records (Documentation/npu/memory.rst, "Reports"): per device and per
+ * process the most bytes allocated at once and when, the largest buffers
+ * live at each device's peak with the fragmentation then, the failed
+ * allocations, and on request every record.
+ *
+ * One pass over the trace replays the BO records into a tracker
+ * (memtrack.c). The buffers live at a device's peak are copied when the
+ * peak is over: at the first free after it (or the end), before that
+ * free is applied; later allocations are told apart by their record
+ * count. The events table, when asked with others, takes a second pass,
+ * so that the text and CSV outputs keep the tables in order. Memory: the
+ * live buffers, the failures, @top buffers per device.
+ *
+ * Locking: none; a call uses its trace alone (callers serialize calls on
+ * one trace). Lifetime: everything is freed before the call returns.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "memtrack.h"
+#include "report_util.h"
+
+#define NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
+#define NPF_MR_TOP	10
+
+struct npf_mr_devinfo {
+	bool seen;
+	uint32_t minor;
+	uint64_t dram;
+};
+
+struct npf_mr_peak {
+	bool pending;		/* a new peak, not copied yet */
+	bool have;
+	uint64_t free_bytes;
+	uint64_t largest;
+	uint64_t span;
+	int64_t ns;
+	struct npf_mem_buf *top;
+	size_t ntop;
+};
+
+struct npf_mr_fail {
+	uint32_t dev;
+	struct npu_trace_rec_bo r;
+};
+
+struct npf_mr {
+	struct npuprof_trace *trace;
+	struct npuprof_memory_opts o;
+	FILE *out;
+	struct npf_mem *mem;
+	struct npf_mr_devinfo di[NPF_MEM_MAX_DEVS];
+	struct npf_mr_peak pk[NPF_MEM_MAX_DEVS];
+	uint64_t bad[NPF_MEM_MAX_DEVS];	/* records that make no sense */
+	struct npf_mr_fail *fails;
+	size_t nfail, capfail;
+	unsigned int ntables;		/* written so far */
+};
+
+static const struct npf_col dev_cols[] = {
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "dram_size", NPF_COL_U64, 0, 10 },
+	{ "max_allocated", NPF_COL_U64, 0, 10 },
+	{ "max_allocated_ns", NPF_COL_I64, 0, 14 },
+	{ "max_used", NPF_COL_U64, 0, 8 },
+	{ "used_pct", NPF_COL_F64, NPF_COL_DATA, 8 },
+	{ "device_max_allocated", NPF_COL_U64, 0, 10 },
+	{ "device_max_allocated_ns", NPF_COL_I64, NPF_COL_DATA, 14 },
+	{ "allocs", NPF_COL_U64, 0, 6 },
+	{ "frees", NPF_COL_U64, 0, 6 },
+	{ "failures", NPF_COL_U64, 0, 6 },
+	{ "live_at_end", NPF_COL_U64, 0, 6 },
+	{ "allocated_at_end", NPF_COL_U64, NPF_COL_DATA, 10 },
+	{ "free_at_peak", NPF_COL_U64, 0, 10 },
+	{ "largest_free_at_peak", NPF_COL_U64, 0, 10 },
+	{ "fragmentation_pct", NPF_COL_F64, 0, 8 },
+	{ "skipped", NPF_COL_U64, 0, 4 },
+};
+
+static const struct npf_col proc_cols[] = {
+	{ "pid", NPF_COL_I64, 0, 7 },
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "max_allocated", NPF_COL_U64, 0, 10 },
+	{ "max_allocated_ns", NPF_COL_I64, 0, 14 },
+	{ "max_used", NPF_COL_U64, 0, 8 },
+	{ "allocs", NPF_COL_U64, 0, 6 },
+	{ "frees", NPF_COL_U64, 0, 6 },
+	{ "failures", NPF_COL_U64, 0, 6 },
+	{ "allocated_at_end", NPF_COL_U64, 0, 10 },
+};
+
+static const struct npf_col buf_cols[] = {
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "rank", NPF_COL_U64, 0, 4 },
+	{ "bo_id", NPF_COL_U64, 0, 6 },
+	{ "address", NPF_COL_STR, 0, 12 },
+	{ "size", NPF_COL_U64, 0, 10 },
+	{ "kind", NPF_COL_STR, 0, 7 },
+	{ "pid", NPF_COL_I64, 0, 7 },
+	{ "tid", NPF_COL_I64, 0, 7 },
+	{ "alloc_ns", NPF_COL_I64, 0, 14 },
+	{ "peak_ns", NPF_COL_I64, NPF_COL_DATA, 14 },
+	{ "addr", NPF_COL_U64, NPF_COL_DATA, 12 },
+};
+
+static const struct npf_col fail_cols[] = {
+	{ "time_ns", NPF_COL_I64, 0, 14 },
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "pid", NPF_COL_I64, 0, 7 },
+	{ "tid", NPF_COL_I64, 0, 7 },
+	{ "size", NPF_COL_U64, 0, 10 },
+	{ "kind", NPF_COL_STR, 0, 7 },
+	{ "error", NPF_COL_STR, 0, 6 },
+	{ "device_allocated", NPF_COL_U64, 0, 10 },
+};
+
+static const struct npf_col ev_cols[] = {
+	{ "time_ns", NPF_COL_I64, 0, 14 },
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "event", NPF_COL_STR, 0, 5 },
+	{ "bo_id", NPF_COL_U64, 0, 6 },
+	{ "pid", NPF_COL_I64, 0, 7 },
+	{ "tid", NPF_COL_I64, 0, 7 },
+	{ "address", NPF_COL_STR, 0, 12 },
+	{ "size", NPF_COL_U64, 0, 10 },
+	{ "kind", NPF_COL_STR, 0, 7 },
+	{ "error", NPF_COL_STR, 0, 6 },
+	{ "reason", NPF_COL_STR, 0, 6 },
+	{ "allocated", NPF_COL_U64, 0, 10 },
+	{ "process_allocated", NPF_COL_U64, 0, 10 },
+	{ "device_allocated", NPF_COL_U64, 0, 10 },
+	{ "addr", NPF_COL_U64, NPF_COL_DATA, 12 },
+	{ "skipped", NPF_COL_U64, NPF_COL_DATA, 1 },
+};
+
+static const struct {
+	const char *name;
+	const char *title;
+	const struct npf_col *cols;
+	unsigned int n;
+} npf_mr_tabs[] = {
+	{ "devices", "Device memory (bytes; allocated: the trace's buffers, "
+	  "device_max_allocated: every process's)", dev_cols, NCOLS(dev_cols) },
+	{ "processes", "Processes", proc_cols, NCOLS(proc_cols) },
+	{ "peak_buffers", "Largest buffers live at each device's peak",
+	  buf_cols, NCOLS(buf_cols) },
+	{ "failures", "Allocation failures", fail_cols, NCOLS(fail_cols) },
+	{ "events", "Buffer events", ev_cols, NCOLS(ev_cols) },
+};
+
+NPUPROF_EXPORT
+const char *npuprof_mem_table_name(unsigned int table)
+{
+	if (table < NPUPROF_MEM_DEVICES ||
+	    table - NPUPROF_MEM_DEVICES >= NCOLS(npf_mr_tabs))
+		return NULL;
+	return npf_mr_tabs[table - NPUPROF_MEM_DEVICES].name;
+}
+
+static struct npuprof_value npf_v_u(uint64_t u)
+{
+	return (struct npuprof_value){ .u = u };
+}
+
+static struct npuprof_value npf_v_i(int64_t i)
+{
+	return (struct npuprof_value){ .i = i };
+}
+
+static struct npuprof_value npf_v_s(const char *s)
+{
+	return (struct npuprof_value){ .null = !s, .s = s };
+}
+
+static struct npuprof_value npf_v_null(void)
+{
+	return (struct npuprof_value){ .null = true };
+}
+
+static struct npuprof_value npf_mr_minor(const struct npf_mr *p, uint32_t dev)
+{
+	if (dev >= NPF_MEM_MAX_DEVS || !p->di[dev].seen)
+		return npf_v_null();
+	return npf_v_u(p->di[dev].minor);
+}
+
+/* Start table @t: its title (text), its name (JSON), or its columns */
+static int npf_mr_begin(struct npf_mr *p, struct npf_tw *w, unsigned int t)
+{
+	unsigned int k = t - NPUPROF_MEM_DEVICES;
+	unsigned int f = p->o.format;
+
+	switch (f) {
+	case NPUPROF_FORMAT_TABLE:
+		fprintf(p->out, "%s%s\n", p->ntables ? "\n" : "",
+			npf_mr_tabs[k].title);
+		break;
+	case NPUPROF_FORMAT_JSON:
+		fprintf(p->out, "%s\"%s\": ", p->ntables ? ",\n" : "{\n",
+			npf_mr_tabs[k].name);
+		break;
+	case NPUPROF_FORMAT_CSV:
+	case NPUPROF_FORMAT_JSONL:
+		if (p->ntables)
+			fputs(f == NPUPROF_FORMAT_CSV ? "\r\n" : "\n", p->out);
+		break;
+	default:
+		break;
+	}
+	p->ntables++;
+	npf_tw_begin(w, p->out, f,
+		     npf_mr_tabs[k].cols, npf_mr_tabs[k].n, false);
+	if (f == NPUPROF_FORMAT_ROWS)
+		return npf_tw_sink(w, p->o.sink, t);
+	return 0;
+}
+
+static int npf_mr_end(struct npf_mr *p, struct npf_tw *w)
+{
+	int ret = npf_tw_end(w);
+
+	if (p->o.format == NPUPROF_FORMAT_TABLE && !w->rows)
+		fputs("(none)\n", p->out);
+	return ret;
+}
+
+static bool npf_mr_want(const struct npf_mr *p, unsigned int t)
+{
+	return p->o.tables & NPUPROF_MEM_BIT(t);
+}
+
+static void npf_mr_device(struct npf_mr *p, const struct npuprof_event *ev)
+{
+	const struct npu_info *info = ev->info;
+
+	if (ev->dev >= NPF_MEM_MAX_DEVS)
+		return;
+	p->di[ev->dev].seen = true;
+	p->di[ev->dev].minor = UINT32_MAX;
+	if (info && ev->info_size >= offsetof(struct npu_info, minor) +
+					sizeof(info->minor)) {
+		p->di[ev->dev].minor = info->minor;
+		p->di[ev->dev].dram = info->dram_size;
+	}
+}
+
+static int npf_mr_size_cmp(const void *a, const void *b)
+{
+	const struct npf_mem_buf *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* Copy the buffers of device @dev live at its peak, and the extent */
+static int npf_mr_snap(struct npf_mr *p, uint32_t dev)
+{
+	const struct npf_mem_dev *d = npf_mem_dev(p->mem, dev);
+	struct npf_mr_peak *k = &p->pk[dev];
+	const struct npf_mem_buf *live;
+	struct npf_mem_buf *all;
+	uint64_t span = p->di[dev].dram;
+	long n = npf_mem_live(p->mem, dev, d->max_seq, &live);
+	size_t top = p->o.top ? p->o.top : NPF_MR_TOP;
+
+	if (n < 0)
+		return (int)n;
+	/*
+	 * The records carry no DRAM base: the allocator fills from it, so
+	 * the lowest address seen stands for it, and dram_size for the
+	 * length (or the range seen, when larger or unknown)
+	 */
+	if (span < d->hi - d->lo)
+		span = d->hi - d->lo;
+	npf_mem_extent(live, (size_t)n, d->lo, span, &k->free_bytes,
+		       &k->largest);
+	k->span = span;
+	k->ns = d->max_ns;
+	all = malloc(((size_t)n ? (size_t)n : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, live, (size_t)n * sizeof(*all));
+	qsort(all, (size_t)n, sizeof(*all), npf_mr_size_cmp);
+	if ((size_t)n < top)
+		top = (size_t)n;
+	free(k->top);
+	k->top = all;
+	k->ntop = top;
+	k->have = true;
+	k->pending = false;
+	return 0;
+}
+
+static int npf_mr_fail(struct npf_mr *p, uint32_t dev,
+		       const struct npu_trace_rec_bo *r)
+{
+	if (p->nfail == p->capfail) {
+		size_t c = p->capfail ? p->capfail * 2 : 16;
+		struct npf_mr_fail *f = realloc(p->fails, c * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		p->fails = f;
+		p->capfail = c;
+	}
+	p->fails[p->nfail].dev = dev;
+	p->fails[p->nfail++].r = *r;
+	return 0;
+}
+
+/* The first pass: the tracker, the peaks, the failures */
+static int npf_mr_pass(struct npf_mr *p)
+{
+	const struct npu_trace_rec_bo *r;
+	struct npuprof_event ev;
+	uint64_t max0;
+	int ret, what;
+
+	ret = npuprof_trace_rewind(p->trace);
+	if (ret)
+		return ret;
+	while ((ret = npuprof_trace_next(p->trace, &ev)) == 1) {
+		if (ev.type == NPUPROF_EV_DEVICE) {
+			npf_mr_device(p, &ev);
+			continue;
+		}
+		if (ev.type != NPUPROF_EV_RECORD)
+			continue;
+		ret = npf_bo_rec(&ev, &r);
+		if (!ret)
+			continue;
+		if (ev.dev >= NPF_MEM_MAX_DEVS)
+			continue;
+		if (ret < 0) {
+			p->bad[ev.dev]++;
+			continue;
+		}
+		if (r->hdr.type == NPU_TRACE_REC_BO_FREE && p->pk[ev.dev].pending) {
+			ret = npf_mr_snap(p, ev.dev);
+			if (ret)
+				return ret;
+		}
+		max0 = npf_mem_dev(p->mem, ev.dev)->max;
+		what = npf_mem_apply(p->mem, ev.dev, r, NULL, NULL);
+		if (what < 0)
+			return what;
+		if (what == NPF_MEM_FAIL && npf_mr_want(p, NPUPROF_MEM_FAILURES)) {
+			ret = npf_mr_fail(p, ev.dev, r);
+			if (ret)
+				return ret;
+		}
+		if (npf_mem_dev(p->mem, ev.dev)->max > max0)
+			p->pk[ev.dev].pending = true;
+	}
+	return ret;
+}
+
+static int npf_mr_devices(struct npf_mr *p)
+{
+	struct npf_tw w;
+	uint32_t i;
+	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_DEVICES);
+
+	for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++) {
+		const struct npf_mem_dev *d = npf_mem_dev(p->mem, i);
+		const struct npf_mr_peak *k = &p->pk[i];
+
+		if (!d->seen && !p->bad[i])
+			continue;
+		npf_tw_row(&w, (struct npuprof_value[]){
+			npf_v_u(i), npf_mr_minor(p, i),
+			p->di[i].seen && p->di[i].dram ? npf_v_u(p->di[i].dram) :
+							 npf_v_null(),
+			npf_v_u(d->max),
+			d->max ? npf_v_i(d->max_ns) : npf_v_null(),
+			npf_v_null(), npf_v_null(),
+			npf_v_u(d->used_max),
+			d->used_max ? npf_v_i(d->used_max_ns) : npf_v_null(),
+			npf_v_u(d->allocs), npf_v_u(d->frees),
+			npf_v_u(d->failures), npf_v_u(d->live),
+			npf_v_u(d->cur),
+			k->have ? npf_v_u(k->free_bytes) : npf_v_null(),
+			k->have ? npf_v_u(k->largest) : npf_v_null(),
+			k->have ? (struct npuprof_value){ .f = k->free_bytes ?
+				100.0 * (1.0 - (double)k->largest /
+					 (double)k->free_bytes) : 0.0 } :
+				  npf_v_null(),
+			npf_v_u(p->bad[i] + d->unpaired + d->dups) });
+	}
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
+static int npf_mr_proc_cmp(const void *a, const void *b)
+{
+	const struct npf_mem_proc *x = a, *y = b;
+
+	if (x->max != y->max)
+		return x->max > y->max ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static int npf_mr_procs(struct npf_mr *p)
+{
+	const struct npf_mem_proc *pr;
+	struct npf_mem_proc *s;
+	struct npf_tw w;
+	size_t n, i;
+	int ret;
+
+	pr = npf_mem_procs(p->mem, &n);
+	if (!pr)
+		return -ENOMEM;
+	s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, pr, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), npf_mr_proc_cmp);
+	ret = npf_mr_begin(p, &w, NPUPROF_MEM_PROCESSES);
+	for (i = 0; i < n && !ret; i++) {
+		if (!s[i].allocs && !s[i].failures)
+			continue;	/* only unpaired frees: nothing known */
+		npf_tw_row(&w, (struct npuprof_value[]){
+			npf_v_i(s[i].pid), npf_v_u(s[i].dev),
+			npf_mr_minor(p, s[i].dev), npf_v_u(s[i].max),
+			s[i].max ? npf_v_i(s[i].max_ns) : npf_v_null(),
+			npf_v_null(), npf_v_u(s[i].allocs),
+			npf_v_u(s[i].frees), npf_v_u(s[i].failures),
+			npf_v_u(s[i].cur) });
+	}
+	free(s);
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
+static int npf_mr_bufs(struct npf_mr *p)
+{
+	struct npf_tw w;
+	char hex[24];
+	uint32_t i;
+	size_t j;
+	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_BUFFERS);
+
+	for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++) {
+		const struct npf_mr_peak *k = &p->pk[i];
+
+		for (j = 0; k->have && j < k->ntop; j++) {
+			const struct npf_mem_buf *b = &k->top[j];
+
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, b->addr);
+			npf_tw_row(&w, (struct npuprof_value[]){
+				npf_v_u(i), npf_mr_minor(p, i), npf_v_u(j + 1),
+				npf_v_u(b->id), npf_v_s(hex), npf_v_u(b->size),
+				npf_v_s(npf_bo_kind_name(b->kind)),
+				npf_v_i(b->pid), npf_v_i(b->tid),
+				npf_v_i(b->alloc_ns), npf_v_i(k->ns),
+				npf_v_u(b->addr) });
+		}
+	}
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
+static int npf_mr_fails(struct npf_mr *p)
+{
+	struct npf_tw w;
+	char eb[16];
+	size_t i;
+	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_FAILURES);
+
+	for (i = 0; i < p->nfail && !ret; i++) {
+		const struct npu_trace_rec_bo *r = &p->fails[i].r;
+
+		npf_tw_row(&w, (struct npuprof_value[]){
+			npf_v_i((int64_t)r->host_ns), npf_v_u(p->fails[i].dev),
+			npf_mr_minor(p, p->fails[i].dev), npf_v_i(r->pid),
+			npf_v_i(r->tid), npf_v_u(r->size),
+			npf_v_s(npf_bo_kind_name(r->kind)),
+			npf_v_s(npf_bo_error_name(r->error, eb, sizeof(eb))),
+			npf_v_u(r->dev_used) });
+	}
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
+/* The events table: a pass of its own, with a tracker of its own */
+static int npf_mr_events(struct npf_mr *p)
+{
+	const struct npu_trace_rec_bo *r;
+	struct npf_mem_proc *pr;
+	struct npuprof_event ev;
+	struct npf_mem *m;
+	struct npf_tw w;
+	char hex[24], eb[16];
+	int ret, what;
+
+	ret = npf_mem_new(&m);
+	if (ret)
+		return ret;
+	ret = npf_mr_begin(p, &w, NPUPROF_MEM_EVENTS);
+	if (!ret)
+		ret = npuprof_trace_rewind(p->trace);
+	while (!ret && (ret = npuprof_trace_next(p->trace, &ev)) == 1) {
+		const struct npf_mem_dev *d;
+		const char *e;
+		bool fail;
+
+		ret = 0;
+		if (ev.type == NPUPROF_EV_DEVICE) {
+			npf_mr_device(p, &ev);
+			continue;
+		}
+		if (ev.type != NPUPROF_EV_RECORD || npf_bo_rec(&ev, &r) != 1 ||
+		    ev.dev >= NPF_MEM_MAX_DEVS)
+			continue;
+		pr = NULL;
+		what = npf_mem_apply(m, ev.dev, r, &pr, NULL);
+		if (what < 0) {
+			ret = what;
+			break;
+		}
+		d = npf_mem_dev(m, ev.dev);
+		fail = r->hdr.type == NPU_TRACE_REC_BO_ALLOC && r->error;
+		e = fail ? "fail" : r->hdr.type == NPU_TRACE_REC_BO_ALLOC ?
+			   "alloc" : "free";
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, (uint64_t)r->dev_addr);
+		npf_tw_row(&w, (struct npuprof_value[]){
+			npf_v_i((int64_t)r->host_ns), npf_v_u(ev.dev),
+			npf_mr_minor(p, ev.dev), npf_v_s(e),
+			fail ? npf_v_null() : npf_v_u(r->bo_id),
+			npf_v_i(r->pid),
+			r->hdr.type == NPU_TRACE_REC_BO_ALLOC ? npf_v_i(r->tid) :
+								 npf_v_null(),
+			fail ? npf_v_null() : npf_v_s(hex),
+			npf_v_u(r->size), npf_v_s(npf_bo_kind_name(r->kind)),
+			fail ? npf_v_s(npf_bo_error_name(r->error, eb, sizeof(eb))) :
+			       npf_v_null(),
+			r->hdr.type == NPU_TRACE_REC_BO_FREE ?
+				npf_v_s(npf_bo_reason_name(r->reason)) :
+				npf_v_null(),
+			npf_v_u(d->cur), pr ? npf_v_u(pr->cur) : npf_v_null(),
+			npf_v_u(r->dev_used),
+			fail ? npf_v_null() : npf_v_u(r->dev_addr),
+			npf_v_u(what == NPF_MEM_SKIP) });
+		if (w.err)
+			ret = w.err;
+	}
+	npf_mem_free(m);
+	if (!ret)
+		ret = npf_mr_end(p, &w);
+	return ret;
+}
+
+NPUPROF_EXPORT
+int npuprof_memory(struct npuprof_trace *trace, FILE *out,
+		   const struct npuprof_memory_opts *opts)
+{
+	const unsigned int all = (1u << NCOLS(npf_mr_tabs)) - 1;
+	struct npf_mr *p;
+	unsigned int f, i;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->o = (struct npuprof_memory_opts){ .sz = sizeof(p->o) };
+	ret = npf_opts_copy(&p->o, sizeof(p->o), opts, sizeof(size_t));
+	if (ret)
+		goto out;
+	if (!p->o.format)
+		p->o.format = NPUPROF_FORMAT_TABLE;
+	if (!p->o.tables)
+		p->o.tables = all & ~NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS);
+	f = p->o.format;
+	ret = -EINVAL;
+	if (!trace || (p->o.tables & ~all) ||
+	    (f == NPUPROF_FORMAT_ROWS ? !p->o.sink || !p->o.sink->row :
+	     !out || (f != NPUPROF_FORMAT_TABLE && f != NPUPROF_FORMAT_CSV &&
+		      f != NPUPROF_FORMAT_JSONL && f != NPUPROF_FORMAT_JSON)))
+		goto out;
+	p->trace = trace;
+	p->out = out;
+	ret = npf_mem_new(&p->mem);
+	if (ret)
+		goto out;
+	if (p->o.tables != NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS)) {
+		ret = npf_mr_pass(p);
+		for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++)
+			if (p->pk[i].pending)
+				ret = npf_mr_snap(p, i);
+	}
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_DEVICES))
+		ret = npf_mr_devices(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_PROCESSES))
+		ret = npf_mr_procs(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_BUFFERS))
+		ret = npf_mr_bufs(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_FAILURES))
+		ret = npf_mr_fails(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_EVENTS))
+		ret = npf_mr_events(p);
+	if (!ret && f == NPUPROF_FORMAT_JSON)
+		fputs("}\n", out);
+	if (!ret && out && f != NPUPROF_FORMAT_ROWS &&
+	    (fflush(out) || ferror(out)))
+		ret = -EIO;
+out:
+	if (p->mem)
+		npf_mem_free(p->mem);
+	for (i = 0; i < NPF_MEM_MAX_DEVS; i++)
+		free(p->pk[i].top);
+	free(p->fails);
+	free(p);
+	return ret;
+}

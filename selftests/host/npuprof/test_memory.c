@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_memory.c - the memory report (npuprof_memory()), the Chrome
+ * export's memory counters and the memory_flow SVG on the synthetic
+ * trace of memory_gen.h, whose every figure is computed by hand there:
+ * per device and per process maxima and when, the buffers at the peak,
+ * fragmentation, failures, unpaired frees and nonsense records skipped,
+ * the events table; bad options; a trace without buffer records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "memory_gen.h"
+#include "npuprof_analysis.h"
+
+/* The report with @tables in @format as a string */
+static char *mem_str(struct npuprof_trace *t, unsigned int tables,
+		     unsigned int format, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	*ret = npuprof_memory(t, f, NPUPROF_MEMORY_OPTS(.format = format,
+			      .tables = tables));
+	fclose(f);
+	return buf;
+}
+
+static struct npuprof_trace *mem_open(const char *path)
+{
+	struct npuprof_trace *t;
+	char err[256];
+
+	if (npuprof_trace_open(path, &t, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	return t;
+}
+
+FIXTURE(mem) {
+	char *path;
+	struct npuprof_trace *t;
+};
+
+FIXTURE_SETUP(mem)
+{
+	self->path = mem_gen_trace("m");
+	self->t = mem_open(self->path);
+	ASSERT_NE(NULL, self->t);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	npuprof_trace_close(self->t);
+	unlink(self->path);
+	free(self->path);
+}
+
+TEST_F(mem, devices)
+{
+	int ret;
+	char *s = mem_str(self->t, NPUPROF_MEM_BIT(NPUPROF_MEM_DEVICES),
+			  NPUPROF_FORMAT_CSV, &ret);
+
+	ASSERT_EQ(0, ret);
+	EXPECT_STREQ("device,minor,dram_size,max_allocated,max_allocated_ns,"
+		     "max_used,used_pct,device_max_allocated,"
+		     "device_max_allocated_ns,allocs,frees,failures,"
+		     "live_at_end,allocated_at_end,free_at_peak,"
+		     "largest_free_at_peak,fragmentation_pct,skipped\r\n"
+		     "0,2,1048576,229376,10000003000,,,294912,10000003000,"
+		     "5,3,2,2,69632,819200,753664,8.000000,2\r\n"
+		     "1,7,65536,8192,10000001500,,,8192,10000001500,"
+		     "1,1,0,0,0,57344,57344,0.000000,0\r\n", s);
+	free(s);
+}
+
+TEST_F(mem, processes)
+{
+	int ret;
+	char *s = mem_str(self->t, NPUPROF_MEM_BIT(NPUPROF_MEM_PROCESSES),
+			  NPUPROF_FORMAT_CSV, &ret);
+
+	ASSERT_EQ(0, ret);
+	EXPECT_STREQ("pid,device,minor,max_allocated,max_allocated_ns,"
+		     "max_used,allocs,frees,failures,allocated_at_end\r\n"
+		     "100,0,2,196608,10000003000,,2,1,0,65536\r\n"
+		     "200,0,2,32768,10000002000,,1,1,1,0\r\n"
+		     "300,0,2,20480,10000009000,,2,1,1,4096\r\n"
+		     "100,1,7,8192,10000001500,,1,1,0,0\r\n", s);
+	free(s);
+}
+
+TEST_F(mem, peak_buffers)
+{
+	int ret;
+	char *s = mem_str(self->t, NPUPROF_MEM_BIT(NPUPROF_MEM_BUFFERS),
+			  NPUPROF_FORMAT_CSV, &ret);
+
+	ASSERT_EQ(0, ret);
+	EXPECT_STREQ("device,minor,rank,bo_id,address,size,kind,pid,tid,"
+		     "alloc_ns,peak_ns,addr\r\n"
+		     "0,2,1,3,0x428000,131072,scratch,100,101,10000003000,"
+		     "10000003000,4358144\r\n"
+		     "0,2,2,1,0x400000,65536,program,100,101,10000001000,"
+		     "10000003000,4194304\r\n"
+		     "0,2,3,2,0x420000,32768,input,200,201,10000002000,"
+		     "10000003000,4325376\r\n"
+		     "1,7,1,1,0x400000,8192,other,100,101,10000001500,"
+		     "10000001500,4194304\r\n", s);
+	free(s);
+}
+
+TEST_F(mem, top_one)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_EQ(0, npuprof_memory(self->t, f, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_CSV, .top = 1,
+		.tables = NPUPROF_MEM_BIT(NPUPROF_MEM_BUFFERS))));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "\r\n0,2,1,3,0x428000,"));
+	EXPECT_EQ(NULL, strstr(buf, "\r\n0,2,2,"));
+	EXPECT_NE(NULL, strstr(buf, "\r\n1,7,1,1,"));
+	free(buf);
+}
+
+TEST_F(mem, failures)
+{
+	int ret;
+	char *s = mem_str(self->t, NPUPROF_MEM_BIT(NPUPROF_MEM_FAILURES),
+			  NPUPROF_FORMAT_CSV, &ret);
+
+	ASSERT_EQ(0, ret);
+	EXPECT_STREQ("time_ns,device,minor,pid,tid,size,kind,error,"
+		     "device_allocated\r\n"
+		     "10000004000,0,2,200,201,1048576,scratch,ENOMEM,294912\r\n"
+		     "10000008000,0,2,300,301,8192,input,EDQUOT,147456\r\n", s);
+	free(s);
+}
+
+TEST_F(mem, events)
+{
+	int ret, rows = -1;
+	char *s = mem_str(self->t, NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS),
+			  NPUPROF_FORMAT_CSV, &ret), *p;
+
+	ASSERT_EQ(0, ret);
+	for (p = s; (p = strstr(p, "\r\n")); p += 2)
+		rows++;
+	/* 14 records, the one of size 0 left out */
+	EXPECT_EQ(13, rows);
+	EXPECT_NE(NULL, strstr(s, "\r\n10000003000,0,2,alloc,3,100,101,"
+			       "0x428000,131072,scratch,,,229376,196608,"
+			       "294912,4358144,0\r\n"));
+	EXPECT_NE(NULL, strstr(s, "\r\n10000004000,0,2,fail,,200,201,,"
+			       "1048576,scratch,ENOMEM,,229376,32768,294912,,0\r\n"));
+	EXPECT_NE(NULL, strstr(s, "\r\n10000007000,0,2,free,3,100,,0x428000,"
+			       "131072,scratch,,close,81920,65536,147456,"
+			       "4358144,0\r\n"));
+	/* the unpaired free: a row, marked skipped, nothing changed */
+	EXPECT_NE(NULL, strstr(s, "\r\n10000010000,0,2,free,99,400,,0x480000,"
+			       "4096,other,,handle,86016,0,147456,4718592,1\r\n"));
+	free(s);
+}
+
+TEST_F(mem, text_and_json)
+{
+	char cmd[512];
+	int ret;
+	char *s = mem_str(self->t, 0, NPUPROF_FORMAT_TABLE, &ret);
+	FILE *f;
+
+	ASSERT_EQ(0, ret);
+	EXPECT_NE(NULL, strstr(s, "Device memory"));
+	EXPECT_NE(NULL, strstr(s, "\nProcesses\n"));
+	EXPECT_NE(NULL, strstr(s, "\nAllocation failures\n"));
+	EXPECT_NE(NULL, strstr(s, "0x428000"));
+	EXPECT_EQ(NULL, strstr(s, "Buffer events"));
+	free(s);
+	s = mem_str(self->t, 0, NPUPROF_FORMAT_JSON, &ret);
+	ASSERT_EQ(0, ret);
+	snprintf(cmd, sizeof(cmd), "%s.json", self->path);
+	f = fopen(cmd, "w");
+	ASSERT_NE(NULL, f);
+	fputs(s, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+		 " assert d[\"devices\"][0][\"max_allocated\"] == 229376;"
+		 " assert d[\"devices\"][0][\"max_used\"] is None;"
+		 " assert len(d[\"peak_buffers\"]) == 4;"
+		 " assert d[\"failures\"][1][\"error\"] == \"EDQUOT\";"
+		 " assert d[\"processes\"][2][\"pid\"] == 300' %s.json",
+		 self->path);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s.json", self->path);
+	unlink(cmd);
+	free(s);
+}
+
+struct rows {
+	unsigned int tables[8];
+	unsigned int ncols[8];
+	unsigned int n[8];
+	uint64_t max_alloc;
+};
+
+static int rows_cols(void *ctx, unsigned int table,
+		     const struct npuprof_column *cols, unsigned int ncols)
+{
+	struct rows *r = ctx;
+
+	(void)cols;
+	if (table < NPUPROF_MEM_DEVICES || table > NPUPROF_MEM_EVENTS)
+		return -EINVAL;
+	r->ncols[table - NPUPROF_MEM_DEVICES] = ncols;
+	return 0;
+}
+
+static int rows_row(void *ctx, unsigned int table,
+		    const struct npuprof_value *v)
+{
+	struct rows *r = ctx;
+
+	if (table == NPUPROF_MEM_DEVICES && !r->n[0])
+		r->max_alloc = v[3].u;
+	r->n[table - NPUPROF_MEM_DEVICES]++;
+	return 0;
+}
+
+TEST_F(mem, rows)
+{
+	struct rows r = { 0 };
+	struct npuprof_row_sink sink = { rows_cols, rows_row, &r };
+
+	ASSERT_EQ(0, npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_ROWS, .sink = &sink,
+		.tables = 0x1f)));
+	EXPECT_EQ(229376, r.max_alloc);
+	EXPECT_EQ(2, r.n[0]);
+	EXPECT_EQ(4, r.n[1]);
+	EXPECT_EQ(4, r.n[2]);
+	EXPECT_EQ(2, r.n[3]);
+	EXPECT_EQ(13, r.n[4]);
+	EXPECT_EQ(18, r.ncols[0]);
+}
+
+TEST_F(mem, bad_options)
+{
+	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_CHROME)));
+	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
+		.tables = 1u << 10)));
+	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_ROWS)));
+	EXPECT_EQ(-EINVAL, npuprof_memory(NULL, stdout, NULL));
+	EXPECT_STREQ("devices", npuprof_mem_table_name(NPUPROF_MEM_DEVICES));
+	EXPECT_STREQ("events", npuprof_mem_table_name(NPUPROF_MEM_EVENTS));
+	EXPECT_EQ(NULL, npuprof_mem_table_name(NPUPROF_MEM_EVENTS + 1));
+	EXPECT_EQ(NULL, npuprof_mem_table_name(0));
+}
+
+/* A trace without buffer records: empty tables, no error */
+TEST(no_buffers)
+{
+	char *path, *s = NULL;
+	struct npf_writer *w;
+	struct npuprof_trace *t;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_LE(0, asprintf(&path, "/tmp/npuprof-memory-%d-empty",
+			      (int)getpid()));
+	ASSERT_EQ(0, npf_writer_open(path, 4096, &w));
+	mem_gen_device(w, 0, 0, 1 << 20);
+	ASSERT_EQ(0, npf_writer_close(w));
+	t = mem_open(path);
+	ASSERT_NE(NULL, t);
+	f = open_memstream(&s, &len);
+	EXPECT_EQ(0, npuprof_memory(t, f, NULL));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(s, "(none)"));
+	free(s);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
+TEST_HARNESS_MAIN
