@@ -28,6 +28,7 @@
 
 #include "compiler.h"
 #include "fmt.h"
+#include "memtrack.h"
 #include "report_util.h"
 #include "timeline.h"
 
@@ -662,7 +663,9 @@ static void npf_js_instant(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npuprof_event *ev = it->ev;
 	bool thread = it->what == NPF_TL_I_HOST_LOST ||
-		      it->what == NPF_TL_I_VIOLATION;
+		      it->what == NPF_TL_I_VIOLATION ||
+		      it->what == NPF_TL_I_BO_FAIL;
+	char eb[16];
 	char *p;
 
 	if (thread)
@@ -705,6 +708,19 @@ static void npf_js_instant(struct npf_js *o, const struct npf_tl_item *it)
 		p = npf_i64(p, ev->end.ns);
 		p = NPF_LIT(p, ",\"err_ns\":");
 		p = npf_u64(p, it->err_ns);
+		break;
+	}
+	case NPF_TL_I_BO_FAIL: {
+		const struct npu_trace_rec_bo *r = ev->rec;
+
+		p = NPF_LIT(p, "\"size\":");
+		p = npf_u64(p, r->size);
+		p = NPF_LIT(p, ",\"kind\":\"");
+		p = stpcpy(p, npf_bo_kind_name(r->kind));
+		p = NPF_LIT(p, "\",\"error\":\"");
+		p = stpcpy(p, npf_bo_error_name(r->error, eb, sizeof(eb)));
+		p = NPF_LIT(p, "\",\"device_allocated\":");
+		p = npf_u64(p, r->dev_used);
 		break;
 	}
 	case NPF_TL_I_FIT:

@@ -614,6 +614,22 @@ struct npuprof_memory_opts {
 int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 		   const struct npuprof_memory_opts *opts);
 
+/**
+ * npuprof_export_memsvg() - the memory_flow SVG: time across, device
+ * address down, each buffer a rectangle from its allocation to its free
+ * (or the trace's end), coloured by kind, with a tooltip (<title>) giving
+ * its owner, size, kind and times; one panel per device, axes with ticks
+ * and units, a legend
+ * @trace: an open trace
+ * @out: the stream to write to
+ * @opts: options, or NULL
+ *
+ * Memory: the buffers of the trace (each is drawn once its end is
+ * known). Return: 0, -EBADMSG, -EIO, -ENOMEM.
+ */
+int npuprof_export_memsvg(struct npuprof_trace *trace, FILE *out,
+			  const struct npuprof_export_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,8 +3,10 @@
  * timeline.c - the merged timeline of a trace file: host spans on a track
  * per thread, NPU executions and their operators on a track per PE of each
  * device, queue intervals, flows from a SUBMIT span to its execution,
- * counters (PE utilization, DMA bandwidth, losses) and instants (losses,
- * causality violations, clock fit anomalies), for the exporters
+ * counters (PE utilization, DMA bandwidth, losses, device memory
+ * allocated per device and per process, replayed from the BO records by
+ * memtrack.c) and instants (losses, causality violations, clock fit
+ * anomalies, failed allocations), for the exporters
  * (export_chrome.c). Documentation/npu/export.rst describes the mapping.
  *
  * Events of a trace file are not in time order (spans are written when
@@ -29,6 +31,7 @@
 #include <sys/mman.h>
 
 #include "compiler.h"
+#include "memtrack.h"
 #include "reorder.h"
 #include "timeline.h"
 
@@ -90,6 +93,7 @@ struct npf_tl_dev {
 	int64_t hlane_end[NPF_TL_QLANES];
 	uint32_t hlanes;
 	struct npf_tl_pe *pe;	/* NPF_TL_MAX_PES, allocated at first use */
+	char mem_name[40];	/* "npuN memory allocated" (per process) */
 };
 
 struct npf_tl {
@@ -117,6 +121,7 @@ struct npf_tl {
 	char *meta;		/* "key\0value\0" pairs */
 	size_t meta_len;
 	uint64_t *flows;	/* npf_tl_flow() */
+	struct npf_mem *mem;	/* BO records replayed, at the first */
 };
 
 /*
@@ -710,6 +715,60 @@ static int npf_tl_lost(struct npf_tl *tl, const struct npuprof_event *ev,
 	return ret;
 }
 
+/*
+ * A BO record: the allocated bytes of its device (the trace's buffers,
+ * and the driver's counter of every process's) and of the buffer's
+ * process on that device as counters in MB, exact (6 decimals); a failed
+ * allocation as an instant on its process. Records that make no sense
+ * and frees of buffers not seen allocated change no counter.
+ */
+static int npf_tl_bo(struct npf_tl *tl, const struct npuprof_event *ev,
+		     int64_t ts)
+{
+	const struct npu_trace_rec_bo *r;
+	struct npf_tl_dev *d = &tl->dev[ev->dev];
+	struct npf_mem_proc *p = NULL;
+	uint32_t dpid = NPF_TL_DEV_PID + ev->dev;
+	int ret, what;
+
+	if (npf_bo_rec(ev, &r) != 1)
+		return 0;
+	if (!tl->mem && (ret = npf_mem_new(&tl->mem)))
+		return ret;
+	what = npf_mem_apply(tl->mem, ev->dev, r, &p, NULL);
+	if (what < 0)
+		return what;
+	/* a process's tracks only for a pid a host track can have */
+	if (p && (p->pid <= 0 || p->pid >= (1 << NPF_TL_LANE_SHIFT)))
+		p = NULL;
+	if (what == NPF_MEM_FAIL) {
+		struct npf_tl_item it = {
+			.kind = NPF_TL_INSTANT, .what = NPF_TL_I_BO_FAIL,
+			.ev = ev, .pid = (uint32_t)r->pid,
+			.tid = (uint32_t)r->tid, .ts = ts,
+			.name = "allocation failed",
+		};
+
+		if (!p)
+			it.pid = dpid, it.tid = 0;
+		return npf_tl_emit(tl, &it);
+	}
+	if (what == NPF_MEM_SKIP)
+		return 0;
+	if (!d->mem_name[0])
+		snprintf(d->mem_name, sizeof(d->mem_name), "%s memory allocated",
+			 d->name[0] ? d->name : "device");
+	ret = npf_tl_counter(tl, dpid, ts, "memory allocated", "MB",
+			     (int64_t)npf_mem_dev(tl->mem, ev->dev)->cur, 6);
+	if (!ret)
+		ret = npf_tl_counter(tl, dpid, ts, "memory in use, all processes",
+				     "MB", (int64_t)r->dev_used, 6);
+	if (!ret && p)
+		ret = npf_tl_counter(tl, (uint32_t)p->pid, ts, d->mem_name, "MB",
+				     (int64_t)p->cur, 6);
+	return ret;
+}
+
 static int npf_tl_session(struct npf_tl *tl, const struct npuprof_event *ev,
 			  int64_t ts)
 {
@@ -786,6 +845,9 @@ static int npf_tl_ordered(void *ctx, const struct npuprof_event *ev,
 		return npf_tl_op(tl, ev);
 	case NPU_TRACE_REC_LOST:
 		return npf_tl_lost(tl, ev, key);
+	case NPU_TRACE_REC_BO_ALLOC:
+	case NPU_TRACE_REC_BO_FREE:
+		return npf_tl_bo(tl, ev, key);
 	default:
 		return 0;
 	}
@@ -1039,6 +1101,7 @@ static void npf_tl_release(struct npf_tl *tl)
 		free(tl->dev[i].pe);
 	free(tl->meta);
 	free(tl->flows);
+	npf_mem_free(tl->mem);
 }
 
 int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
@@ -1102,8 +1165,18 @@ int npf_timeline_run(struct npuprof_trace *trace, size_t max_held,
 			uint16_t type = ((const struct npu_trace_rec_hdr *)ev.rec)->type;
 
 			if (type == NPU_TRACE_REC_EXEC || type == NPU_TRACE_REC_OP ||
-			    type == NPU_TRACE_REC_LOST)
+			    type == NPU_TRACE_REC_LOST) {
 				ret = npf_ro_push(ro, &ev, npf_tl_ordered, tl);
+			} else if (type == NPU_TRACE_REC_BO_ALLOC ||
+				   type == NPU_TRACE_REC_BO_FREE) {
+				/* placed at the allocator's host time */
+				const struct npu_trace_rec_bo *r;
+
+				if (npf_bo_rec(&ev, &r) == 1 && r->host_ns &&
+				    r->host_ns <= INT64_MAX)
+					ev.time_ns = (int64_t)r->host_ns;
+				ret = npf_ro_push(ro, &ev, npf_tl_ordered, tl);
+			}
 			break;
 		}
 		case NPUPROF_EV_CLOCK_FIT:

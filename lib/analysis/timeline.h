@@ -59,6 +59,7 @@ enum npf_tl_instant {
 	NPF_TL_I_VIOLATION,	/* @ev EXEC outside its host interval */
 	NPF_TL_I_FIT,		/* @ev CLOCK_FIT with an anomaly */
 	NPF_TL_I_UNMAPPED,	/* @ev first record of a device without fit */
+	NPF_TL_I_BO_FAIL,	/* @ev BO_ALLOC of a failed allocation */
 };
 
 /**

@@ -25,7 +25,8 @@ static const char export_help[] =
 "    npuprof export - write a trace in a format other tools read\n"
 "\n"
 "SYNOPSIS\n"
-"    npuprof export [--format chrome|csv|jsonl|sqlite] -o OUT [[-i] FILE]\n"
+"    npuprof export [--format chrome|csv|jsonl|sqlite|memory-svg] -o OUT\n"
+"                   [[-i] FILE]\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads the trace FILE (default ./npuprof.data) and writes it to OUT:\n"
@@ -39,8 +40,11 @@ static const char export_help[] =
 "        holding its executions and, nested in them, their operators,\n"
 "        plus queue tracks (host submit to device start). An arrow (a\n"
 "        flow) leads from each submit span to its execution. Counters\n"
-"        show PE utilization, DMA bandwidth and losses; instants mark\n"
-"        losses, clock fit anomalies and causality violations\n"
+"        show PE utilization, DMA bandwidth, losses and the device\n"
+"        memory allocated (per device: the trace's buffers and the\n"
+"        driver's count of every process's; per process and device), in\n"
+"        MB; instants mark losses, failed allocations, clock fit\n"
+"        anomalies and causality violations\n"
 "        (executions whose device times fall outside their host submit\n"
 "        to completion interval: shown, never dropped). Times are\n"
 "        CLOCK_MONOTONIC in microseconds with 3 decimals (exact ns); the\n"
@@ -56,6 +60,15 @@ static const char export_help[] =
 "    sqlite\n"
 "        A SQLite database OUT with every table (replaced if it exists);\n"
 "        Documentation/npu/sqlite.rst gives the schema.\n"
+"    memory-svg\n"
+"        The memory flow of the trace's buffer records as an SVG image\n"
+"        (OUT, \"-\" for the standard output), as MegEngine's\n"
+"        memory_flow.svg: for each device, time across and device address\n"
+"        down, each buffer a rectangle from its allocation to its free\n"
+"        (or the end), coloured by kind (program, input, output, scratch,\n"
+"        other); hovering one shows its owner pid and tid, size, address\n"
+"        and times. Red marks above a panel are failed allocations. Open\n"
+"        it in a web browser.\n"
 "\n"
 "    Memory stays bounded whatever the length of the trace. A truncated\n"
 "    FILE (its writer was killed) is exported up to its last complete\n"
@@ -65,7 +78,7 @@ static const char export_help[] =
 "    -i, --input FILE\n"
 "        The trace file, as the FILE operand. Default ./npuprof.data.\n"
 "    -f, --format FORMAT\n"
-"        chrome, csv, jsonl or sqlite. Default chrome.\n"
+"        chrome, csv, jsonl, sqlite or memory-svg. Default chrome.\n"
 "    -o, --output OUT\n"
 "        Where to write: required.\n"
 "    -h, --help\n"
@@ -82,7 +95,8 @@ static const char export_help[] =
 "    npuprof export -o trace.json\n"
 "    npuprof export mnist.npuprof --format chrome -o - | gzip > t.json.gz\n"
 "    npuprof export t.npuprof --format csv -o tables/\n"
-"    npuprof export t.npuprof --format sqlite -o t.db\n";
+"    npuprof export t.npuprof --format sqlite -o t.db\n"
+"    npuprof export t.npuprof --format memory-svg -o memory.svg\n";
 
 /* The trace's error for @ret: its message (file and offset) if it has one */
 static void trace_err(struct npuprof_trace *tr, const char *input, int ret)
@@ -95,8 +109,12 @@ static void trace_err(struct npuprof_trace *tr, const char *input, int ret)
 		npc_err("%s: %s", input, strerror(-ret));
 }
 
+/* npuprof export --format memory-svg: no npuprof_format of its own */
+#define EXPORT_MEMSVG	100
+
+/* The Chrome JSON, or the memory SVG, to the file @out or "-" */
 static int export_chrome(struct npuprof_trace *tr, const char *input,
-			 const char *out)
+			 const char *out, unsigned int format)
 {
 	bool std = !strcmp(out, "-");
 	FILE *f = std ? stdout : fopen(out, "w");
@@ -106,7 +124,10 @@ static int export_chrome(struct npuprof_trace *tr, const char *input,
 		npc_err("%s: %s", out, strerror(errno));
 		return 1;
 	}
-	ret = npuprof_export_chrome(tr, f, NULL);
+	if (format == EXPORT_MEMSVG)
+		ret = npuprof_export_memsvg(tr, f, NULL);
+	else
+		ret = npuprof_export_chrome(tr, f, NULL);
 	if (!std && fclose(f) && !ret)
 		ret = -EIO;
 	if (ret == -EIO && !*npuprof_trace_error(tr)) {
@@ -189,8 +210,10 @@ static int export_main(int argc, char **argv)
 				format = NPUPROF_FORMAT_JSONL;
 			else if (!strcmp(optarg, "sqlite"))
 				format = NPUPROF_FORMAT_SQLITE;
+			else if (!strcmp(optarg, "memory-svg"))
+				format = EXPORT_MEMSVG;
 			else
-				return npu_cli_usage_error(prog, "--format: unknown format '%s': chrome, csv, jsonl or sqlite",
+				return npu_cli_usage_error(prog, "--format: unknown format '%s': chrome, csv, jsonl, sqlite or memory-svg",
 							   optarg);
 			break;
 		case 'o':
@@ -207,14 +230,16 @@ static int export_main(int argc, char **argv)
 		return ret;
 	if (!out || !*out)
 		return npu_cli_usage_error(prog, "-o OUT is required");
-	if (!strcmp(out, "-") && format != NPUPROF_FORMAT_CHROME)
-		return npu_cli_usage_error(prog, "-o -: only the chrome format goes to the standard output");
+	if (!strcmp(out, "-") && format != NPUPROF_FORMAT_CHROME &&
+	    format != EXPORT_MEMSVG)
+		return npu_cli_usage_error(prog, "-o -: only the chrome and memory-svg formats go to the standard output");
 	tr = npc_open_trace(input);
 	if (!tr)
 		return 1;
 	switch (format) {
 	case NPUPROF_FORMAT_CHROME:
-		status = export_chrome(tr, input, out);
+	case EXPORT_MEMSVG:
+		status = export_chrome(tr, input, out, format);
 		break;
 	case NPUPROF_FORMAT_SQLITE:
 		ret = npuprof_export_sqlite(tr, out);
@@ -237,7 +262,7 @@ static int export_main(int argc, char **argv)
 
 const struct npc_cmd npc_cmd_export = {
 	.name = "export",
-	.summary = "write a trace as Chrome JSON, CSV, JSON Lines or SQLite",
+	.summary = "write a trace as Chrome JSON, CSV, JSON Lines, SQLite, SVG",
 	.help = export_help,
 	.run = export_main,
 };

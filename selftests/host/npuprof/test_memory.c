@@ -209,6 +209,94 @@ TEST_F(mem, text_and_json)
 	free(s);
 }
 
+/* The Chrome export: memory counters per device and process, failures */
+TEST_F(mem, chrome_counters)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p;
+	int n;
+
+	ASSERT_EQ(0, npuprof_export_chrome(self->t, f, NULL));
+	fclose(f);
+	/* device 0 (process 0x40000000): the trace's bytes, in MB */
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"memory allocated\","
+			       "\"pid\":1073741824,\"tid\":0,\"ts\":10000003.000,"
+			       "\"args\":{\"MB\":0.229376}}"));
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"memory allocated\","
+			       "\"pid\":1073741824,\"tid\":0,\"ts\":10000011.000,"
+			       "\"args\":{\"MB\":0.069632}}"));
+	/* the driver's counter of every process */
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"memory in use, "
+			       "all processes\",\"pid\":1073741824,\"tid\":0,"
+			       "\"ts\":10000003.000,\"args\":{\"MB\":0.294912}}"));
+	/* process 100 on npu2 and npu7, process 300 */
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"npu2 memory "
+			       "allocated\",\"pid\":100,\"tid\":0,\"ts\":"
+			       "10000003.000,\"args\":{\"MB\":0.196608}}"));
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"npu7 memory "
+			       "allocated\",\"pid\":100,\"tid\":0,\"ts\":"
+			       "10000002.500,\"args\":{\"MB\":0.000000}}"));
+	EXPECT_NE(NULL, strstr(buf, "{\"ph\":\"C\",\"name\":\"npu2 memory "
+			       "allocated\",\"pid\":300,\"tid\":0,\"ts\":"
+			       "10000009.000,\"args\":{\"MB\":0.020480}}"));
+	/* 12 changes (7 allocs, 5 frees... less the unpaired one): 3
+	 * counters each on the devices, one per process */
+	for (n = 0, p = buf; (p = strstr(p, "\"name\":\"memory allocated\"")); p++)
+		n++;
+	EXPECT_EQ(10, n);
+	/* the two failures, on their thread */
+	EXPECT_NE(NULL, strstr(buf, "\"name\":\"allocation failed\",\"pid\":200,"
+			       "\"tid\":201,\"ts\":10000004.000,\"args\":{"
+			       "\"size\":1048576,\"kind\":\"scratch\",\"error\":"
+			       "\"ENOMEM\",\"device_allocated\":294912}}"));
+	EXPECT_NE(NULL, strstr(buf, "\"error\":\"EDQUOT\""));
+	free(buf);
+}
+
+/* The memory_flow SVG: one rectangle per buffer, where it belongs */
+TEST_F(mem, svg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p;
+	int n;
+
+	ASSERT_EQ(0, npuprof_export_memsvg(self->t, f, NULL));
+	fclose(f);
+	for (n = 0, p = buf; (p = strstr(p, "<rect class=\"bo\"")); p++)
+		n++;
+	EXPECT_EQ(6, n);
+	for (n = 0, p = buf; (p = strstr(p, "<path class=\"fail\"")); p++)
+		n++;
+	EXPECT_EQ(2, n);
+	/*
+	 * 1 us is 108 px (10 us over 1080 px from x 100); device 0's
+	 * addresses 0x400000..0x448000 over 360 px from y 70: id3 from 3 us
+	 * to 7 us at 0x428000, 128 KiB
+	 */
+	EXPECT_NE(NULL, strstr(buf, "<rect class=\"bo\" data-dev=\"0\" "
+			       "data-bo=\"3\" x=\"316.00\" y=\"270.00\" "
+			       "width=\"432.00\" height=\"160.00\" fill=\"#e15759\">"
+			       "<title>buffer 3, scratch: 128 KiB (131072 bytes) "
+			       "at 0x428000\nowner: pid 100, tid 101\nallocated "
+			       "2.000 \xc2\xb5s, freed 6.000 \xc2\xb5s (close)"
+			       "</title></rect>"));
+	/* id1 of device 0 is never freed: to the end */
+	EXPECT_NE(NULL, strstr(buf, "data-dev=\"0\" data-bo=\"1\" x=\"100.00\" "
+			       "y=\"70.00\" width=\"1080.00\" height=\"80.00\""));
+	EXPECT_NE(NULL, strstr(buf, "live at the end, 10.000"));
+	/* device 1, its own panel below: 0x400000..0x402000 */
+	EXPECT_NE(NULL, strstr(buf, "data-dev=\"1\" data-bo=\"1\" x=\"154.00\" "
+			       "y=\"510.00\" width=\"108.00\" height=\"360.00\""));
+	EXPECT_NE(NULL, strstr(buf, "npu7 (device 1): 1 buffers"));
+	EXPECT_NE(NULL, strstr(buf, "allocation failed: EDQUOT, 8 KiB"));
+	EXPECT_NE(NULL, strstr(buf, "</svg>\n"));
+	free(buf);
+}
+
 struct rows {
 	unsigned int tables[8];
 	unsigned int ncols[8];
