@@ -118,7 +118,16 @@ def test_pandas_dataframe(mnist):
     cats = df["cat"].value_counts()
     for kind in NPU_SPANS:
         assert cats.get(kind) == n, (kind, dict(cats))
-    assert len(df) == len(NPU_SPANS) * n + 2
+    # and the device's: one execution per run, its operator records, each
+    # under the run's submit span, on the thread that submitted it
+    ops = df[df["cat"] == "npu_operator"]
+    exe = df[df["cat"] == "npu_execution"]
+    assert len(exe) == n and len(ops) % n == 0 and len(ops) > 0
+    assert len(df) == len(NPU_SPANS) * n + 2 + len(exe) + len(ops)
+    submits = df[df["cat"] == "submit"]
+    assert set(exe["parent_span_id"]) == set(submits["span_id"])
+    assert set(ops["parent_span_id"]) == set(submits["span_id"])
+    assert (exe["dur"] > 0).all() and (ops["dur"] >= 0).all()
     assert (df["thread.id"] == threading.get_native_id()).all()
     # the "trace" record's inferences are inside it
     t = df[(df["cat"] == "record") & (df["name"] == "trace")].iloc[0]

@@ -736,8 +736,8 @@ TEST_F(tf, hostile_fields)
 		{ "RECORDS count too small", 10, -1, 8 + 4, 2, 4, 1, 8 + 4 },
 		{ "RECORDS record size 0", 10, -1, 8 + 8 + 2, 0, 2, 1,
 		  8 + 8 + 2 },
-		{ "RECORDS record too long", 10, -1, 8 + 16 + 2, 200, 2, 1,
-		  8 + 16 + 2 },
+		{ "RECORDS record too long", 10, -1, 8 + 8 + 56 + 2, 200, 2, 1,
+		  8 + 8 + 56 + 2 },
 		{ "END chunks", 11, -1, 8, 99, 8, 1, 8 },
 		{ "END items", 11, -1, 16, 99, 8, 1, 16 },
 	};
@@ -771,10 +771,10 @@ TEST_F(tf, hostile_fields)
 	ASSERT_NE(NULL, copy);
 	layout_of(buf, len, &l);
 	ASSERT_EQ(12u, l.n);
-	/* item 8 is a STRING of 8 characters, item 10 RECORDS of 3 records:
-	 * the edits above count on it */
+	/* item 8 is a STRING of 8 characters, item 10 RECORDS of 3 records
+	 * of 56, 24 and 80 bytes: the edits above count on it */
 	ASSERT_EQ(8 + 8 + 16u, rd_item(full, 8)->size);
-	ASSERT_EQ(8 + 8 + 8 + 64 + 112u, rd_item(full, 10)->size);
+	ASSERT_EQ(8 + 8 + 56 + 24 + 80u, rd_item(full, 10)->size);
 
 	for (e = 0; e < sizeof(edits) / sizeof(edits[0]); e++) {
 		const struct edit *d = &edits[e];
