@@ -3,7 +3,8 @@
  * export_sqlite.c - npuprof_export_sqlite(): one SQLite database per trace,
  * in the schema of Documentation/npu/sqlite.rst (tables of metadata,
  * devices, threads, sessions, spans, executions, operator records, clock
- * samples and fits, losses and the recorder's summary; views for the
+ * samples and fits, losses, the recorder's summary, the buffer records
+ * (memory_events, memtrack.c checks them); views for the
  * reports), for users to answer their own questions in SQL or with
  * pandas.read_sql, as Nsight Systems' SQLite export is used.
  *
@@ -35,11 +36,12 @@
 
 #include "compiler.h"
 #include "join.h"
+#include "memtrack.h"
 #include "report_util.h"
 #include "trace.h"
 
 #define NPF_SQ_CACHE_KB	16384	/* SQLite page cache */
-#define NPF_SQ_VERSION	2	/* PRAGMA user_version of the schema */
+#define NPF_SQ_VERSION	3	/* PRAGMA user_version of the schema */
 #define NPF_SQ_ANALYZE	"1000"	/* PRAGMA analysis_limit: rows sampled */
 #define NPF_SQ_ROWS	32	/* rows per INSERT into the large tables */
 
@@ -94,6 +96,16 @@ static const char npf_sq_schema[] =
 "  records INTEGER, lost_ring INTEGER, lost_device INTEGER,\n"
 "  lost_host INTEGER, ring_errors INTEGER, violations INTEGER,\n"
 "  start_ns INTEGER, stop_ns INTEGER);\n"
+"CREATE TABLE memory_events(id INTEGER PRIMARY KEY, dev INTEGER,\n"
+"  time_ns INTEGER, event TEXT, bo_id INTEGER, pid INTEGER, tid INTEGER,\n"
+"  addr INTEGER, size INTEGER, kind TEXT, error TEXT, reason TEXT,\n"
+"  dev_used INTEGER);\n"
+"CREATE VIEW memory_buffers AS SELECT a.dev, a.bo_id, a.pid, a.tid,\n"
+"  a.addr, a.size, a.kind, a.time_ns AS alloc_ns, f.time_ns AS free_ns,\n"
+"  f.time_ns - a.time_ns AS lifetime_ns, f.reason\n"
+"  FROM memory_events a LEFT JOIN memory_events f ON f.dev = a.dev\n"
+"  AND f.bo_id = a.bo_id AND f.event = 'free' AND f.id > a.id\n"
+"  WHERE a.event = 'alloc';\n"
 "CREATE VIEW inferences AS SELECT trace_id, span_id, tid AS \"thread.id\",\n"
 "  dur_ns AS dur, pid, start_ns, end_ns FROM spans WHERE kind_id = 3;\n"
 "CREATE VIEW npu_executions AS SELECT trace_id, span_id,\n"
@@ -129,13 +141,14 @@ static const char npf_sq_indexes[] =
 "CREATE INDEX executions_job ON executions(job_id, minor);\n"
 "CREATE INDEX executions_inference ON executions(inference_span_id);\n"
 "CREATE INDEX operators_job ON operator_rows(job_id, minor);\n"
-"CREATE INDEX operators_opcode ON operator_rows(opcode);\n";
+"CREATE INDEX operators_opcode ON operator_rows(opcode);\n"
+"CREATE INDEX memory_bo ON memory_events(bo_id, dev);\n";
 
 /* The large tables first: SQ_SPAN .. SQ_OP insert NPF_SQ_ROWS at a time */
 enum {
 	SQ_SPAN, SQ_EXEC, SQ_OP, SQ_BATCHED = SQ_OP,
 	SQ_META, SQ_DEVICE, SQ_THREAD, SQ_SESSION, SQ_CLOCK, SQ_FIT, SQ_LOSS,
-	SQ_SUMMARY, SQ_KIND, SQ_OPCODE, SQ_N
+	SQ_SUMMARY, SQ_KIND, SQ_OPCODE, SQ_MEM, SQ_N
 };
 
 static const char *const npf_sq_insert[SQ_N] = {
@@ -154,6 +167,7 @@ static const char *const npf_sq_insert[SQ_N] = {
 	[SQ_SUMMARY] = "INSERT INTO summary VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[SQ_KIND] = "INSERT INTO span_kinds VALUES(?,?)",
 	[SQ_OPCODE] = "INSERT INTO opcodes VALUES(?,?)",
+	[SQ_MEM] = "INSERT INTO memory_events VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* The hex ids of one row, bound SQLITE_STATIC: they outlive the step */
@@ -476,6 +490,37 @@ static int npf_sq_device(struct npf_sq *s, const struct npuprof_event *ev)
 	return npf_sq_step(s, &b);
 }
 
+/* A BO record into memory_events (one that makes no sense: none) */
+static int npf_sq_bo(struct npf_sq *s, const struct npuprof_event *ev)
+{
+	const struct npu_trace_rec_bo *r;
+	struct npf_sqb b;
+	char eb[16];
+	bool fail, alloc;
+
+	if (npf_bo_rec(ev, &r) != 1)
+		return 0;
+	alloc = r->hdr.type == NPU_TRACE_REC_BO_ALLOC;
+	fail = alloc && r->error;
+	b = npf_sqb(s, SQ_MEM);
+	npf_b_i(&b, ev->dev);
+	npf_b_u(&b, r->host_ns);
+	npf_b_s(&b, fail ? "fail" : alloc ? "alloc" : "free");
+	npf_b_opt(&b, !fail, (int64_t)r->bo_id);
+	npf_b_i(&b, r->pid);
+	npf_b_opt(&b, alloc, r->tid);
+	npf_b_opt(&b, !fail, (int64_t)r->dev_addr);
+	npf_b_u(&b, r->size);
+	npf_b_s(&b, npf_bo_kind_name(r->kind));
+	if (fail)
+		npf_b_copy(&b, npf_bo_error_name(r->error, eb, sizeof(eb)));
+	else
+		npf_b_null(&b);
+	npf_b_s(&b, alloc ? NULL : npf_bo_reason_name(r->reason));
+	npf_b_u(&b, r->dev_used);
+	return npf_sq_step(s, &b);
+}
+
 static int npf_sq_record(struct npf_sq *s, const struct npuprof_event *ev)
 {
 	const struct npu_trace_rec_hdr *h = ev->rec;
@@ -504,6 +549,8 @@ static int npf_sq_record(struct npf_sq *s, const struct npuprof_event *ev)
 		npf_b_i(&b, ev->time_ns);
 		return npf_sq_step(s, &b);
 	}
+	if (h->type == NPU_TRACE_REC_BO_ALLOC || h->type == NPU_TRACE_REC_BO_FREE)
+		return npf_sq_bo(s, ev);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "report_gen.h"
+#include "memory_gen.h"
 #include "npuprof_analysis.h"
 #include "trace_format.h"
 #include "writer.h"
@@ -102,7 +103,7 @@ TEST_F(sq, tables)
 {
 	sqlite3 *db = self->db;
 
-	EXPECT_Q(db, "2\n", "PRAGMA user_version");
+	EXPECT_Q(db, "3\n", "PRAGMA user_version");
 	EXPECT_Q(db, "cmdline|gen\n", "SELECT * FROM meta");
 	EXPECT_Q(db, "0|/dev/npu3|3|2|2000000000\n1|/dev/npu5|5|2|1000000000\n",
 		 "SELECT dev, path, minor, pe_count, clock_hz FROM devices ORDER BY dev");
@@ -142,7 +143,8 @@ TEST_F(sq, tables)
 		 "SELECT * FROM losses_total ORDER BY kind");
 	EXPECT_Q(db, "5|3|1\n",
 		 "SELECT lost_ring, spans_lost, violations FROM summary");
-	EXPECT_Q(db, "9\n",
+	/* 9, and memory_events(bo_id, dev) */
+	EXPECT_Q(db, "10\n",
 		 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
 		 " AND name NOT LIKE 'sqlite_%'");
 }
@@ -414,6 +416,41 @@ TEST(errors)
 	EXPECT_NE(0, access("/tmp/npuprof-sq-bad.db.tmp", F_OK));
 	npuprof_trace_close(t);
 	unlink(trace);
+	free(trace);
+}
+
+/* The buffer records of memory_gen.h: memory_events, memory_buffers */
+TEST(memory_events)
+{
+	char *trace = mem_gen_trace("sqm"), *path;
+	sqlite3 *db;
+	int ret;
+
+	path = export(trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					     NULL));
+	/* 14 records, the one of size 0 left out */
+	EXPECT_Q(db, "13\n", "SELECT COUNT(*) FROM memory_events");
+	EXPECT_Q(db, "alloc|6\nfail|2\nfree|5\n", "SELECT event, COUNT(*) "
+		 "FROM memory_events GROUP BY event ORDER BY event");
+	EXPECT_Q(db, "0|10000004000|200|201|||1048576|scratch|ENOMEM|294912\n"
+		 "0|10000008000|300|301|||8192|input|EDQUOT|147456\n",
+		 "SELECT dev, time_ns, pid, tid, bo_id, addr, size, kind, error, "
+		 "dev_used FROM memory_events WHERE event = 'fail' ORDER BY id");
+	/* each alloc with its free: id1 of device 0 and id5 never freed */
+	EXPECT_Q(db, "0|1|100|4194304|65536|program|10000001000|||\n"
+		 "0|2|200|4325376|32768|input|10000002000|10000005000|3000|handle\n"
+		 "0|3|100|4358144|131072|scratch|10000003000|10000007000|4000|close\n"
+		 "0|4|300|4259840|16384|output|10000006000|10000011000|5000|job\n"
+		 "0|5|300|4276224|4096|output|10000009000|||\n"
+		 "1|1|100|4194304|8192|other|10000001500|10000002500|1000|handle\n",
+		 "SELECT dev, bo_id, pid, addr, size, kind, alloc_ns, free_ns, "
+		 "lifetime_ns, reason FROM memory_buffers ORDER BY dev, bo_id");
+	sqlite3_close(db);
+	unlink(path);
+	unlink(trace);
+	free(path);
 	free(trace);
 }
 
