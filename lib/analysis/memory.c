@@ -397,8 +397,8 @@ static int npf_mr_devices(struct npf_mr *p)
 			k->have ? npf_v_u(k->free_bytes) : npf_v_null(),
 			k->have ? npf_v_u(k->largest) : npf_v_null(),
 			k->have ? (struct npuprof_value){ .f = k->free_bytes ?
-				100.0 * (1.0 - (double)k->largest /
-					 (double)k->free_bytes) : 0.0 } :
+				100.0 * (double)(k->free_bytes - k->largest) /
+					(double)k->free_bytes : 0.0 } :
 				  npf_v_null(),
 			npf_v_u(p->bad[i] + d->unpaired + d->dups) });
 	}
