@@ -508,11 +508,12 @@ static void npp_names_free(const char **v, PyObject *keep)
 }
 
 /* What fills a set of tables */
-enum npp_run { NPP_RUN_REPORT, NPP_RUN_ANALYZE, NPP_RUN_BREAKDOWN };
+enum npp_run { NPP_RUN_REPORT, NPP_RUN_ANALYZE, NPP_RUN_BREAKDOWN,
+	       NPP_RUN_MEMORY };
 
 struct npp_fill {
 	enum npp_run run;
-	unsigned int table, tables;		/* NPP_RUN_REPORT */
+	unsigned int table, tables;		/* NPP_RUN_REPORT, _MEMORY */
 	struct npuprof_analyze_opts an;		/* NPP_RUN_ANALYZE */
 };
 
@@ -542,6 +543,11 @@ static int npp_fill(npp_trace *self, struct npp_frames *f,
 		how->an.format = NPUPROF_FORMAT_ROWS;
 		how->an.sink = o.sink;
 		ret = npuprof_analyze(self->t, NULL, &how->an);
+		break;
+	case NPP_RUN_MEMORY:
+		ret = npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
+			.format = NPUPROF_FORMAT_ROWS, .sink = o.sink,
+			.tables = how->tables));
 		break;
 	default:
 		ret = npuprof_print_breakdown(self->t, NULL, &o);
@@ -576,7 +582,8 @@ static PyObject *npp_table_frame(npp_trace *self, struct npp_fill *how,
 	if (!f)
 		return NULL;
 	if (!npp_fill(self, f, how))
-		df = npp_frames_table(f, how->run == NPP_RUN_REPORT ?
+		df = npp_frames_table(f, how->run == NPP_RUN_REPORT ||
+					 how->run == NPP_RUN_MEMORY ?
 					 how->table : 0);
 	npp_frames_free(f);
 	return df;
@@ -699,6 +706,132 @@ static PyObject *npp_analyze(npp_trace *self, PyObject *args, PyObject *kw)
 	return df;
 }
 
+/*
+ * Trace.get_memory_trace(columns=None) -> DataFrame: every buffer record
+ * (npuprof memory --table events)
+ */
+static PyObject *npp_get_memory_trace(npp_trace *self, PyObject *args,
+				      PyObject *kw)
+{
+	static char *kwlist[] = { "columns", NULL };
+	struct npp_fill how = { .run = NPP_RUN_MEMORY,
+				.table = NPUPROF_MEM_EVENTS,
+				.tables = NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS) };
+	PyObject *columns = NULL;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:get_memory_trace",
+					 kwlist, &columns))
+		return NULL;
+	return npp_table_frame(self, &how, columns);
+}
+
+/* Trace.memory(table='devices', columns=None) -> DataFrame */
+static PyObject *npp_memory(npp_trace *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "table", "columns", NULL };
+	struct npp_fill how = { .run = NPP_RUN_MEMORY };
+	const char *name = "devices", *n;
+	PyObject *columns = NULL;
+	unsigned int t;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|sO:memory", kwlist, &name,
+					 &columns))
+		return NULL;
+	for (t = NPUPROF_MEM_DEVICES; (n = npuprof_mem_table_name(t)); t++)
+		if (!strcmp(n, name)) {
+			how.table = t;
+			how.tables = NPUPROF_MEM_BIT(t);
+			return npp_table_frame(self, &how, columns);
+		}
+	return PyErr_Format(PyExc_ValueError,
+			    "memory(): unknown table '%s': devices, processes, peak_buffers, failures or events",
+			    name);
+}
+
+/* The largest max_allocated and max_used of the devices table's rows */
+struct npp_maxmem {
+	int c_alloc, c_used;
+	bool have_alloc, have_used;
+	uint64_t alloc, used;
+};
+
+static int npp_maxmem_cols(void *ctx, unsigned int table,
+			   const struct npuprof_column *cols, unsigned int n)
+{
+	struct npp_maxmem *m = ctx;
+	unsigned int i;
+
+	(void)table;
+	m->c_alloc = m->c_used = -1;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(cols[i].name, "max_allocated"))
+			m->c_alloc = (int)i;
+		else if (!strcmp(cols[i].name, "max_used"))
+			m->c_used = (int)i;
+	}
+	return m->c_alloc < 0 || m->c_used < 0 ? -EPROTO : 0;
+}
+
+static int npp_maxmem_row(void *ctx, unsigned int table,
+			  const struct npuprof_value *v)
+{
+	struct npp_maxmem *m = ctx;
+
+	(void)table;
+	if (!v[m->c_alloc].null && (!m->have_alloc || v[m->c_alloc].u > m->alloc)) {
+		m->alloc = v[m->c_alloc].u;
+		m->have_alloc = true;
+	}
+	if (!v[m->c_used].null && (!m->have_used || v[m->c_used].u > m->used)) {
+		m->used = v[m->c_used].u;
+		m->have_used = true;
+	}
+	return 0;
+}
+
+static PyObject *npp_mib(bool have, uint64_t b)
+{
+	if (!have)
+		Py_RETURN_NONE;
+	return PyFloat_FromDouble((double)b / (1024.0 * 1024.0));
+}
+
+/*
+ * Trace.get_max_memory_info() -> dict: RAF's max_used and max_allocated,
+ * in MB (MiB), the largest of the trace's devices; max_used None while
+ * the report has no used bytes
+ */
+static PyObject *npp_get_max_memory_info(npp_trace *self, PyObject *unused)
+{
+	struct npp_maxmem m = { 0 };
+	struct npuprof_row_sink sink = { npp_maxmem_cols, npp_maxmem_row, &m };
+	PyObject *d, *a, *u;
+	int ret;
+
+	(void)unused;
+	if (npp_lock(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	ret = npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_ROWS, .sink = &sink,
+		.tables = NPUPROF_MEM_BIT(NPUPROF_MEM_DEVICES)));
+	Py_END_ALLOW_THREADS
+	if (!ret)
+		self->at_end = 1;
+	else
+		npp_trace_raise(self, ret);
+	npp_unlock(self);
+	if (ret)
+		return NULL;
+	a = npp_mib(m.have_alloc, m.alloc);
+	u = npp_mib(m.have_used, m.used);
+	d = a && u ? Py_BuildValue("{sOsO}", "max_used", u, "max_allocated",
+				   a) : NULL;
+	Py_XDECREF(a);
+	Py_XDECREF(u);
+	return d;
+}
+
 /* Trace.breakdown() -> DataFrame: one row per inference */
 static PyObject *npp_breakdown(npp_trace *self, PyObject *unused)
 {
@@ -805,6 +938,21 @@ static PyMethodDef npp_trace_methods[] = {
 	       "DataFrame of `npuprof analyze`: self and cumulative time, MACs,\n"
 	       "GMAC/s, bytes and GB/s per record or, with aggregate ('sum',\n"
 	       "'mean', 'max', 'min'), per type; top=0 keeps every row."),
+	NPP_NOARG(get_max_memory_info, "get_max_memory_info()\n--\n\n"
+		  "RAF's memory figures as a dict: max_allocated, the most device\n"
+		  "memory the trace's buffers held at once, and max_used, the most\n"
+		  "the programs' live tensors needed, in MB (2**20 bytes), the\n"
+		  "largest over the trace's devices; None when the trace has no\n"
+		  "buffer records (max_used: until its programs are analysed)."),
+	NPP_KW(get_memory_trace, "get_memory_trace(columns=None)\n--\n\n"
+	       "DataFrame of every buffer record (RAF's memory trace): time_ns,\n"
+	       "device, minor, event (alloc, free, fail), bo_id, pid, tid,\n"
+	       "address, size, kind, error, reason, allocated (the device's\n"
+	       "bytes after it), process_allocated, device_allocated (every\n"
+	       "process's), addr, skipped (a free the trace never saw allocated)."),
+	NPP_KW(memory, "memory(table='devices', columns=None)\n--\n\n"
+	       "DataFrame of a table of `npuprof memory`: devices, processes,\n"
+	       "peak_buffers, failures or events."),
 	NPP_NOARG(breakdown, "breakdown()\n--\n\n"
 		  "DataFrame of `npuprof breakdown --format csv`: where each\n"
 		  "inference's latency goes, one row per inference."),

@@ -26,7 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NPP_NTABLES	(NPUPROF_TABLE_OP_RECORDS + 1)
+/* the report tables, and npuprof_memory()'s numbered from 32 */
+#define NPP_NTABLES	(NPUPROF_MEM_EVENTS + 1)
 #define NPP_NOSTR	UINT32_MAX	/* a string cell's id when empty */
 #define NPP_MAXWANT	64
 

@@ -7,6 +7,9 @@
  *                                    tests (report_gen.h: two devices,
  *                                    four inferences, operators, a label
  *                                    with a comma and quotes, losses)
+ *   npuprof-python-gen memory FILE   the buffer records of the C memory
+ *                                    tests (memory_gen.h: three
+ *                                    processes on two devices)
  *   npuprof-python-gen empty FILE    a device and nothing else
  *   npuprof-python-gen large N FILE  N inferences of report_gen.h's shape
  *                                    on one device, each with its job's
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 
 #include "report_gen.h"
+#include "memory_gen.h"
 
 static void gen_large_op(struct npf_writer *w, uint64_t job, uint32_t idx,
 			 uint64_t start)
@@ -85,6 +89,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "report")) {
 		path = gen_trace("python");
+	} else if (argc == 3 && !strcmp(argv[1], "memory")) {
+		path = mem_gen_trace("python");
 	} else if (argc == 3 && !strcmp(argv[1], "empty")) {
 		path = gen_empty("python-empty");
 	} else if (argc == 4 && !strcmp(argv[1], "large")) {
@@ -96,7 +102,7 @@ int main(int argc, char **argv)
 		}
 		path = gen_large(n);
 	} else {
-		fprintf(stderr, "usage: %s report|empty FILE\n"
+		fprintf(stderr, "usage: %s report|memory|empty FILE\n"
 			"       %s large N FILE\n", argv[0], argv[0]);
 		return 2;
 	}

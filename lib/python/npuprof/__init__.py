@@ -258,7 +258,8 @@ class Profile(contextlib.ContextDecorator):
                   "print_npu_operators", "print_external_operators",
                   "summary", "inferences", "npu_executions", "npu_operators",
                   "external_operators", "spans", "npu_operator_records",
-                  "table", "export_chrome", "export_sqlite"):
+                  "table", "export_chrome", "export_sqlite",
+                  "get_max_memory_info", "get_memory_trace", "memory"):
         locals()[_name] = _delegate(_name)
     del _name, _delegate
 
