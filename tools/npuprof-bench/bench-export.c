@@ -18,6 +18,12 @@
  * versions of the library byte for byte) rather than only counting it;
  * --trace FILE exports FILE instead of a synthetic trace; --gen FILE only
  * writes the synthetic trace to FILE (for callgrind or perf on the export).
+ * --memory times npuprof_memory() (the report of npuprof memory, all
+ * its default tables, to a counting stream) instead, on the same trace
+ * with buffer records: per job an input and an output buffer allocated
+ * before its operators and freed after its execution (4 BO records, so
+ * 14 events a job), and a failed allocation every 1000 jobs; --bo adds
+ * them to the Chrome export's trace too.
  * The synthetic trace ends with an index of its clock samples, as a
  * session's does; --no-index leaves it out (as in a file cut short, or of
  * an older writer: opening it then reads the whole file once more), and
@@ -25,7 +31,8 @@
  * the time is printed too.
  *
  * Usage: npuprof-bench-export [--quick] [--dir DIR] [--events N]
- *	[--json FILE] [--trace FILE] [--gen FILE] [--no-index]
+ *	[--json FILE] [--trace FILE] [--gen FILE] [--no-index] [--bo]
+ *	[--memory]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,10 +50,39 @@
 #include "writer.h"
 
 #define OPS_PER_JOB	8
-#define EVENTS_PER_JOB	(2 + OPS_PER_JOB)	/* span, EXEC, OPs */
+#define BO_PER_JOB	4			/* 2 allocs, 2 frees */
 #define PES		4
 
 static int no_index;	/* --no-index */
+static int with_bo;	/* --bo, --memory: buffer records in the trace */
+static int memory;	/* --memory: time npuprof_memory() */
+
+/* span, EXEC, OPs (and the buffer records) */
+static uint64_t events_per_job(void)
+{
+	return 2 + OPS_PER_JOB + (with_bo ? BO_PER_JOB : 0);
+}
+
+/* A BO record of job @j at @at in @run: buffer @id (0: a failure) */
+static size_t gen_bo(uint8_t *at, uint16_t type, uint32_t seq, uint64_t id,
+		     uint64_t size, uint32_t kind, uint64_t t, uint64_t used)
+{
+	struct npu_trace_rec_bo *b = (void *)at;
+
+	memset(b, 0, sizeof(*b));
+	b->hdr = (struct npu_trace_rec_hdr){ type, sizeof(*b), seq };
+	b->pid = 100;
+	b->tid = type == NPU_TRACE_REC_BO_ALLOC ? 101 : 0;
+	b->bo_id = id;
+	b->dev_addr = id ? 0x400000 + (id % 512) * 0x10000 : 0;
+	b->size = size;
+	b->kind = kind;
+	b->error = id ? 0 : -ENOMEM;
+	b->reason = type == NPU_TRACE_REC_BO_FREE ? NPU_TRACE_BO_FREE_HANDLE : 0;
+	b->host_ns = t;
+	b->dev_used = used;
+	return sizeof(*b);
+}
 
 static double now_s(void)
 {
@@ -71,14 +107,15 @@ static int add(struct npf_writer *w, uint16_t type, const void *a, size_t alen,
 /* A trace of about @events events; returns the events written */
 static uint64_t gen(const char *path, uint64_t events)
 {
-	uint64_t jobs = events / EVENTS_PER_JOB, j, t = 2000000000ull;
+	uint64_t jobs = events / events_per_job(), j, t = 2000000000ull;
 	uint64_t next_clock = 0, n = 0;
 	struct npf_item_device dev = { .dev = 0, .info_size = sizeof(struct npu_info) };
 	struct npu_info info = { .version = 1, .pe_count = PES,
 				 .clock_hz = 1000000000, .minor = 0 };
 	struct npf_item_records ir = { .dev = 0 };
 	uint8_t run[sizeof(struct npu_trace_rec_clock) + sizeof(struct npu_trace_rec_exec) +
-		    OPS_PER_JOB * sizeof(struct npu_trace_rec_op)];
+		    OPS_PER_JOB * sizeof(struct npu_trace_rec_op) +
+		    (BO_PER_JOB + 1) * sizeof(struct npu_trace_rec_bo)];
 	struct npf_writer *w;
 	uint32_t seq = 0;
 
@@ -116,6 +153,22 @@ static uint64_t gen(const char *path, uint64_t events)
 			len += sizeof(*c);
 			ir.count++;
 			next_clock = t + 10000000;
+		}
+		if (with_bo) {
+			len += gen_bo(run + len, NPU_TRACE_REC_BO_ALLOC, seq++,
+				      2 * j + 1, 65536, NPU_BO_KIND_INPUT, t + 2000,
+				      65536);
+			len += gen_bo(run + len, NPU_TRACE_REC_BO_ALLOC, seq++,
+				      2 * j + 2, 16384, NPU_BO_KIND_OUTPUT,
+				      t + 2000, 81920);
+			ir.count += 2;
+			if (j % 1000 == 999) {
+				len += gen_bo(run + len, NPU_TRACE_REC_BO_ALLOC,
+					      seq++, 0, 1ull << 30,
+					      NPU_BO_KIND_SCRATCH, t + 2000,
+					      81920);
+				ir.count++;
+			}
 		}
 		for (k = 0; k < OPS_PER_JOB; k++) {
 			struct npu_trace_rec_op *o = (void *)(run + len);
@@ -155,8 +208,17 @@ static uint64_t gen(const char *path, uint64_t events)
 		x->macs = OPS_PER_JOB * 100000;
 		len += sizeof(*x);
 		ir.count++;
+		if (with_bo) {
+			uint64_t e = x->complete_ns + 100;
+
+			len += gen_bo(run + len, NPU_TRACE_REC_BO_FREE, seq++,
+				      2 * j + 1, 65536, NPU_BO_KIND_INPUT, e, 16384);
+			len += gen_bo(run + len, NPU_TRACE_REC_BO_FREE, seq++,
+				      2 * j + 2, 16384, NPU_BO_KIND_OUTPUT, e, 0);
+			ir.count += 2;
+		}
 		add(w, NPF_ITEM_RECORDS, &ir, sizeof(ir), run, len);
-		n += EVENTS_PER_JOB;
+		n += events_per_job();
 		t += 4000;	/* 4 PEs: a job every 4 us, each 8 us long */
 	}
 	/* the index, as a session writes it at stop: from a reading so far */
@@ -246,7 +308,10 @@ static void bench(const char *dir, uint64_t events, const char *json,
 		res[2] = (uint64_t)((now_s() - t0) * 1e9);	/* fork and open */
 		/* the exporter buffers itself: no second copy in stdio */
 		setvbuf(f, NULL, _IONBF, 0);
-		ret = npuprof_export_chrome(tr, f, NULL);
+		if (memory)
+			ret = npuprof_memory(tr, f, NULL);
+		else
+			ret = npuprof_export_chrome(tr, f, NULL);
 		if (ret)
 			fprintf(stderr, "export: %s (%s)\n", strerror(-ret),
 				npuprof_trace_error(tr));
@@ -272,7 +337,8 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) ||
 	    read(pfd[0], res, sizeof(res)) != sizeof(res)) {
-		printf("chrome export of %llu events: failed\n",
+		printf("%s of %llu events: failed\n",
+		       memory ? "npuprof memory" : "chrome export",
 		       (unsigned long long)n);
 		close(pfd[0]);
 		if (!trace)
@@ -287,10 +353,13 @@ static void bench(const char *dir, uint64_t events, const char *json,
 
 	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	printf("chrome export, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of JSON (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s; threads %.2f + %.2f s)\n",
-	       (double)n / 1e6, trace ? "" : no_index ? " (no index)" : "",
+	printf("%s, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of %s (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s; threads %.2f + %.2f s)\n",
+	       memory ? "npuprof memory" : "chrome export",
+	       (double)n / 1e6, trace ? "" : no_index ? " (no index)" :
+	       with_bo && !memory ? " (with buffer records)" : "",
 	       (double)n / t / 1e6,
-	       (double)out_bytes / t / 1e6, (double)out_bytes / 1e6,
+	       (double)out_bytes / t / 1e6, memory ? "text" : "JSON",
+	       (double)out_bytes / 1e6,
 	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, t_open, cpu,
 	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0, cpu_main,
 	       cpu > cpu_main ? cpu - cpu_main : 0.0);
@@ -319,8 +388,12 @@ int main(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--no-index")) {
 			no_index = 1;
+		} else if (!strcmp(argv[i], "--bo")) {
+			with_bo = 1;
+		} else if (!strcmp(argv[i], "--memory")) {
+			memory = with_bo = 1;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--events N] [--json FILE] [--trace FILE] [--gen FILE] [--no-index]\n",
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--events N] [--json FILE] [--trace FILE] [--gen FILE] [--no-index] [--bo] [--memory]\n",
 				argv[0]);
 			return 2;
 		}
@@ -330,8 +403,13 @@ int main(int argc, char **argv)
 		       gen(out, events ? events : 1000000));
 		return 0;
 	}
-	printf("npuprof Chrome JSON export (per job: a submit span, an EXEC and %d OP records; the output counted%s)\n",
-	       OPS_PER_JOB, json ? " and written" : ", not stored");
+	if (memory)
+		printf("npuprof memory (per job: a submit span, an EXEC, %d OP and %d BO records; the output counted%s)\n",
+		       OPS_PER_JOB, BO_PER_JOB, json ? " and written" : ", not stored");
+	else
+		printf("npuprof Chrome JSON export (per job: a submit span, an EXEC and %d OP records%s; the output counted%s)\n",
+		       OPS_PER_JOB, with_bo ? ", 4 BO records" : "",
+		       json ? " and written" : ", not stored");
 	if (events || trace || json) {
 		bench(dir, events ? events : 1000000, json, trace);
 		return 0;
@@ -339,6 +417,8 @@ int main(int argc, char **argv)
 	bench(dir, 1000000, NULL, NULL);
 	if (!quick) {
 		bench(dir, 10000000, NULL, NULL);
+		if (memory)
+			return 0;
 		no_index = 1;
 		bench(dir, 10000000, NULL, NULL);
 	}

@@ -4,7 +4,9 @@
 # bench.sh - benchmarks of libnpuprof (make bench): on the host, the cost of
 # a host span with profiling off and on, ring parser and reader throughput,
 # trace-file write and read rates (npuprof-bench-host); the SQLite export
-# and the summary of a 1 M and a 10 M event trace (npuprof-bench-report); in the VM, the
+# and the summary of a 1 M and a 10 M event trace (npuprof-bench-report); the
+# Chrome export and npuprof memory of 1 M and 10 M events
+# (npuprof-bench-export); in the VM, the
 # losses of the library's reader against a parse-only reader under the same
 # level-2 flood, per ring size (npuprof-bench-vm). Figures only; no pass/fail.
 set -euo pipefail
@@ -31,6 +33,9 @@ else
 fi
 "$BUILD/bin/npuprof-bench-report" "$@"
 "$BUILD/bin/npuprof-bench-export" "$@"
+# npuprof memory (npuprof_memory()) on a 1 M and a 10 M event trace with
+# buffer records (4 a job)
+"$BUILD/bin/npuprof-bench-export" --memory "$@"
 # -F: each round in a process of its own, as a profiled program runs its
 # one session
 timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm -F
