@@ -179,12 +179,13 @@ static void svg_axes(struct svg *s, uint32_t dev, struct svg_dev *d)
 	svg_bytes(b1, sizeof(b1), d->hi - d->lo);
 	if (d->minor != UINT32_MAX)
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" class=\"ptitle\">npu%u "
-			"(device %u): %" PRIu64 " buffers over %s of addresses"
-			"</text>\n", SVG_ML, d->top - 10, d->minor, dev, d->n, b1);
+			"(device %u): %" PRIu64 " buffer%s over %s of addresses"
+			"</text>\n", SVG_ML, d->top - 10, d->minor, dev, d->n,
+			d->n == 1 ? "" : "s", b1);
 	else
 		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" class=\"ptitle\">device "
-			"%u: %" PRIu64 " buffers over %s of addresses</text>\n",
-			SVG_ML, d->top - 10, dev, d->n, b1);
+			"%u: %" PRIu64 " buffer%s over %s of addresses</text>\n",
+			SVG_ML, d->top - 10, dev, d->n, d->n == 1 ? "" : "s", b1);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
 		"class=\"plot\"/>\n", SVG_ML, d->top, SVG_PW, SVG_PH);
 	/* time ticks */

@@ -17,9 +17,72 @@
  * operators each on the 2 PEs of npu0 at 10 days of uptime, every
  * operator starting when the one before ends (write_b2b()).
  *
- * Usage: npuprof-viewer-gen [--loss|--b2b] FILE
+ * The memory trace (--memory): memory_gen.h's buffer records, whose SVG
+ * memsvg.mjs checks against the figures of test_memory.c. The many
+ * buffers trace (--memory-many): 400 buffers of 4 processes on npu0
+ * (1 GiB), sizes from 4 KiB to 4 MiB, lifetimes from 1 us to the whole
+ * trace, some never freed, every 50th allocation a failure: the SVG
+ * must stay readable (every buffer at least 1 px, in its plot).
+ *
+ * Usage: npuprof-viewer-gen [--loss|--b2b|--memory|--memory-many] FILE
  */
 #include "chrome_gen.h"
+#include "memory_gen.h"
+
+/* 400 buffers: a deterministic mix (no rand(): the same file each run) */
+static char *write_memory_many(void)
+{
+	uint64_t seed = 12345, t = MEM_T0, used = 0, id, addr = 0x400000;
+	struct { uint64_t id, addr, size, end; int32_t pid; uint32_t kind; }
+		live[400];
+	struct npf_writer *w;
+	unsigned int nlive = 0, k, seq = 0;
+	char *path;
+
+	if (asprintf(&path, "/tmp/npuprof-viewer-%d-many", (int)getpid()) < 0 ||
+	    npf_writer_open(path, 0, &w))
+		abort();
+	mem_gen_device(w, 0, 0, 1ull << 30);
+	for (id = 1; id <= 400; id++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		t += 1000 + (seed >> 33) % 20000;
+		/* frees whose time has come, in time order enough */
+		for (k = 0; k < nlive; k++)
+			if (live[k].end && live[k].end <= t) {
+				used -= live[k].size;
+				mem_gen_bo(w, 0, MEM_F, seq++, live[k].pid,
+					   live[k].id, live[k].addr, live[k].size,
+					   live[k].kind, 0, NPU_TRACE_BO_FREE_HANDLE,
+					   live[k].end, used);
+				live[k] = live[--nlive];
+				k--;
+			}
+		if (id % 50 == 0) {
+			mem_gen_bo(w, 0, MEM_A, seq++, 100 + (int32_t)(id % 4), 0,
+				   0, 2ull << 30, NPU_BO_KIND_SCRATCH, -ENOMEM, 0,
+				   t, used);
+			continue;
+		}
+		live[nlive].id = id;
+		live[nlive].size = 4096ull << ((seed >> 40) % 11);
+		live[nlive].addr = addr;
+		live[nlive].pid = 100 + (int32_t)(id % 4);
+		live[nlive].kind = (uint32_t)((seed >> 20) % 5);
+		/* one in eight lives to the end */
+		live[nlive].end = (seed >> 50) % 8 ? t + 1000 +
+				  (seed >> 24) % 3000000 : 0;
+		addr = 0x400000 + (addr - 0x400000 + live[nlive].size) %
+		       (1ull << 29);
+		used += live[nlive].size;
+		mem_gen_bo(w, 0, MEM_A, seq++, live[nlive].pid, id,
+			   live[nlive].addr, live[nlive].size, live[nlive].kind,
+			   0, 0, t, used);
+		nlive++;
+	}
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
 
 static void write_loss(struct tb *b)
 {
@@ -45,9 +108,23 @@ int main(int argc, char **argv)
 	struct tb b;
 
 	if ((argc != 2 && argc != 3) ||
-	    (argc == 3 && strcmp(opt, "--loss") && strcmp(opt, "--b2b"))) {
-		fprintf(stderr, "usage: %s [--loss|--b2b] FILE\n", argv[0]);
+	    (argc == 3 && strcmp(opt, "--loss") && strcmp(opt, "--b2b") &&
+	     strcmp(opt, "--memory") && strcmp(opt, "--memory-many"))) {
+		fprintf(stderr, "usage: %s [--loss|--b2b|--memory|--memory-many] FILE\n",
+			argv[0]);
 		return 2;
+	}
+	if (!strcmp(opt, "--memory") || !strcmp(opt, "--memory-many")) {
+		char *p = opt[8] ? write_memory_many() : mem_gen_trace("viewer");
+
+		if (rename(p, argv[argc - 1])) {
+			perror(argv[argc - 1]);
+			unlink(p);
+			free(p);
+			return 1;
+		}
+		free(p);
+		return 0;
 	}
 	if (!strcmp(opt, "--loss"))
 		write_loss(&b);

@@ -21,6 +21,14 @@
 # and one for a truncated copy of the basic trace, which must fail to
 # import or fail the checks.
 #
+# Then the memory_flow SVG (`npuprof export --format memory-svg`) of two
+# traces (memory_gen.h's, whose rectangles test_memory.c computes by
+# hand, and 400 buffers of 4 processes) rendered by the same Chromium
+# (memsvg.mjs): one rectangle per buffer, each with its tooltip, each at
+# least 1 px and inside its plot; a screenshot of each goes to the log
+# directory, BUILD/check (NPU_LOGDIR), as npuprof-viewer-memory*.png. One
+# TAP point per SVG; "memory-svg" among the arguments selects them.
+#
 # The viewers, and what stands in for each (checked 2026-11, chromium
 # 156.0.8078.79 from Debian bookworm):
 #  - speedscope: npm speedscope 1.25.0, its release build, opened with
@@ -120,6 +128,26 @@ head -c $(($(stat -c %s "$WORK/basic.json") / 2)) "$WORK/basic.json" >"$WORK/bad
 out=$(timeout 500 node "$SHARE/viewer.mjs" "$WORK/node_modules" "$WORK/basic.json" \
 	"$WORK/loss.json" "$WORK/b2b.json" "$WORK/bad.json" "$@" 2>&1)
 st=$?
+if [[ $# -eq 0 || " $* " == *" memory-svg "* ]]; then
+	LOGDIR=${NPU_LOGDIR:-$BUILD/check}
+	mkdir -p "$LOGDIR"
+	for t in memory memory-many; do
+		"$BUILD/bin/npuprof-viewer-gen" "--$t" "$WORK/$t.npuprof" ||
+			fail "npuprof-viewer-gen failed ($t)"
+		"$BUILD/bin/npuprof" export "$WORK/$t.npuprof" --format memory-svg \
+			-o "$WORK/$t.svg" || fail "npuprof export failed ($t)"
+	done
+	first=$(($(grep -c '^\(not \)\{0,1\}ok ' <<<"$out") + 1))
+	mout=$(timeout 200 node "$SHARE/memsvg.mjs" "$WORK/node_modules" "$first" \
+		"$WORK/memory.svg" "$LOGDIR/npuprof-viewer-memory.png" 6 \
+		"$WORK/memory-many.svg" "$LOGDIR/npuprof-viewer-memory-many.png" 392 2>&1)
+	mst=$?
+	if [[ $mst -ne 0 ]] && ! grep -q '^not ok ' <<<"$mout"; then
+		echo "$mout" | sed 's/^/# /'
+		mout="not ok $first memsvg.mjs exited with status $mst"
+	fi
+	out+=$'\n'"$mout"
+fi
 pass=$(grep -c '^ok ' <<<"$out")
 nfail=$(grep -c '^not ok ' <<<"$out")
 if [[ $st -ne 0 && $nfail -eq 0 ]]; then

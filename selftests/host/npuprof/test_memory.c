@@ -291,7 +291,7 @@ TEST_F(mem, svg)
 	/* device 1, its own panel below: 0x400000..0x402000 */
 	EXPECT_NE(NULL, strstr(buf, "data-dev=\"1\" data-bo=\"1\" x=\"154.00\" "
 			       "y=\"510.00\" width=\"108.00\" height=\"360.00\""));
-	EXPECT_NE(NULL, strstr(buf, "npu7 (device 1): 1 buffers"));
+	EXPECT_NE(NULL, strstr(buf, "npu7 (device 1): 1 buffer over 8 KiB"));
 	EXPECT_NE(NULL, strstr(buf, "allocation failed: EDQUOT, 8 KiB"));
 	EXPECT_NE(NULL, strstr(buf, "</svg>\n"));
 	free(buf);
