@@ -385,4 +385,74 @@ TEST(no_buffers)
 	free(path);
 }
 
+/*
+ * Hostile BO records (valid chunks, nonsense fields: sizes of 0 and
+ * 2^64 - 1, wrapping ranges, ids of 0, duplicate ids, frees of unknown
+ * buffers, devices beyond the tables, short records): every consumer
+ * skips or counts them and succeeds, under ASan and UBSan
+ */
+TEST(hostile_records)
+{
+	static const uint64_t sizes[] = { 0, 1, 4096, 1ull << 47, 1ull << 48,
+					  (1ull << 48) + 1, UINT64_MAX };
+	static const uint64_t addrs[] = { 0, 0x400000, UINT64_MAX - 4095,
+					  UINT64_MAX, 1ull << 63 };
+	uint64_t seed = 42;
+	char *path, *db, *buf = NULL;
+	struct npf_writer *w;
+	struct npuprof_trace *t;
+	size_t len = 0;
+	uint32_t dev;
+	FILE *f;
+	int i;
+
+	ASSERT_LE(0, asprintf(&path, "/tmp/npuprof-memory-%d-hostile",
+			      (int)getpid()));
+	ASSERT_LE(0, asprintf(&db, "%s.db", path));
+	ASSERT_EQ(0, npf_writer_open(path, 4096, &w));
+	mem_gen_device(w, 0, 1, 1 << 20);
+	mem_gen_device(w, 1, 2, 0);
+	for (i = 0; i < 3000; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		dev = (uint32_t)(seed >> 60) < 12 ? (uint32_t)(seed >> 60) % 2 :
+		      60 + (uint32_t)(seed >> 58) % 10;
+		mem_gen_bo(w, dev, (seed >> 20) & 1 ? MEM_A : MEM_F,
+			   (uint32_t)i, (int32_t)(seed >> 32) % 5 - 1,
+			   (seed >> 24) % 40, addrs[(seed >> 30) % 5] +
+			   ((seed >> 8) % 64) * 4096, sizes[(seed >> 40) % 7],
+			   (uint32_t)(seed >> 44) % 8,
+			   (seed >> 48) % 7 == 0 ? -ENOMEM :
+			   (seed >> 48) % 7 == 1 ? 5 : 0,
+			   (uint32_t)(seed >> 52) % 7,
+			   (seed >> 54) % 2 ? MEM_T0 + (uint64_t)i * 100 : UINT64_MAX - i,
+			   seed);
+	}
+	{
+		/* a record too short for struct npu_trace_rec_bo */
+		struct npf_item_record ir = { .dev = 0 };
+		struct npu_trace_rec_hdr h = { MEM_A, sizeof(h), 9999 };
+
+		ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir),
+					    &h, sizeof(h)));
+	}
+	ASSERT_EQ(0, npf_writer_close(w));
+	t = mem_open(path);
+	ASSERT_NE(NULL, t);
+	f = open_memstream(&buf, &len);
+	EXPECT_EQ(0, npuprof_memory(t, f, NPUPROF_MEMORY_OPTS(.tables = 0x1f)));
+	EXPECT_EQ(0, npuprof_memory(t, f, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_JSON, .top = 1000)));
+	EXPECT_EQ(0, npuprof_export_memsvg(t, f, NULL));
+	EXPECT_EQ(0, npuprof_export_chrome(t, f, NULL));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "</svg>"));
+	free(buf);
+	EXPECT_EQ(0, npuprof_export_sqlite(t, db));
+	npuprof_trace_close(t);
+	unlink(db);
+	unlink(path);
+	free(db);
+	free(path);
+}
+
 TEST_HARNESS_MAIN
