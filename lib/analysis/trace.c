@@ -569,6 +569,13 @@ npf_map_record(struct npuprof_trace *t, struct npuprof_event *ev,
 		const struct npu_trace_rec_clock *c = (const void *)h;
 
 		ev->time_ns = (int64_t)c->host_before_ns;
+	} else if ((h->type == NPU_TRACE_REC_BO_ALLOC ||
+		    h->type == NPU_TRACE_REC_BO_FREE) &&
+		   h->size >= sizeof(struct npu_trace_rec_bo)) {
+		const struct npu_trace_rec_bo *bo = (const void *)h;
+
+		/* when the memory was taken or given back, not the last event */
+		ev->time_ns = (int64_t)bo->host_ns;
 	} else {
 		ev->time_ns = t->last_time;
 	}

@@ -448,6 +448,57 @@ TEST(open_errors)
 }
 
 /*
+ * A BO record's event time is its own host_ns, not the time of the event
+ * before it: the memory report and the Chrome counters place it so
+ */
+TEST(bo_records_have_their_own_time)
+{
+	struct npf_item_device dev = { .dev = 0 };
+	struct npf_item_records ir = { .dev = 0, .count = 2 };
+	struct npu_trace_rec_bo bo[2];
+	struct npuprof_trace *t = NULL;
+	struct npuprof_event ev;
+	struct npu_info info;
+	struct npf_writer *w;
+	char path[64], err[256] = "";
+	uint64_t times[2] = { 0 };
+	int i, n = 0, ret;
+
+	snprintf(path, sizeof(path), "/tmp/npuprof-trace-%d-bo", (int)getpid());
+	ASSERT_EQ(0, npf_writer_open(path, 4096, &w));
+	memset(&info, 0, sizeof(info));
+	info.clock_hz = 1000000000;
+	dev.info_size = sizeof(info);
+	snprintf(dev.path, sizeof(dev.path), "/dev/npu0");
+	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_DEVICE, &dev, sizeof(dev),
+				    &info, sizeof(info)));
+	memset(bo, 0, sizeof(bo));
+	for (i = 0; i < 2; i++) {
+		bo[i].hdr.type = i ? NPU_TRACE_REC_BO_FREE : NPU_TRACE_REC_BO_ALLOC;
+		bo[i].hdr.size = sizeof(bo[i]);
+		bo[i].hdr.seq = (uint32_t)i + 1;
+		bo[i].pid = 42;
+		bo[i].bo_id = 7;
+		bo[i].dev_addr = 0x100000;
+		bo[i].size = 65536;
+		bo[i].host_ns = 5000000000ull + (uint64_t)i * 123456789ull;
+	}
+	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_RECORDS, &ir, sizeof(ir), bo,
+				    sizeof(bo)));
+	ASSERT_EQ(0, npf_writer_close(w));
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err))) TH_LOG("%s", err);
+	while ((ret = npuprof_trace_next(t, &ev)) == 1)
+		if (ev.type == NPUPROF_EV_RECORD && n < 2)
+			times[n++] = (uint64_t)ev.time_ns;
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(5000000000ull, times[0]);
+	EXPECT_EQ(5123456789ull, times[1]);
+	npuprof_trace_close(t);
+	unlink(path);
+}
+
+/*
  * A file of two devices with no CLOCK_FIT item (a session since the
  * libraries were split writes none): the reader gives one per device,
  * its own ("reader"), just before the SUMMARY, with the executions it
