@@ -351,6 +351,31 @@ static int validate(struct vctx *v, struct npu_model *m)
 	return 0;
 }
 
+/*
+ * Describe the model to the trace files (npuprof_model_register()): its
+ * program and slot plan, once per model. A model that cannot be
+ * registered runs as well; its jobs' spans then carry no model.
+ */
+static void model_register(struct npu_model *m)
+{
+	uint64_t sizes[NPU_MODEL_MAX_SLOTS];
+	struct npuprof_model_desc d = {
+		.sz = sizeof(d),
+		.name = m->name,
+		.program = m->image + m->prog_offset,
+		.program_size = m->prog_size,
+		.n_slots = m->n_slots,
+		.slot_sizes = sizes,
+		.slot_kinds = m->slot_kind,
+	};
+	unsigned int i;
+
+	for (i = 0; i < m->n_slots; i++)
+		sizes[i] = m->slot_size[i];
+	if (npuprof_model_register(&d, &m->prof_id))
+		m->prof_id = 0;
+}
+
 int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 		       char *err, size_t errlen)
 {
@@ -395,6 +420,7 @@ int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 		free(m);
 		return ret;
 	}
+	model_register(m);
 	*model = m;
 	return 0;
 }
@@ -475,6 +501,8 @@ void npu_model_free(struct npu_model *model)
 {
 	if (!model)
 		return;
+	if (model->prof_id)
+		npuprof_model_unregister(model->prof_id);
 	free(model->image);
 	free(model);
 }

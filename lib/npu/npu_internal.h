@@ -57,6 +57,8 @@ struct npu_model {
 	size_t image_size;
 	uint32_t prog_offset;
 	uint32_t prog_size;
+	/* npuprof_model_register()'s id, 0 when it failed: SUBMIT spans */
+	uint32_t prof_id;
 };
 
 struct npu_runner;

@@ -371,6 +371,11 @@ int npu_inference_submit(struct npu_inference *c)
 		sp.rec.job_id = req.job_id;
 		sp.rec.minor = r->dev->info.minor;
 	}
+	/* the program the job runs: its MODEL item of the trace file */
+	if (sp.on && m->prof_id) {
+		sp.rec.flags |= NPUPROF_SPAN_F_MODEL;
+		sp.rec.name_id = m->prof_id;
+	}
 	npu_span_done(&sp, ret);
 	if (ret < 0)
 		return ret;

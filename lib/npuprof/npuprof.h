@@ -310,12 +310,15 @@ enum npuprof_span_kind {
 #define NPUPROF_SPAN_F_JOB	(1u << 0)	/* job_id and minor are valid */
 #define NPUPROF_SPAN_F_OP	(1u << 1)	/* op_index is valid */
 #define NPUPROF_SPAN_F_ERROR	(1u << 2)	/* the call failed */
+#define NPUPROF_SPAN_F_MODEL	(1u << 3)	/* name_id is a model id */
 
 /**
  * struct npuprof_span_rec - one host span, as stored in the trace file
  * @kind: enum npuprof_span_kind
  * @flags: NPUPROF_SPAN_F_*
- * @name_id: string id of the label (NPUPROF_SPAN_LABEL), else 0
+ * @name_id: string id of the label (NPUPROF_SPAN_LABEL); with
+ *	NPUPROF_SPAN_F_MODEL (NPUPROF_SPAN_SUBMIT), the id
+ *	npuprof_model_register() gave the model the job runs; else 0
  * @pid: process (thread group id)
  * @tid: thread
  * @start_ns: CLOCK_MONOTONIC at the start
@@ -470,6 +473,78 @@ int npuprof_session_add_thread(struct npuprof_session *sess, int32_t pid,
  */
 int npuprof_session_add_meta(struct npuprof_session *sess, const char *key,
 			     const char *value);
+
+/* ------------------------------------------------------------------ */
+/* Models                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A runtime registers each model it loads, so that the trace file
+ * describes the programs its jobs ran (their tensors, operators and
+ * buffer slots: Documentation/npu/memory.rst) without the model file.
+ * The registrations are the process's (like the span hot path's state,
+ * not a session's): the session that captures the process's host spans
+ * writes every registered model into its file once, at its start for the
+ * models loaded before, at registration for those loaded while it runs
+ * or is paused; a MODEL item precedes the SUBMIT span of any of its jobs.
+ * libnpu registers the models it loads and tags its SUBMIT spans with
+ * NPUPROF_SPAN_F_MODEL.
+ */
+
+/* Limits of struct npuprof_model_desc */
+#define NPUPROF_MODEL_MAX_SLOTS		16
+#define NPUPROF_MODEL_MAX_PROGRAM	(192u * 1024)	/* bytes */
+
+/**
+ * struct npuprof_model_desc - a loaded model, as the trace file keeps it
+ * @sz: sizeof(struct npuprof_model_desc)
+ * @name: its name (at most 31 bytes kept), or NULL for ""
+ * @program: its program as the device reads it: the header, the tensor
+ *	table and the operator table of include/npu/npu_program.h (not the
+ *	constants); copied
+ * @program_size: bytes of @program, 32..NPUPROF_MODEL_MAX_PROGRAM
+ * @n_slots: buffer slots of its jobs, 1..NPUPROF_MODEL_MAX_SLOTS
+ * @slot_sizes: bytes of each slot (0: unknown)
+ * @slot_kinds: kind of each slot (NPU_MODEL_SLOT_* of
+ *	include/npu/npu_model_file.h), or NULL when unknown
+ */
+struct npuprof_model_desc {
+	size_t sz;
+	const char *name;
+	const void *program;
+	size_t program_size;
+	unsigned int n_slots;
+	const uint64_t *slot_sizes;
+	const uint32_t *slot_kinds;
+};
+
+/**
+ * npuprof_model_register() - describe a loaded model to the trace files
+ * @desc: the model; copied (a few KiB: the program's tables)
+ * @model_id: out: its id, nonzero, unique in the process
+ *
+ * Costs one copy of the program whether or not a session captures; the
+ * program is not checked beyond its size (the reader of the file checks
+ * it). Thread-safe.
+ *
+ * Return: 0; -EINVAL for a bad @desc (size, slots); -E2BIG for a program
+ * larger than NPUPROF_MODEL_MAX_PROGRAM; -ENOMEM. Writing the model into
+ * a running session's file can fail only as the file does: then the
+ * session's error is logged and the registration still succeeds.
+ */
+int npuprof_model_register(const struct npuprof_model_desc *desc,
+			   uint32_t *model_id);
+
+/**
+ * npuprof_model_unregister() - forget a model (it was freed)
+ * @model_id: an id npuprof_model_register() gave
+ *
+ * Sessions started afterwards do not describe it; a file that already
+ * has it keeps it. Thread-safe.
+ *
+ * Return: 0, or -ENOENT for an unknown id.
+ */
+int npuprof_model_unregister(uint32_t model_id);
 
 #ifdef __cplusplus
 }

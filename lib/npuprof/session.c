@@ -42,6 +42,7 @@
 #include "crc32.h"
 #include "iring.h"
 #include "log.h"
+#include "models.h"
 #include "ring_parse.h"
 #include "spans.h"
 #include "trace_format.h"
@@ -679,6 +680,27 @@ static int npf_session_item(struct npuprof_session *s, uint32_t op)
 }
 
 /*
+ * npf_add() waiting (bounded) for room, with s->lock dropped while it
+ * waits; under s->lock.
+ */
+static int npf_add_retry(struct npuprof_session *s, uint16_t type,
+			 const void *a, size_t alen, const void *b,
+			 size_t blen)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 1000; i++) {
+		ret = npf_add(s, type, a, alen, b, blen);
+		if (ret != -ENOSPC)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		npf_wait_room(s, 10);
+		pthread_mutex_lock(&s->lock);
+	}
+	return ret;
+}
+
+/*
  * Append an item built outside the library (extspan.c: spans of an eBPF
  * collector), waiting (bounded) for room in the stage. A SPAN counts in
  * the session's spans. Nothing is kept while the session is paused.
@@ -688,23 +710,41 @@ static int npf_session_item(struct npuprof_session *s, uint32_t op)
 int npf_session_add_ext(struct npuprof_session *s, uint16_t type,
 			const void *a, size_t alen, const void *b, size_t blen)
 {
-	int i, ret = 0;
+	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->state != NPF_RUNNING) {
 		ret = s->state == NPF_PAUSED ? 0 : -EINVAL;
 		goto out;
 	}
-	for (i = 0; i < 1000; i++) {
-		ret = npf_add(s, type, a, alen, b, blen);
-		if (ret != -ENOSPC)
-			break;
-		pthread_mutex_unlock(&s->lock);
-		npf_wait_room(s, 10);
-		pthread_mutex_lock(&s->lock);
-	}
+	ret = npf_add_retry(s, type, a, alen, b, blen);
 	if (!ret && type == NPF_ITEM_SPAN)
 		s->st.spans++;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/*
+ * A MODEL item of the process's model registry (model.c), called with the
+ * registry's lock held: written while the session runs or is paused (a
+ * model is a description, not an event), waiting (bounded) for room.
+ */
+static int npf_session_model(void *owner, const void *a, size_t alen,
+			     const void *b, size_t blen)
+{
+	struct npuprof_session *s = owner;
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&s->lock);
+	if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE))
+		goto out;
+	ret = npf_add_retry(s, NPF_ITEM_MODEL, a, alen, b, blen);
+	if (ret)
+		npf_log(&s->log, NPUPROF_LOG_WARN,
+			"model %u not written to the trace file: %s",
+			((const struct npf_item_model *)a)->model_id,
+			strerror(-ret));
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
@@ -1055,8 +1095,10 @@ static int npf_finish(struct npuprof_session *s)
 	unsigned int i;
 	int ret;
 
-	if (s->spans)
+	if (s->spans) {
+		npf_models_detach(s);
 		npf_spans_pause(s, true);
+	}
 	npf_disable(s);
 	pthread_mutex_lock(&s->lock);
 	npf_collect_all(s);
@@ -1327,6 +1369,13 @@ int npuprof_session_start(struct npuprof_session *s)
 	pthread_mutex_unlock(&s->lock);
 	if (ret)
 		goto fail_disable;
+	/*
+	 * The models loaded so far, before any span is drained: a model's
+	 * item precedes the SUBMIT spans of its jobs. A model not written is
+	 * logged (npf_session_model()), not fatal.
+	 */
+	if (s->spans)
+		npf_models_attach(s, npf_session_model);
 	ret = -pthread_create(&s->thr, NULL, npf_reader_thread, s);
 	if (ret)
 		goto fail_disable;
@@ -1334,6 +1383,7 @@ int npuprof_session_start(struct npuprof_session *s)
 	s->state = NPF_RUNNING;
 	return 0;
 fail_disable:
+	npf_models_detach(s);
 	npf_disable(s);
 fail:
 	npf_writer_join(s);
@@ -1403,6 +1453,7 @@ void npuprof_session_free(struct npuprof_session *s)
 		return;
 	if (s->state == NPF_RUNNING || s->state == NPF_PAUSED)
 		npuprof_session_stop(s);
+	npf_models_detach(s);
 	npf_join(s);
 	npf_writer_join(s);
 	if (s->spans)
