@@ -23,6 +23,13 @@
  * entries waiting, i.e. the inferences of the last 2 s of trace, the jobs
  * in flight between the two streams plus those that never match.
  *
+ * The model a job ran comes with its SUBMIT span (NPUPROF_SPAN_F_MODEL).
+ * An OP record read before that span waits for it, a copy in @held by
+ * job, when the trace has a model of the record's process (memuse.h):
+ * the span comes within a drain pass or two. Other processes' operators
+ * and traces without models do not wait. At most NPF_JOIN_HELD_OPS wait;
+ * beyond that the oldest job's go out without a model.
+ *
  * A join is used by one thread at a time; it lives from npf_join_new() to
  * npf_join_free() and keeps no pointer into the events it is fed.
  */
@@ -33,6 +40,7 @@
 #include "compiler.h"
 #include "amap.h"
 #include "join.h"
+#include "memuse.h"
 
 #define NPF_JOIN_DEVS	64
 
@@ -42,6 +50,15 @@ struct npf_submit {
 	uint64_t span_id;
 	uint64_t parent_id;
 	int32_t pid;
+	uint32_t model_id;
+};
+
+/* The OP rows of one job waiting for its SUBMIT span (copies) */
+struct npf_held {
+	struct npf_anode node;
+	size_t n, cap;
+	struct npf_op_row *rows;
+	struct npu_trace_rec_op *recs;
 };
 
 struct npf_pexec {
@@ -71,6 +88,8 @@ struct npf_join {
 	struct npf_amap submits;	/* (minor, job_id) */
 	struct npf_amap execs;		/* (minor, job_id) */
 	struct npf_amap accs;		/* (pid, inference span_id) */
+	struct npf_amap held;		/* (minor, job_id): struct npf_held */
+	uint64_t nheld;			/* OP rows in @held */
 	struct npf_win win;		/* inferences that may gain children */
 	bool rows;			/* an inference receiver: keep them */
 	struct npf_join_stats st;
@@ -92,7 +111,7 @@ int npf_join_new(const struct npuprof_trace *trace,
 	for (i = 0; i < NPF_JOIN_DEVS; i++)
 		j->minor[i] = UINT32_MAX;
 	if (npf_amap_init(&j->submits) || npf_amap_init(&j->execs) ||
-	    npf_amap_init(&j->accs)) {
+	    npf_amap_init(&j->accs) || npf_amap_init(&j->held)) {
 		npf_join_free(j);
 		return -ENOMEM;
 	}
@@ -100,10 +119,21 @@ int npf_join_new(const struct npuprof_trace *trace,
 	return 0;
 }
 
+static void npf_held_del(struct npf_join *j, struct npf_held *h)
+{
+	j->nheld -= h->n;
+	free(h->rows);
+	free(h->recs);
+	npf_amap_del(&j->held, &h->node);
+}
+
 void npf_join_free(struct npf_join *j)
 {
 	if (!j)
 		return;
+	while (j->held.b && j->held.n)
+		npf_held_del(j, npf_amap_first(&j->held));
+	npf_amap_fini(&j->held);
 	npf_amap_fini(&j->submits);
 	npf_amap_fini(&j->execs);
 	npf_amap_fini(&j->accs);
@@ -160,6 +190,7 @@ static int npf_match(struct npf_join *j, struct npf_exec_row *row,
 	int ret;
 
 	row->matched = true;
+	row->model_id = s->model_id;
 	row->trace_id[0] = s->trace_id[0];
 	row->trace_id[1] = s->trace_id[1];
 	row->span_id = s->span_id;
@@ -183,16 +214,45 @@ static int npf_match(struct npf_join *j, struct npf_exec_row *row,
 	return ret;
 }
 
+static int npf_emit_op(struct npf_join *j, const struct npf_op_row *row)
+{
+	if (row->model_id)
+		j->st.ops_with_model++;
+	return j->ops && j->ops->op ? j->ops->op(j->ctx, row) : 0;
+}
+
+/* The OP rows of job @h go out with model @model_id, and @h is freed */
+static int npf_held_release(struct npf_join *j, struct npf_held *h,
+			    uint32_t model_id)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < h->n; i++) {
+		h->rows[i].rec = &h->recs[i];
+		h->rows[i].model_id = model_id;
+		ret = npf_emit_op(j, &h->rows[i]);
+	}
+	npf_held_del(j, h);
+	return ret;
+}
+
 static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp)
 {
 	struct npf_pexec *e;
 	struct npf_submit s = { .span_id = sp->span_id,
 				.parent_id = sp->parent_id, .pid = sp->pid };
 	struct npf_submit *p;
+	struct npf_held *h;
 	struct npf_acc *a;
 	int ret;
 
 	j->st.submits++;
+	if (sp->flags & NPUPROF_SPAN_F_MODEL)
+		s.model_id = sp->name_id;
+	h = npf_amap_find(&j->held, sp->minor, sp->job_id);
+	if (h && (ret = npf_held_release(j, h, s.model_id)))
+		return ret;
 	s.trace_id[0] = sp->trace_id[0];
 	s.trace_id[1] = sp->trace_id[1];
 	e = (void *)npf_amap_find(&j->execs, sp->minor, sp->job_id);
@@ -214,6 +274,7 @@ static int npf_join_submit(struct npf_join *j, const struct npuprof_span_rec *sp
 	p->span_id = s.span_id;
 	p->parent_id = s.parent_id;
 	p->pid = s.pid;
+	p->model_id = s.model_id;
 	if (sp->parent_id && j->rows) {
 		a = npf_acc_get(j, sp->pid, sp->parent_id);
 		if (!a)
@@ -344,9 +405,66 @@ static int npf_join_exec(struct npf_join *j, const struct npuprof_event *ev)
 	return 0;
 }
 
+/* Does the trace (so far) have a model of process @pid? Models are few. */
+static bool npf_pid_has_model(const struct npuprof_trace *t, int32_t pid)
+{
+	size_t i, n = npf_trace_nmodels(t);
+
+	for (i = 0; i < n; i++)
+		if (npf_model_pid(npf_trace_model_at(t, i)) == pid)
+			return true;
+	return false;
+}
+
+/* Keep OP row @row (and a copy of its record) until its SUBMIT span */
+static int npf_hold_op(struct npf_join *j, const struct npf_op_row *row)
+{
+	struct npf_held *h = npf_amap_find(&j->held, row->minor,
+					   row->rec->job_id);
+	int ret;
+
+	/* full: the oldest job's rows go out without a model */
+	while (j->nheld >= NPF_JOIN_HELD_OPS) {
+		ret = npf_held_release(j, npf_amap_first(&j->held), 0);
+		if (ret)
+			return ret;
+		h = npf_amap_find(&j->held, row->minor, row->rec->job_id);
+	}
+	if (!h) {
+		h = npf_amap_add(&j->held, row->minor, row->rec->job_id,
+				 sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		h->n = h->cap = 0;
+		h->rows = NULL;
+		h->recs = NULL;
+	}
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		void *a = realloc(h->rows, cap * sizeof(*h->rows));
+
+		if (!a)
+			return -ENOMEM;
+		h->rows = a;
+		a = realloc(h->recs, cap * sizeof(*h->recs));
+		if (!a)
+			return -ENOMEM;
+		h->recs = a;
+		h->cap = cap;
+	}
+	h->rows[h->n] = *row;
+	memcpy(&h->recs[h->n], row->rec, sizeof(h->recs[0]));
+	h->n++;
+	j->nheld++;
+	if (j->nheld > j->st.ops_held_max)
+		j->st.ops_held_max = j->nheld;
+	return 0;
+}
+
 static int npf_join_op(struct npf_join *j, const struct npuprof_event *ev)
 {
 	const struct npu_trace_rec_op *o = ev->rec;
+	struct npf_submit *s;
 	struct npf_op_row row = { .rec = o, .dev = ev->dev,
 				  .minor = npf_join_minor(j, ev->dev),
 				  .start = ev->start, .end = ev->end };
@@ -361,7 +479,14 @@ static int npf_join_op(struct npf_join *j, const struct npuprof_event *ev)
 			    o->end_tick - o->start_tick - o->iowait_ticks,
 			    o->iowait_ticks, &ev->start, &ev->end, &row.dur);
 	}
-	return j->ops && j->ops->op ? j->ops->op(j->ctx, &row) : 0;
+	s = npf_amap_find(&j->submits, row.minor, o->job_id);
+	if (s) {
+		row.model_id = s->model_id;
+		return npf_emit_op(j, &row);
+	}
+	if (!j->ops || !j->ops->op || !npf_pid_has_model(j->trace, o->pid))
+		return npf_emit_op(j, &row);
+	return npf_hold_op(j, &row);
 }
 
 int npf_join_event(struct npf_join *j, const struct npuprof_event *ev)
@@ -409,6 +534,9 @@ int npf_join_finish(struct npf_join *j)
 	struct npf_anode *n, *next;
 	int ret = 0;
 
+	/* operators no SUBMIT span claimed: without a model */
+	while (!ret && j->held.n)
+		ret = npf_held_release(j, npf_amap_first(&j->held), 0);
 	/* executions no SUBMIT span claimed: reported without ids */
 	for (n = j->execs.head.next; !ret && n != &j->execs.head; n = next) {
 		next = n->next;

@@ -25,11 +25,14 @@
  * @inconsistent: run_ticks + iowait_ticks != end_tick - start_tick
  * @violation: the mapped interval, widened by its bounds, is not inside
  *	the host submit..complete interval
+ * @model_id: the model the job ran (its SUBMIT span's, with
+ *	NPUPROF_SPAN_F_MODEL; memuse.h: npf_trace_model()), 0 none
  */
 struct npf_exec_row {
 	struct npu_trace_rec_exec rec;
 	uint32_t dev;
 	uint32_t minor;
+	uint32_t model_id;
 	bool matched;
 	bool device;
 	bool inconsistent;
@@ -66,11 +69,18 @@ struct npf_inf_row {
  *	and @dur.run the rest, converted as npf_dev_dur() does
  * @inconsistent: iowait_ticks > end_tick - start_tick, or end < start
  *	(then @dur.ok is false)
+ * @model_id: the model of the job's SUBMIT span, 0 none: its operator
+ *	@rec->op_index has the figures of npf_model_op_mem(). An operator
+ *	read before its SUBMIT span waits for it when the trace has a model
+ *	of the operator's process (the rows then come later than their
+ *	record; at most NPF_JOIN_HELD_OPS wait, the oldest go out without a
+ *	model beyond that)
  */
 struct npf_op_row {
 	const struct npu_trace_rec_op *rec;
 	uint32_t dev;
 	uint32_t minor;
+	uint32_t model_id;
 	bool inconsistent;
 	struct npuprof_clock_map start;
 	struct npuprof_clock_map end;
@@ -95,6 +105,8 @@ struct npf_join_ops {
  * @checked: executions checked for it (device times and a valid fit)
  * @inconsistent: EXEC and OP records whose ticks do not add up
  * @max_pending: most entries the join held at once (its memory)
+ * @ops_with_model: OP rows given a model id
+ * @ops_held_max: most OP rows waiting at once for their SUBMIT span
  */
 struct npf_join_stats {
 	uint64_t execs;
@@ -106,7 +118,12 @@ struct npf_join_stats {
 	uint64_t checked;
 	uint64_t inconsistent;
 	uint64_t max_pending;
+	uint64_t ops_with_model;
+	uint64_t ops_held_max;
 };
+
+/* Most OP rows waiting for their SUBMIT span's model at once */
+#define NPF_JOIN_HELD_OPS	(64u * 1024)
 
 struct npf_join;
 

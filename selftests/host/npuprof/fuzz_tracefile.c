@@ -18,7 +18,10 @@
  * With NPUPROF_FUZZ_SEEDS=DIR set, LLVMFuzzerInitialize writes valid files
  * there (seed-*: complete files over one and many chunks, one ending with
  * an index of clock samples, a file cut by an aborted writer, an empty
- * trace), as selftests/host/npuprof/run-fuzz.sh expects.
+ * trace, one with a MODEL item and the SUBMIT span and OP records of its
+ * job), as selftests/host/npuprof/run-fuzz.sh expects. The public reader
+ * also reads the file's models (memuse.h: a damaged MODEL item is skipped
+ * with its message, never fatal).
  *
  * Locking: single-threaded. Lifetime: each input's memfd is closed before
  * the call returns.
@@ -32,7 +35,9 @@
 
 #include "clock.h"
 #include "crc32.h"
+#include "memuse.h"
 #include "npuprof_analysis.h"
+#include "npu/npu_program.h"
 #include "reader.h"
 #include "trace_format.h"
 #include "writer.h"
@@ -120,6 +125,7 @@ static void trace_pass(const char *path, uint64_t len)
 {
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
+	const char *msg;
 	uint64_t n = 0;
 	char err[512];
 	int ret;
@@ -133,6 +139,11 @@ static void trace_pass(const char *path, uint64_t len)
 	while ((ret = npuprof_trace_next(t, &ev)) == 1)
 		CHECK(++n <= len / 8);
 	CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOMEM);
+	/* the models: a pass of their own, damaged ones skipped */
+	ret = npf_trace_load_models(t);
+	CHECK(ret >= 0 || ret == -EBADMSG || ret == -ENOMEM || ret == -EIO);
+	if (npf_trace_models_bad(t, &msg))
+		check_msg(msg, path, len);
 	npuprof_trace_close(t);
 }
 
@@ -219,12 +230,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 	return 0;
 }
 
-/* A small trace of one device as a session writes it, with its index */
-static int seed_index(const char *path)
+/* A new file at @path with one device, /dev/npu0 at 1 GHz */
+static int seed_open(const char *path, struct npf_writer **w)
 {
 	struct npf_item_device dev = { .dev = 0, .info_size = sizeof(struct npu_info) };
 	struct npu_info info = { .version = 1, .pe_count = 2,
 				 .clock_hz = 1000000000 };
+	int ret = npf_writer_open(path, NPF_CHUNK_MIN, w);
+
+	if (ret)
+		return ret;
+	strcpy(dev.path, "/dev/npu0");
+	return npf_writer_add(*w, NPF_ITEM_DEVICE, &dev, sizeof(dev), &info,
+			      sizeof(info));
+}
+
+/* A small trace of one device as a session writes it, with its index */
+static int seed_index(const char *path)
+{
 	struct npf_item_records ir = { .dev = 0, .count = 2 };
 	struct npf_clock_sample cs[4];
 	struct npf_writer *w;
@@ -232,12 +255,9 @@ static int seed_index(const char *path)
 		    sizeof(struct npu_trace_rec_op)];
 	int i, ret;
 
-	ret = npf_writer_open(path, NPF_CHUNK_MIN, &w);
+	ret = seed_open(path, &w);
 	if (ret)
 		return ret;
-	strcpy(dev.path, "/dev/npu0");
-	npf_writer_add(w, NPF_ITEM_DEVICE, &dev, sizeof(dev), &info,
-		       sizeof(info));
 	for (i = 0; i < 4; i++) {
 		struct npu_trace_rec_clock *c = (void *)run;
 		struct npu_trace_rec_op *o = (void *)(c + 1);
@@ -261,11 +281,77 @@ static int seed_index(const char *path)
 	}
 	ret = npf_writer_index(w);
 	if (!ret)
-		ret = npf_writer_add_clocks(w, 0, info.clock_hz, cs, 4);
+		ret = npf_writer_add_clocks(w, 0, 1000000000, cs, 4);
 	if (ret) {
 		npf_writer_abort(w);
 		return ret;
 	}
+	return npf_writer_close(w);
+}
+
+/* A device, a model (two tensors, one operator), its job's span and OP */
+static int seed_model(const char *path)
+{
+	struct {
+		struct npf_item_model h;
+		struct npu_prog_hdr ph;
+		struct npu_prog_tensor t[2];
+		struct npu_prog_op op;
+	} m;
+	struct npuprof_span_rec sp;
+	struct npf_item_record ir = { .dev = 0 };
+	struct npu_trace_rec_op o;
+	struct npf_writer *w;
+	int i, ret;
+
+	ret = seed_open(path, &w);
+	if (ret)
+		return ret;
+	memset(&m, 0, sizeof(m));
+	m.h.model_id = 1;
+	m.h.pid = 10;
+	strcpy(m.h.name, "seed");
+	m.h.n_slots = 3;
+	m.h.prog_size = sizeof(m) - sizeof(m.h);
+	m.h.slot_size[0] = 4096;
+	m.h.slot_size[1] = 64;
+	m.h.slot_size[2] = 64;
+	m.h.slot_kind[0] = 1;
+	m.h.slot_kind[1] = 2;
+	m.h.slot_kind[2] = 3;
+	m.ph = (struct npu_prog_hdr){ NPU_PROG_MAGIC, NPU_PROG_VERSION,
+				      sizeof(m.ph), 2, 1, sizeof(m.ph),
+				      sizeof(m.ph) + sizeof(m.t),
+				      m.h.prog_size, 0 };
+	for (i = 0; i < 2; i++) {
+		m.t[i].dtype = NPU_DT_U8;
+		m.t[i].ndim = 1;
+		m.t[i].buf = (uint8_t)(i + 1);
+		m.t[i].dims[0] = m.t[i].dims[1] = m.t[i].dims[2] = 1;
+		m.t[i].dims[3] = 64;
+	}
+	m.op.opcode = NPU_OP_CLIP;
+	m.op.in[0] = 0;
+	m.op.in[1] = m.op.in[2] = m.op.rq = NPU_PROG_NONE;
+	m.op.out = 1;
+	npf_writer_add(w, NPF_ITEM_MODEL, &m, sizeof(m), NULL, 0);
+	memset(&sp, 0, sizeof(sp));
+	sp.kind = NPUPROF_SPAN_SUBMIT;
+	sp.flags = NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL;
+	sp.name_id = 1;
+	sp.pid = sp.tid = 10;
+	sp.span_id = 1;
+	sp.start_ns = 100;
+	sp.end_ns = 200;
+	sp.job_id = 1;
+	npf_writer_add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0);
+	memset(&o, 0, sizeof(o));
+	o.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP, sizeof(o), 0 };
+	o.pid = o.tid = 10;
+	o.job_id = 1;
+	o.opcode = NPU_OP_CLIP;
+	o.end_tick = 10;
+	npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &o, sizeof(o));
 	return npf_writer_close(w);
 }
 
@@ -298,5 +384,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* a device, its CLOCK records and OPs, and the index at the end */
 	snprintf(path, sizeof(path), "%s/seed-index", dir);
 	CHECK(seed_index(path) == 0);
+	snprintf(path, sizeof(path), "%s/seed-model", dir);
+	CHECK(seed_model(path) == 0);
 	return 0;
 }
