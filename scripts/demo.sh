@@ -13,8 +13,10 @@
 # level 2 (every execution and operator) with the host spans of libnpu.
 # The trace comes back to the host through a shared directory
 # ($NPU_DEMO_OUT, default build/demo), where npuprof writes a Chrome trace
-# (mobilenet.json) and a SQLite database (mobilenet.sqlite) and prints the
-# summary, the latency breakdown and the slowest operators.
+# (mobilenet.json, with device memory counters), a SQLite database
+# (mobilenet.sqlite) and the memory flow (mobilenet-memory.svg), and prints
+# the summary, the latency breakdown, the slowest operators and the device
+# memory report.
 # NPU_DEMO_N sets the number of inferences (default 8); extra
 # npu-vm/npu-emu options may be given in NPU_VM_ARGS, e.g. "--pes 4".
 
@@ -31,7 +33,8 @@ for b in npu-info npuprof; do
 	[[ -x "$BUILD/bin/$b" ]] || { echo "demo.sh: $BUILD/bin/$b missing (run make)" >&2; exit 1; }
 done
 mkdir -p "$OUT"
-rm -f "$OUT/mobilenet.npuprof" "$OUT/mobilenet.json" "$OUT/mobilenet.sqlite"
+rm -f "$OUT/mobilenet.npuprof" "$OUT/mobilenet.json" "$OUT/mobilenet.sqlite" \
+	"$OUT/mobilenet-memory.svg"
 
 # shellcheck disable=SC2016,SC2086
 "$ROOT/tools/vm/npu-vm" --build "$BUILD" --kernel "$KERNEL" --timeout 600 \
@@ -54,12 +57,16 @@ echo
 echo "== on the host: $trace"
 "$NPUPROF" export --format chrome -o "$OUT/mobilenet.json" "$trace"
 "$NPUPROF" export --format sqlite -o "$OUT/mobilenet.sqlite" "$trace"
+"$NPUPROF" export --format memory-svg -o "$OUT/mobilenet-memory.svg" "$trace"
 "$NPUPROF" summary "$trace"
 echo
 "$NPUPROF" analyze --breakdown "$trace"
 echo
 echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
 "$NPUPROF" analyze -t 8 --aggregate-by type "$trace"
+echo
+echo "== device memory (npuprof memory)"
+"$NPUPROF" memory "$trace"
 cat <<MSG
 
 == files
@@ -68,4 +75,7 @@ cat <<MSG
       (https://ui.perfetto.dev, "Open trace file"), chrome://tracing ("Load")
       or speedscope (https://www.speedscope.app)
   $OUT/mobilenet.sqlite          SQLite: sqlite3 $OUT/mobilenet.sqlite 'select * from executions'
+  $OUT/mobilenet-memory.svg      memory flow (time across, device address up, a
+      rectangle per buffer, its owner, size and times as a tooltip): open it in
+      a web browser (chromium $OUT/mobilenet-memory.svg, or drag it into a tab)
 MSG
