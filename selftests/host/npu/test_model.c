@@ -2,7 +2,10 @@
 /*
  * Host tests of the model file parser: a valid generated model loads; every
  * class of malformed file fails with its documented error and a message
- * naming the problem (Documentation/npu/model.rst, "Validation").
+ * naming the problem (Documentation/npu/model.rst, "Validation"). A loaded
+ * model is described to the trace files of a profiling session started
+ * after it (npuprof_model_register(): a MODEL item), and no longer once it
+ * is freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,8 @@
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
 #include "npuref.h"
+#include "npuprof.h"
+#include "trace_format.h"
 
 FIXTURE(model) {
 	uint8_t *file;
@@ -47,6 +52,95 @@ FIXTURE_SETUP(model)
 FIXTURE_TEARDOWN(model)
 {
 	free(self->file);
+}
+
+/*
+ * The MODEL items of a trace file, read raw (this suite has no analysis
+ * library): up to @max copied into @out (each at most @cap bytes, the
+ * item's body), their count returned.
+ */
+static int model_items(const char *path, uint8_t (*out)[8192], int max)
+{
+	struct npf_file_hdr fh;
+	struct npf_chunk_hdr ch;
+	uint8_t *buf = NULL;
+	int n = 0, fd = open(path, O_RDONLY);
+	uint32_t off;
+
+	if (fd < 0 || read(fd, &fh, sizeof(fh)) != sizeof(fh) ||
+	    lseek(fd, fh.hdr_size, SEEK_SET) < 0)
+		abort();
+	while (read(fd, &ch, sizeof(ch)) == sizeof(ch)) {
+		buf = realloc(buf, ch.size);
+		if (ch.magic != NPF_CHUNK_MAGIC || !buf ||
+		    read(fd, buf, ch.size) != (ssize_t)ch.size)
+			abort();
+		for (off = 0; off < ch.size;) {
+			const struct npf_item *it = (const void *)(buf + off);
+
+			if (it->type == NPF_ITEM_MODEL && n < max &&
+			    it->size - 8 <= sizeof(out[0]))
+				memcpy(out[n], it + 1, it->size - 8);
+			if (it->type == NPF_ITEM_MODEL)
+				n++;
+			off += it->size;
+		}
+	}
+	free(buf);
+	close(fd);
+	return n;
+}
+
+/* A host-only session (no device) from start to stop, into @path */
+static void session(const char *path)
+{
+	static const char *const no_devices[] = { NULL };
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = no_devices;
+	if (npuprof_session_create(&o, &s) || npuprof_session_start(s) ||
+	    npuprof_session_stop(s))
+		abort();
+	npuprof_session_free(s);
+}
+
+TEST_F(model, described_to_trace_files)
+{
+	static uint8_t items[2][8192];
+	const struct npf_item_model *mi = (const void *)items[0];
+	char path[64];
+	struct npu_model *m;
+	unsigned int i;
+	size_t sz;
+
+	snprintf(path, sizeof(path), "/tmp/npu-model-%d.npuprof", (int)getpid());
+	ASSERT_EQ(0, npu_model_load_mem(self->file, self->size, &m, self->err,
+					sizeof(self->err)));
+	/* the session starts after the model was loaded */
+	session(path);
+	ASSERT_EQ(1, model_items(path, items, 2));
+	EXPECT_NE(0u, mi->model_id);
+	EXPECT_EQ(getpid(), mi->pid);
+	EXPECT_STREQ("mnist", mi->name);
+	EXPECT_EQ(4u, mi->n_slots);
+	for (i = 0; i < 4; i++) {
+		uint32_t kind;
+
+		ASSERT_EQ(0, npu_model_slot(m, i, &kind, &sz));
+		EXPECT_EQ(sz, mi->slot_size[i]);
+		EXPECT_EQ(kind, mi->slot_kind[i]);
+	}
+	EXPECT_EQ(0u, mi->slot_size[4]);
+	ASSERT_EQ(self->h->prog_size, mi->prog_size);
+	EXPECT_EQ(0, memcmp(mi + 1, self->ph, mi->prog_size));
+	npu_model_free(m);
+	/* freed: the next session does not describe it */
+	session(path);
+	EXPECT_EQ(0, model_items(path, items, 2));
+	unlink(path);
 }
 
 /* recompute the checksum after an edit, so the edit itself is what fails */
