@@ -21,7 +21,7 @@
 #include "npu/npu_model_file.h"
 #include "npuref.h"
 #include "npuprof.h"
-#include "trace_format.h"
+#include "trace_items.h"
 
 FIXTURE(model) {
 	uint8_t *file;
@@ -54,41 +54,28 @@ FIXTURE_TEARDOWN(model)
 	free(self->file);
 }
 
-/*
- * The MODEL items of a trace file, read raw (this suite has no analysis
- * library): up to @max copied into @out (each at most @cap bytes, the
- * item's body), their count returned.
- */
-static int model_items(const char *path, uint8_t (*out)[8192], int max)
+/* The MODEL items of a trace file: their count, the first two copied */
+struct models {
+	int n;
+	uint64_t body[2][1024];		/* 8-aligned, as in a chunk */
+};
+
+static void on_item(void *ctx, uint16_t type, const void *body, uint32_t len)
 {
-	struct npf_file_hdr fh;
-	struct npf_chunk_hdr ch;
-	uint8_t *buf = NULL;
-	int n = 0, fd = open(path, O_RDONLY);
-	uint32_t off;
+	struct models *m = ctx;
 
-	if (fd < 0 || read(fd, &fh, sizeof(fh)) != sizeof(fh) ||
-	    lseek(fd, fh.hdr_size, SEEK_SET) < 0)
-		abort();
-	while (read(fd, &ch, sizeof(ch)) == sizeof(ch)) {
-		buf = realloc(buf, ch.size);
-		if (ch.magic != NPF_CHUNK_MAGIC || !buf ||
-		    read(fd, buf, ch.size) != (ssize_t)ch.size)
-			abort();
-		for (off = 0; off < ch.size;) {
-			const struct npf_item *it = (const void *)(buf + off);
+	if (type != NPF_ITEM_MODEL)
+		return;
+	if (m->n < 2 && len <= sizeof(m->body[0]))
+		memcpy(m->body[m->n], body, len);
+	m->n++;
+}
 
-			if (it->type == NPF_ITEM_MODEL && n < max &&
-			    it->size - 8 <= sizeof(out[0]))
-				memcpy(out[n], it + 1, it->size - 8);
-			if (it->type == NPF_ITEM_MODEL)
-				n++;
-			off += it->size;
-		}
-	}
-	free(buf);
-	close(fd);
-	return n;
+static int model_items(const char *path, struct models *m)
+{
+	memset(m, 0, sizeof(*m));
+	trace_items(path, on_item, m);
+	return m->n;
 }
 
 /* A host-only session (no device) from start to stop, into @path */
@@ -109,8 +96,8 @@ static void session(const char *path)
 
 TEST_F(model, described_to_trace_files)
 {
-	static uint8_t items[2][8192];
-	const struct npf_item_model *mi = (const void *)items[0];
+	static struct models items;
+	const struct npf_item_model *mi = (const void *)items.body[0];
 	char path[64];
 	struct npu_model *m;
 	unsigned int i;
@@ -121,7 +108,7 @@ TEST_F(model, described_to_trace_files)
 					sizeof(self->err)));
 	/* the session starts after the model was loaded */
 	session(path);
-	ASSERT_EQ(1, model_items(path, items, 2));
+	ASSERT_EQ(1, model_items(path, &items));
 	EXPECT_NE(0u, mi->model_id);
 	EXPECT_EQ(getpid(), mi->pid);
 	EXPECT_STREQ("mnist", mi->name);
@@ -139,7 +126,7 @@ TEST_F(model, described_to_trace_files)
 	npu_model_free(m);
 	/* freed: the next session does not describe it */
 	session(path);
-	EXPECT_EQ(0, model_items(path, items, 2));
+	EXPECT_EQ(0, model_items(path, &items));
 	unlink(path);
 }
 

@@ -2,7 +2,9 @@
 /*
  * libnpu on the real driver, in the VM ($(BUILD)/vmtests/npu-libnpu):
  * the generated networks run on several PEs concurrently and every output
- * matches lib/npuref bit for bit. Skips when there is no /dev/npu0.
+ * matches lib/npuref bit for bit; a profiling session's file describes
+ * the model and names it on every SUBMIT span of its jobs. Skips when
+ * there is no /dev/npu0.
  *
  * Models come from $NPU_BUILD/models (npu-model-gen's output in the image)
  * or, failing that, are generated in place.
@@ -19,8 +21,10 @@
 #include "modelgen.h"
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npuprof.h"
 #include "npuref.h"
 #include "refcache.h"
+#include "trace_items.h"
 
 #define DEV "/dev/npu0"
 #define NIN 2
@@ -247,6 +251,76 @@ TEST_F_TIMEOUT(vm, async_poll_then_wait, 300)
 	npu_device_close(dev);
 	npu_model_free(m);
 	free(x);
+}
+
+/* What a trace says about models: MODEL items and SUBMIT spans */
+struct model_refs {
+	unsigned int models;
+	uint32_t id;			/* of the last MODEL item */
+	unsigned int submits, named;	/* SUBMIT spans, with the id */
+};
+
+static void on_item(void *ctx, uint16_t type, const void *body, uint32_t len)
+{
+	struct model_refs *x = ctx;
+	const struct npuprof_span_rec *sp = body;
+	const struct npf_item_model *mi = body;
+
+	if (type == NPF_ITEM_MODEL && len >= sizeof(*mi)) {
+		x->models++;
+		x->id = mi->model_id;
+	} else if (type == NPF_ITEM_SPAN && len >= sizeof(*sp) &&
+		   sp->kind == NPUPROF_SPAN_SUBMIT) {
+		x->submits++;
+		if ((sp->flags & NPUPROF_SPAN_F_MODEL) && sp->name_id == x->id)
+			x->named++;
+	}
+}
+
+TEST_F_TIMEOUT(vm, submit_spans_name_their_model, 300)
+{
+	static const char *const devs[] = { DEV, NULL };
+	struct npuprof_session *s;
+	struct model_refs x = { 0 };
+	struct npu_device *dev;
+	struct npuprof_opts o;
+	struct npu_model *m;
+	struct npu_runner *r;
+	float *in, y[10];
+	char err[256], path[64];
+	int ret, i;
+
+	ret = npu_device_open(DEV, &dev);
+	if (ret == -ENOENT)
+		SKIP(return, DEV " missing");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, load_model("mnist", &m, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, npu_runner_create(dev, m, NULL, &r));
+	in = calloc(npu_model_input(m, 0)->count, sizeof(float));
+	ASSERT_NE(NULL, in);
+	/* the session starts after the model was loaded */
+	snprintf(path, sizeof(path), "/tmp/npu-libnpu-%d.npuprof", (int)getpid());
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = devs;
+	o.level = 0;
+	ASSERT_EQ(0, npuprof_session_create(&o, &s));
+	ASSERT_EQ(0, npuprof_session_start(s));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, npu_runner_run(r, in, npu_model_input(m, 0)->count,
+					    y, 10, NULL));
+	ASSERT_EQ(0, npuprof_session_stop(s));
+	npuprof_session_free(s);
+	trace_items(path, on_item, &x);
+	EXPECT_EQ(1u, x.models);
+	EXPECT_NE(0u, x.id);
+	EXPECT_EQ(3u, x.submits);
+	EXPECT_EQ(3u, x.named);
+	unlink(path);
+	free(in);
+	npu_runner_free(r);
+	npu_device_close(dev);
+	npu_model_free(m);
 }
 
 TEST_HARNESS_MAIN
