@@ -38,7 +38,9 @@ int npuprof_session_add_span(struct npuprof_session *sess,
 	    rec->end_ns < rec->start_ns || !rec->span_id)
 		return -EINVAL;
 	r = *rec;
+	/* ids of strings and models are this process's, not the span's */
 	r.name_id = 0;
+	r.flags &= ~NPUPROF_SPAN_F_MODEL;
 	if (label) {
 		len = strnlen(label, NPF_EXT_LABEL_MAX);
 		st.id = NPF_EXT_STRING_BASE |

@@ -436,7 +436,8 @@ int npuprof_region_end(void);
  * @rec: the span, filled as npuprof_span_begin()/_end() fill it (kind,
  *	flags, pid, tid, CLOCK_MONOTONIC start and end, a nonzero span id
  *	unique in its process, parent and trace ids, job id, minor,
- *	operator index); @rec->name_id is ignored
+ *	operator index); @rec->name_id is ignored, and so is
+ *	NPUPROF_SPAN_F_MODEL (a model id is the registering process's)
  * @label: for NPUPROF_SPAN_LABEL, its text (at most 255 bytes kept), or
  *	NULL
  *

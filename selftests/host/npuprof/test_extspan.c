@@ -79,7 +79,8 @@ TEST(spans_read_back_as_added)
 	ASSERT_EQ(0, npuprof_session_add_thread(s, 4242, 4243, "server-worker-thread"));
 	for (i = 1; i <= 100; i++) {
 		r = span_of(i, i == 1 ? NPUPROF_SPAN_INFERENCE : NPUPROF_SPAN_SUBMIT);
-		r.name_id = 77;		/* ignored */
+		r.name_id = 77;		/* ignored, and so is a model */
+		r.flags |= NPUPROF_SPAN_F_MODEL;
 		ASSERT_EQ(0, npuprof_session_add_span(s, &r, NULL));
 	}
 	r = span_of(101, NPUPROF_SPAN_LABEL);
