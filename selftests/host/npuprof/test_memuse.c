@@ -406,6 +406,24 @@ static void add_rec(struct npf_writer *w, const void *rec)
 		abort();
 }
 
+/* Device 0: /dev/npu0 (minor 0, the SUBMIT spans' minor), 1 GHz */
+static void gen_device(struct npf_writer *w)
+{
+	struct npf_item_device d;
+	struct npu_info info;
+
+	memset(&d, 0, sizeof(d));
+	memset(&info, 0, sizeof(info));
+	d.info_size = sizeof(info);
+	snprintf(d.path, sizeof(d.path), "/dev/npu0");
+	info.version = NPU_INFO_VERSION;
+	info.clock_hz = 1000000000;
+	info.minor = 0;
+	if (npf_writer_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info,
+			   sizeof(info)))
+		abort();
+}
+
 static void gen_op(struct npf_writer *w, int32_t pid, uint64_t job,
 		   uint32_t idx)
 {
@@ -510,8 +528,6 @@ TEST(join_model_ids)
 {
 	static const struct npf_join_ops ops = { .exec = on_exec, .op = on_op };
 	char *path = tmp_path("join");
-	struct npf_item_device d;
-	struct npu_info info;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
 	struct npf_writer *w;
@@ -523,15 +539,7 @@ TEST(join_model_ids)
 	uint32_t i;
 
 	ASSERT_EQ(0, npf_writer_open(path, 4096, &w));
-	memset(&d, 0, sizeof(d));
-	memset(&info, 0, sizeof(info));
-	d.info_size = sizeof(info);
-	snprintf(d.path, sizeof(d.path), "/dev/npu0");
-	info.version = NPU_INFO_VERSION;
-	info.clock_hz = 1000000000;
-	info.minor = 0;
-	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info,
-				    sizeof(info)));
+	gen_device(w);
 	build(&b, 5, 100, "m5");
 	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0));
 	build(&b, 6, 100, "m6");
@@ -582,6 +590,56 @@ TEST(join_model_ids)
 	/* a second pass: the same models, the damaged one counted once */
 	ASSERT_EQ(1, npf_trace_load_models(t));
 	EXPECT_EQ(1u, npf_trace_models_bad(t, NULL));
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
+static int count_op(void *ctx, const struct npf_op_row *r)
+{
+	uint64_t *n = ctx;
+
+	n[0]++;
+	n[1] += r->model_id == 5;
+	return 0;
+}
+
+/*
+ * At most NPF_JOIN_HELD_OPS operators wait for their SUBMIT span: the
+ * 65537th of a job whose span is late sends the first 65536 out without
+ * a model; the 100 after it get the model when the span comes.
+ */
+TEST(join_holds_a_bounded_number)
+{
+	static const struct npf_join_ops ops = { .op = count_op };
+	char *path = tmp_path("held");
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	struct npf_writer *w;
+	struct npf_join *j;
+	uint64_t n[2] = { 0, 0 };
+	struct body b;
+	char err[256];
+	uint32_t i;
+
+	ASSERT_EQ(0, npf_writer_open(path, 0, &w));
+	gen_device(w);
+	build(&b, 5, 100, "m5");
+	ASSERT_EQ(0, npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0));
+	for (i = 0; i < NPF_JOIN_HELD_OPS + 100; i++)
+		gen_op(w, 100, 7, i % NO);
+	gen_submit(w, 100, 7, 5);
+	ASSERT_EQ(0, npf_writer_close(w));
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	ASSERT_EQ(0, npf_join_new(t, &ops, n, &j));
+	while (npf_trace_next(t, &ev) == 1)
+		ASSERT_EQ(0, npf_join_event(j, &ev));
+	ASSERT_EQ(0, npf_join_finish(j));
+	EXPECT_EQ(NPF_JOIN_HELD_OPS + 100u, n[0]);
+	EXPECT_EQ(100u, n[1]);
+	EXPECT_EQ(100u, npf_join_stats(j)->ops_with_model);
+	EXPECT_EQ(NPF_JOIN_HELD_OPS, npf_join_stats(j)->ops_held_max);
+	npf_join_free(j);
 	npuprof_trace_close(t);
 	unlink(path);
 	free(path);
