@@ -4,15 +4,21 @@
  * records (Documentation/npu/memory.rst, "Reports"): per device and per
  * process the most bytes allocated at once and when, the largest buffers
  * live at each device's peak with the fragmentation then, the failed
- * allocations, and on request every record.
+ * allocations, the bytes each operator's program uses (memuse.c, through
+ * the model id the join gives operator records: RAF's max_used), and on
+ * request every record.
  *
  * One pass over the trace replays the BO records into a tracker
  * (memtrack.c). The buffers live at a device's peak are copied when the
  * peak is over: at the first free after it (or the end), before that
  * free is applied; later allocations are told apart by their record
  * count. The events table, when asked with others, takes a second pass,
- * so that the text and CSV outputs keep the tables in order. Memory: the
- * live buffers, the failures, @top buffers per device.
+ * so that the text and CSV outputs keep the tables in order. The first
+ * pass also feeds the join (join.c), whose operator rows carry their
+ * model id: memuse.c's figures of that operator are its used bytes.
+ * Memory: the live buffers, the failures, @top buffers per device, the
+ * join's waiting rows, a counter per (model, operator) and per
+ * (device, process).
  *
  * Locking: none; a call uses its trace alone (callers serialize calls on
  * one trace). Lifetime: everything is freed before the call returns.
@@ -23,7 +29,9 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "join.h"
 #include "memtrack.h"
+#include "memuse.h"
 #include "report_util.h"
 
 #define NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -46,6 +54,28 @@ struct npf_mr_peak {
 	size_t ntop;
 };
 
+/* The most bytes a device's operators used, and at which operator */
+struct npf_mr_used {
+	bool have;
+	uint64_t max;
+	int64_t ns;		/* the operator's mapped start (0: unmapped) */
+	uint32_t model_id;
+	uint32_t op_index;
+};
+
+/* The most a process's operators used on a device */
+struct npf_mr_puse {
+	uint32_t dev;
+	int32_t pid;
+	uint64_t max;
+};
+
+/* Records of operator @key (model_id << 32 | op_index), 0: empty */
+struct npf_mr_opn {
+	uint64_t key;
+	uint64_t count;
+};
+
 struct npf_mr_fail {
 	uint32_t dev;
 	struct npu_trace_rec_bo r;
@@ -61,6 +91,11 @@ struct npf_mr {
 	uint64_t bad[NPF_MEM_MAX_DEVS];	/* records that make no sense */
 	struct npf_mr_fail *fails;
 	size_t nfail, capfail;
+	struct npf_mr_used used[NPF_MEM_MAX_DEVS];
+	struct npf_mr_puse *puse;
+	size_t npuse, cappuse;
+	struct npf_mr_opn *opn;		/* open addressing, a power of two */
+	size_t nopn, capopn;
 	unsigned int ntables;		/* written so far */
 };
 
@@ -83,6 +118,8 @@ static const struct npf_col dev_cols[] = {
 	{ "largest_free_at_peak", NPF_COL_U64, 0, 10 },
 	{ "fragmentation_pct", NPF_COL_F64, 0, 8 },
 	{ "skipped", NPF_COL_U64, 0, 4 },
+	{ "max_used_ns", NPF_COL_I64, NPF_COL_DATA, 14 },
+	{ "peak_op", NPF_COL_STR, NPF_COL_DATA, 16 },
 };
 
 static const struct npf_col proc_cols[] = {
@@ -125,6 +162,18 @@ static const struct npf_col fail_cols[] = {
 	{ "device_allocated", NPF_COL_U64, 0, 10 },
 };
 
+static const struct npf_col op_cols[] = {
+	{ "model_id", NPF_COL_U64, 0, 5 },
+	{ "model", NPF_COL_STR, 0, 12 },
+	{ "op_index", NPF_COL_U64, 0, 5 },
+	{ "name", NPF_COL_STR, 0, 10 },
+	{ "records", NPF_COL_U64, 0, 7 },
+	{ "in_bytes", NPF_COL_U64, 0, 10 },
+	{ "out_bytes", NPF_COL_U64, 0, 10 },
+	{ "live_bytes", NPF_COL_U64, 0, 10 },
+	{ "alloc_bytes", NPF_COL_U64, 0, 10 },
+};
+
 static const struct npf_col ev_cols[] = {
 	{ "time_ns", NPF_COL_I64, 0, 14 },
 	{ "device", NPF_COL_U64, 0, 6 },
@@ -158,6 +207,8 @@ static const struct {
 	  buf_cols, NCOLS(buf_cols) },
 	{ "failures", "Allocation failures", fail_cols, NCOLS(fail_cols) },
 	{ "events", "Buffer events", ev_cols, NCOLS(ev_cols) },
+	{ "operators", "Operators (bytes of the program's tensors: in, out, "
+	  "live = used; alloc: the job's slots)", op_cols, NCOLS(op_cols) },
 };
 
 NPUPROF_EXPORT
@@ -323,8 +374,100 @@ static int npf_mr_fail(struct npf_mr *p, uint32_t dev,
 	return 0;
 }
 
+static struct npf_mr_puse *npf_mr_puse(struct npf_mr *p, uint32_t dev,
+				       int32_t pid)
+{
+	size_t i;
+
+	for (i = p->npuse; i-- > 0;)
+		if (p->puse[i].dev == dev && p->puse[i].pid == pid)
+			return &p->puse[i];
+	if (p->npuse == p->cappuse) {
+		size_t c = p->cappuse ? p->cappuse * 2 : 16;
+		struct npf_mr_puse *n = realloc(p->puse, c * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		p->puse = n;
+		p->cappuse = c;
+	}
+	p->puse[p->npuse] = (struct npf_mr_puse){ .dev = dev, .pid = pid };
+	return &p->puse[p->npuse++];
+}
+
+static inline size_t npf_mr_opslot(const struct npf_mr *p, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) &
+		   (p->capopn - 1);
+
+	while (p->opn[i].key && p->opn[i].key != key)
+		i = (i + 1) & (p->capopn - 1);
+	return i;
+}
+
+/* Count a record of operator @key (model ids are nonzero: keys too) */
+static int npf_mr_opcount(struct npf_mr *p, uint64_t key)
+{
+	size_t i;
+
+	if ((p->nopn + 1) * 2 > p->capopn) {
+		struct npf_mr_opn *old = p->opn;
+		size_t oc = p->capopn, c = oc ? oc * 2 : 64, j;
+
+		p->opn = calloc(c, sizeof(*p->opn));
+		if (!p->opn) {
+			p->opn = old;
+			return -ENOMEM;
+		}
+		p->capopn = c;
+		for (j = 0; j < oc; j++)
+			if (old[j].key)
+				p->opn[npf_mr_opslot(p, old[j].key)] = old[j];
+		free(old);
+	}
+	i = npf_mr_opslot(p, key);
+	if (!p->opn[i].key) {
+		p->opn[i].key = key;
+		p->nopn++;
+	}
+	p->opn[i].count++;
+	return 0;
+}
+
+/* An operator record with its model: what its program used then */
+static int npf_mr_op(void *ctx, const struct npf_op_row *r)
+{
+	struct npf_mr *p = ctx;
+	const struct npf_model *m;
+	struct npf_mr_used *u;
+	struct npf_mr_puse *pu;
+	struct npf_op_mem om;
+
+	if (!r->model_id || r->dev >= NPF_MEM_MAX_DEVS)
+		return 0;
+	m = npf_trace_model(p->trace, r->model_id);
+	if (!m || npf_model_op_mem(m, r->rec->op_index, &om))
+		return 0;
+	u = &p->used[r->dev];
+	if (!u->have || om.live_bytes > u->max) {
+		u->have = true;
+		u->max = om.live_bytes;
+		u->ns = r->start.valid ? r->start.ns : 0;
+		u->model_id = r->model_id;
+		u->op_index = r->rec->op_index;
+	}
+	pu = npf_mr_puse(p, r->dev, r->rec->pid);
+	if (!pu)
+		return -ENOMEM;
+	if (om.live_bytes > pu->max)
+		pu->max = om.live_bytes;
+	return npf_mr_opcount(p, (uint64_t)r->model_id << 32 | r->rec->op_index);
+}
+
+static const struct npf_join_ops npf_mr_join_ops = { .op = npf_mr_op };
+
 /* The first pass: the tracker, the peaks, the failures */
-static int npf_mr_pass(struct npf_mr *p)
+static int npf_mr_pass(struct npf_mr *p, struct npf_join *j)
 {
 	const struct npu_trace_rec_bo *r;
 	struct npuprof_event ev;
@@ -335,6 +478,8 @@ static int npf_mr_pass(struct npf_mr *p)
 	if (ret)
 		return ret;
 	while ((ret = npuprof_trace_next(p->trace, &ev)) == 1) {
+		if (j && (ret = npf_join_event(j, &ev)))
+			return ret;
 		if (ev.type == NPUPROF_EV_DEVICE) {
 			npf_mr_device(p, &ev);
 			continue;
@@ -367,20 +512,40 @@ static int npf_mr_pass(struct npf_mr *p)
 		if (npf_mem_dev(p->mem, ev.dev)->max > max0)
 			p->pk[ev.dev].pending = true;
 	}
+	if (!ret && j)
+		ret = npf_join_finish(j);
 	return ret;
+}
+
+/* "MODEL op N OPCODE" of the operator where device @u's used peaked */
+static const char *npf_mr_peak_op(const struct npf_mr *p,
+				  const struct npf_mr_used *u, char *buf,
+				  size_t len)
+{
+	const struct npf_model *m = npf_trace_model(p->trace, u->model_id);
+	const char *name;
+
+	if (!u->have || !m)
+		return NULL;
+	name = npf_opcode_name(npf_model_opcode(m, u->op_index));
+	snprintf(buf, len, "%s op %u %s", npf_model_name(m), u->op_index,
+		 name ? name : "?");
+	return buf;
 }
 
 static int npf_mr_devices(struct npf_mr *p)
 {
 	struct npf_tw w;
+	char op[96];
 	uint32_t i;
 	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_DEVICES);
 
 	for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++) {
 		const struct npf_mem_dev *d = npf_mem_dev(p->mem, i);
 		const struct npf_mr_peak *k = &p->pk[i];
+		const struct npf_mr_used *u = &p->used[i];
 
-		if (!d->seen && !p->bad[i])
+		if (!d->seen && !p->bad[i] && !u->have)
 			continue;
 		npf_tw_row(&w, (struct npuprof_value[]){
 			npf_v_u(i), npf_mr_minor(p, i),
@@ -388,7 +553,10 @@ static int npf_mr_devices(struct npf_mr *p)
 							 npf_v_null(),
 			npf_v_u(d->max),
 			d->max ? npf_v_i(d->max_ns) : npf_v_null(),
-			npf_v_null(), npf_v_null(),
+			u->have ? npf_v_u(u->max) : npf_v_null(),
+			u->have && d->max ? (struct npuprof_value){
+				.f = 100.0 * (double)u->max / (double)d->max } :
+				npf_v_null(),
 			npf_v_u(d->used_max),
 			d->used_max ? npf_v_i(d->used_max_ns) : npf_v_null(),
 			npf_v_u(d->allocs), npf_v_u(d->frees),
@@ -400,7 +568,9 @@ static int npf_mr_devices(struct npf_mr *p)
 				100.0 * (double)(k->free_bytes - k->largest) /
 					(double)k->free_bytes : 0.0 } :
 				  npf_v_null(),
-			npf_v_u(p->bad[i] + d->unpaired + d->dups) });
+			npf_v_u(p->bad[i] + d->unpaired + d->dups),
+			u->have && u->ns ? npf_v_i(u->ns) : npf_v_null(),
+			npf_v_s(npf_mr_peak_op(p, u, op, sizeof(op))) });
 	}
 	return ret ? ret : npf_mr_end(p, &w);
 }
@@ -434,13 +604,20 @@ static int npf_mr_procs(struct npf_mr *p)
 	qsort(s, n, sizeof(*s), npf_mr_proc_cmp);
 	ret = npf_mr_begin(p, &w, NPUPROF_MEM_PROCESSES);
 	for (i = 0; i < n && !ret; i++) {
+		const struct npf_mr_puse *pu;
+		size_t k;
+
 		if (!s[i].allocs && !s[i].failures)
 			continue;	/* only unpaired frees: nothing known */
+		for (pu = NULL, k = 0; k < p->npuse && !pu; k++)
+			if (p->puse[k].dev == s[i].dev && p->puse[k].pid == s[i].pid)
+				pu = &p->puse[k];
 		npf_tw_row(&w, (struct npuprof_value[]){
 			npf_v_i(s[i].pid), npf_v_u(s[i].dev),
 			npf_mr_minor(p, s[i].dev), npf_v_u(s[i].max),
 			s[i].max ? npf_v_i(s[i].max_ns) : npf_v_null(),
-			npf_v_null(), npf_v_u(s[i].allocs),
+			pu ? npf_v_u(pu->max) : npf_v_null(),
+			npf_v_u(s[i].allocs),
 			npf_v_u(s[i].frees), npf_v_u(s[i].failures),
 			npf_v_u(s[i].cur) });
 	}
@@ -493,6 +670,48 @@ static int npf_mr_fails(struct npf_mr *p)
 			npf_v_s(npf_bo_error_name(r->error, eb, sizeof(eb))),
 			npf_v_u(r->dev_used) });
 	}
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
+static int npf_mr_key_cmp(const void *a, const void *b)
+{
+	const struct npf_mr_opn *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The operators table: per model and operator, by model id and index */
+static int npf_mr_ops(struct npf_mr *p)
+{
+	struct npf_mr_opn *v;
+	struct npf_tw w;
+	size_t i, n = 0;
+	int ret;
+
+	v = malloc((p->nopn ? p->nopn : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->capopn; i++)
+		if (p->opn[i].key)
+			v[n++] = p->opn[i];
+	qsort(v, n, sizeof(*v), npf_mr_key_cmp);
+	ret = npf_mr_begin(p, &w, NPUPROF_MEM_OPERATORS);
+	for (i = 0; i < n && !ret; i++) {
+		uint32_t id = (uint32_t)(v[i].key >> 32), op = (uint32_t)v[i].key;
+		const struct npf_model *m = npf_trace_model(p->trace, id);
+		struct npf_op_mem om;
+		const char *name;
+
+		if (!m || npf_model_op_mem(m, op, &om))
+			continue;
+		name = npf_opcode_name(npf_model_opcode(m, op));
+		npf_tw_row(&w, (struct npuprof_value[]){
+			npf_v_u(id), npf_v_s(npf_model_name(m)), npf_v_u(op),
+			npf_v_s(name), npf_v_u(v[i].count),
+			npf_v_u(om.in_bytes), npf_v_u(om.out_bytes),
+			npf_v_u(om.live_bytes), npf_v_u(om.alloc_bytes) });
+	}
+	free(v);
 	return ret ? ret : npf_mr_end(p, &w);
 }
 
@@ -569,6 +788,7 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 		   const struct npuprof_memory_opts *opts)
 {
 	const unsigned int all = (1u << NCOLS(npf_mr_tabs)) - 1;
+	struct npf_join *j = NULL;
 	struct npf_mr *p;
 	unsigned int f, i;
 	int ret;
@@ -596,8 +816,15 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 	ret = npf_mem_new(&p->mem);
 	if (ret)
 		goto out;
+	/* the used bytes: operator records joined to their model */
+	if (p->o.tables & (NPUPROF_MEM_BIT(NPUPROF_MEM_DEVICES) |
+			   NPUPROF_MEM_BIT(NPUPROF_MEM_PROCESSES) |
+			   NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS)))
+		ret = npf_join_new(trace, &npf_mr_join_ops, p, &j);
+	if (ret)
+		goto out;
 	if (p->o.tables != NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS)) {
-		ret = npf_mr_pass(p);
+		ret = npf_mr_pass(p, j);
 		for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++)
 			if (p->pk[i].pending)
 				ret = npf_mr_snap(p, i);
@@ -610,6 +837,8 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 		ret = npf_mr_bufs(p);
 	if (!ret && npf_mr_want(p, NPUPROF_MEM_FAILURES))
 		ret = npf_mr_fails(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_OPERATORS))
+		ret = npf_mr_ops(p);
 	if (!ret && npf_mr_want(p, NPUPROF_MEM_EVENTS))
 		ret = npf_mr_events(p);
 	if (!ret && f == NPUPROF_FORMAT_JSON)
@@ -618,8 +847,11 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 	    (fflush(out) || ferror(out)))
 		ret = -EIO;
 out:
+	npf_join_free(j);
 	if (p->mem)
 		npf_mem_free(p->mem);
+	free(p->puse);
+	free(p->opn);
 	for (i = 0; i < NPF_MEM_MAX_DEVS; i++)
 		free(p->pk[i].top);
 	free(p->fails);

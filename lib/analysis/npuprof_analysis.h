@@ -550,6 +550,7 @@ enum npuprof_mem_table {
 	NPUPROF_MEM_BUFFERS = 34,	/* the largest buffers at each peak */
 	NPUPROF_MEM_FAILURES = 35,	/* each failed allocation */
 	NPUPROF_MEM_EVENTS = 36,	/* every BO record */
+	NPUPROF_MEM_OPERATORS = 37,	/* per model and operator: used bytes */
 };
 
 /* npuprof_memory_opts.tables: the bit of table @t */
@@ -559,8 +560,8 @@ enum npuprof_mem_table {
  * npuprof_mem_table_name() - the short name of a memory table
  * @table: enum npuprof_mem_table
  *
- * Return: "devices", "processes", "peak_buffers", "failures" or
- * "events"; NULL for another number (they run from NPUPROF_MEM_DEVICES
+ * Return: "devices", "processes", "peak_buffers", "failures", "events"
+ * or "operators"; NULL for another number (they run from NPUPROF_MEM_DEVICES
  * without gaps: loop until NULL).
  */
 const char *npuprof_mem_table_name(unsigned int table);
@@ -594,7 +595,9 @@ struct npuprof_memory_opts {
  * ranges within the device's dram_size: the records carry no extent);
  * per process and device the most allocated and when; the largest
  * buffers live at each device's peak (address, size, kind, owner, alloc
- * time); every failed allocation; and on request every BO record
+ * time); every failed allocation; per model and operator the bytes its
+ * program's tensors take (in, out, live: used) against its job's slots;
+ * and on request every BO record
  * @trace: an open trace
  * @out: the stream to write to (NULL with NPUPROF_FORMAT_ROWS)
  * @opts: options, or NULL (every table but the events, as text)
@@ -603,8 +606,10 @@ struct npuprof_memory_opts {
  * Lines: likewise, each table with its header line, separated by an
  * empty line (ask for one table to get a plain CSV file); JSON: one
  * object whose members, named by npuprof_mem_table_name(), are arrays of
- * rows. The "used" columns (the program's live tensors) are null until
- * the trace's programs are analysed. BO records that make no sense and
+ * rows. The "used" columns (max_used: the most bytes of live tensors at
+ * one operator, RAF's max_used, and the operator; used_pct against
+ * max_allocated) come from the operator records of jobs whose model the
+ * trace holds (MODEL items), null without. BO records that make no sense and
  * frees of buffers whose allocation the trace lacks are skipped and
  * counted in the devices table. Memory: the buffers live at once.
  *

@@ -744,7 +744,7 @@ static PyObject *npp_memory(npp_trace *self, PyObject *args, PyObject *kw)
 			return npp_table_frame(self, &how, columns);
 		}
 	return PyErr_Format(PyExc_ValueError,
-			    "memory(): unknown table '%s': devices, processes, peak_buffers, failures or events",
+			    "memory(): unknown table '%s': devices, processes, peak_buffers, failures, operators or events",
 			    name);
 }
 
@@ -943,7 +943,7 @@ static PyMethodDef npp_trace_methods[] = {
 		  "memory the trace's buffers held at once, and max_used, the most\n"
 		  "the programs' live tensors needed, in MB (2**20 bytes), the\n"
 		  "largest over the trace's devices; None when the trace has no\n"
-		  "buffer records (max_used: until its programs are analysed)."),
+		  "buffer records (max_used: no operator record of a model)."),
 	NPP_KW(get_memory_trace, "get_memory_trace(columns=None)\n--\n\n"
 	       "DataFrame of every buffer record (RAF's memory trace): time_ns,\n"
 	       "device, minor, event (alloc, free, fail), bo_id, pid, tid,\n"
@@ -952,7 +952,7 @@ static PyMethodDef npp_trace_methods[] = {
 	       "process's), addr, skipped (a free the trace never saw allocated)."),
 	NPP_KW(memory, "memory(table='devices', columns=None)\n--\n\n"
 	       "DataFrame of a table of `npuprof memory`: devices, processes,\n"
-	       "peak_buffers, failures or events."),
+	       "peak_buffers, failures, operators or events."),
 	NPP_NOARG(breakdown, "breakdown()\n--\n\n"
 		  "DataFrame of `npuprof breakdown --format csv`: where each\n"
 		  "inference's latency goes, one row per inference."),

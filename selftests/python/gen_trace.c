@@ -10,6 +10,8 @@
  *   npuprof-python-gen memory FILE   the buffer records of the C memory
  *                                    tests (memory_gen.h: three
  *                                    processes on two devices)
+ *   npuprof-python-gen memory-used FILE  memory_gen.h's model trace:
+ *                                    a model's operators and buffers
  *   npuprof-python-gen empty FILE    a device and nothing else
  *   npuprof-python-gen large N FILE  N inferences of report_gen.h's shape
  *                                    on one device, each with its job's
@@ -91,6 +93,10 @@ int main(int argc, char **argv)
 		path = gen_trace("python");
 	} else if (argc == 3 && !strcmp(argv[1], "memory")) {
 		path = mem_gen_trace("python");
+	} else if (argc == 3 && !strcmp(argv[1], "memory-used")) {
+		if (asprintf(&path, "%s.tmp", out) < 0)
+			return 1;
+		mem_gen_model_write(path);
 	} else if (argc == 3 && !strcmp(argv[1], "empty")) {
 		path = gen_empty("python-empty");
 	} else if (argc == 4 && !strcmp(argv[1], "large")) {
@@ -102,7 +108,7 @@ int main(int argc, char **argv)
 		}
 		path = gen_large(n);
 	} else {
-		fprintf(stderr, "usage: %s report|memory|empty FILE\n"
+		fprintf(stderr, "usage: %s report|memory|memory-used|empty FILE\n"
 			"       %s large N FILE\n", argv[0], argv[0]);
 		return 2;
 	}

@@ -30,6 +30,25 @@ def test_max_memory_info(memory_trace):
     assert info == {"max_used": None, "max_allocated": 229376 / MIB}
 
 
+@pytest.fixture(scope="session")
+def used_trace(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("traces") / "used.npuprof")
+    subprocess.run([build_path("bin", "npuprof-python-gen"), "memory-used",
+                    path], check=True)
+    return path
+
+
+def test_max_used(used_trace):
+    # memory_gen.h's model "tiny": 2000 bytes live at op 0, 4 pages held
+    with npuprof.open(used_trace) as t:
+        assert t.get_max_memory_info() == {"max_used": 2000 / MIB,
+                                           "max_allocated": 16384 / MIB}
+        ops = t.memory("operators")
+    assert list(ops["live_bytes"]) == [2000, 1600]
+    assert list(ops["name"]) == ["CONV2D", "FC"]
+    assert list(ops["alloc_bytes"]) == [7424, 7424]
+
+
 def test_max_memory_info_without_buffers(empty_trace):
     with npuprof.open(empty_trace) as t:
         assert t.get_max_memory_info() == {"max_used": None,

@@ -34,8 +34,10 @@ static const char memory_help[] =
 "    devices\n"
 "        Per device: max_allocated, the most bytes the trace's buffers\n"
 "        held at once, and max_allocated_ns, when it was first reached;\n"
-"        max_used (what the programs' live tensors needed: - until the\n"
-"        trace's programs are analysed); device_max_allocated, the\n"
+"        max_used, the most bytes the live tensors of a program took at\n"
+"        one of its operators (RAF's max_used; - without a model in the\n"
+"        trace; machine formats add used_pct, max_used_ns and peak_op,\n"
+"        the operator); device_max_allocated, the\n"
 "        driver's own counter of every process's buffers (a trace of one\n"
 "        process shows its own buffers only); allocs, frees, failures;\n"
 "        live_at_end, the buffers never freed in the trace; and the\n"
@@ -47,8 +49,8 @@ static const char memory_help[] =
 "        any buffer had. skipped counts records that make no sense and\n"
 "        frees of buffers allocated before the trace began.\n"
 "    processes\n"
-"        Per process and device: max_allocated and when, allocs, frees,\n"
-"        failures, allocated_at_end; largest first.\n"
+"        Per process and device: max_allocated and when, max_used,\n"
+"        allocs, frees, failures, allocated_at_end; largest first.\n"
 "    peak_buffers\n"
 "        The N largest buffers live at each device's peak: bo_id,\n"
 "        address, size, kind (program, input, output, scratch, other),\n"
@@ -57,6 +59,10 @@ static const char memory_help[] =
 "        Each failed allocation: when, who, the size asked, kind, error\n"
 "        (ENOMEM: no free range that large; EDQUOT: over the file's\n"
 "        quota) and the device's bytes in use then.\n"
+"    operators\n"
+"        Per model and operator with records: model_id, model, op_index,\n"
+"        name, records, and the bytes of its program's tensors: in_bytes,\n"
+"        out_bytes, live_bytes (used) and alloc_bytes (the job's slots).\n"
 "    events\n"
 "        Only with --table events: every buffer record (alloc, free,\n"
 "        fail) with the bytes allocated after it on the device and by its\n"
@@ -72,14 +78,15 @@ static const char memory_help[] =
 "        table (the default): each table under a title, aligned, a\n"
 "        missing value as -. csv: RFC 4180, each table with its header\n"
 "        line, tables separated by an empty line. json: one object whose\n"
-"        members (devices, processes, peak_buffers, failures) are arrays\n"
+"        members (devices, processes, peak_buffers, failures, operators)\n"
+"        are arrays\n"
 "        of rows. jsonl: one object per line, tables separated by an\n"
 "        empty line. Missing values are empty in CSV, null in JSON.\n"
 "    -n, --top N\n"
 "        Buffers listed per device at its peak. Default 10.\n"
 "    -t, --table NAME\n"
-"        Only this table: devices, processes, peak_buffers, failures or\n"
-"        events. May be given more than once.\n"
+"        Only this table: devices, processes, peak_buffers, failures,\n"
+"        operators or events. May be given more than once.\n"
 "    -h, --help\n"
 "        Print this help and exit.\n"
 "\n"
@@ -157,7 +164,7 @@ static int memory_main(int argc, char **argv)
 				if (!strcmp(name, optarg))
 					break;
 			if (!name)
-				return npu_cli_usage_error(prog, "--table: invalid value '%s': must be devices, processes, peak_buffers, failures or events",
+				return npu_cli_usage_error(prog, "--table: invalid value '%s': must be devices, processes, peak_buffers, failures, operators or events",
 							   optarg);
 			tables |= NPUPROF_MEM_BIT(t);
 			break;

@@ -43,6 +43,23 @@
  * 1 free, 65536 at the end; (200, dev 0) 32768 at 2 us, 1, 1, 1
  * failure, 0; (300, dev 0) 20480 at 9 us, 2, 1, 1 failure, 4096;
  * (100, dev 1) 8192 at 1.5 us, 1, 1, 0.
+ *
+ * The used side (mem_gen_model_write()): process 100 on /dev/npu2 loads
+ * model 5, "tiny" (slots: 0 const 4096, 1 input 1024, 2 output 256,
+ * 3 scratch 2048), allocates one 4 KiB buffer per slot (16384 bytes,
+ * at 1..4 us) and runs job 1 of it, whose two operators are recorded:
+ *
+ *   tensor  slot  bytes  written  read      lives
+ *   T0 x    1     600    -        op0       [0, 0] (an input)
+ *   T1 w    0     400    -        op0, op1  [0, 1] (a constant)
+ *   T2 a    3     1000   op0      op1       [0, 1]
+ *   T3 y    2     200    op1      -         [1, end] (an output)
+ *
+ *   op0 CONV2D: in 1000, out 1000, live 600 + 400 + 1000 = 2000 <- peak
+ *   op1 FC:     in 1400, out 200,  live 400 + 1000 + 200  = 1600
+ *
+ * allocated (the slots the program uses) 4096 + 1024 + 256 + 2048 = 7424.
+ * max_used 2000 against max_allocated 16384: 12.20703125 %.
  */
 #ifndef MEMORY_GEN_H
 #define MEMORY_GEN_H
@@ -54,6 +71,9 @@
 #include <unistd.h>
 
 #include <linux/npu.h>
+#include "npu/npu_model_file.h"
+#include "npu/npu_program.h"
+#include "npuprof.h"
 #include "trace_format.h"
 #include "writer.h"
 
@@ -151,6 +171,131 @@ static inline void mem_gen_write(const char *path)
 		   NPU_BO_KIND_OTHER, 0, 0, MEM_US(10), 147456);
 	mem_gen_bo(w, 0, MEM_F, 12, 300, 4, 0x410000, 16384,
 		   NPU_BO_KIND_OUTPUT, 0, NPU_TRACE_BO_FREE_JOB, MEM_US(11), 131072);
+	if (npf_writer_close(w))
+		abort();
+}
+
+#define MEM_NT		4
+#define MEM_NO		2
+#define MEM_PROG_SIZE	(sizeof(struct npu_prog_hdr) + MEM_NT * 32 + MEM_NO * 64)
+
+static inline void mem_gen_tensor(struct npu_prog_tensor *t, uint8_t buf,
+				  uint32_t off, uint32_t n)
+{
+	memset(t, 0, sizeof(*t));
+	t->dtype = NPU_DT_U8;
+	t->ndim = 1;
+	t->buf = buf;
+	t->offset = off;
+	t->dims[0] = t->dims[1] = t->dims[2] = 1;
+	t->dims[3] = n;
+}
+
+static inline void mem_gen_prog_op(struct npu_prog_op *o, uint16_t code,
+				   uint16_t a, uint16_t b, uint16_t out)
+{
+	memset(o, 0, sizeof(*o));
+	o->opcode = code;
+	o->in[0] = a;
+	o->in[1] = b;
+	o->in[2] = NPU_PROG_NONE;
+	o->rq = NPU_PROG_NONE;
+	o->out = out;
+}
+
+/* The used side's trace, described above, to @path */
+static inline void mem_gen_model_write(const char *path)
+{
+	static const uint64_t slot_size[4] = { 4096, 1024, 256, 2048 };
+	static const uint32_t slot_kind[4] = {
+		NPU_MODEL_SLOT_CONST, NPU_MODEL_SLOT_INPUT,
+		NPU_MODEL_SLOT_OUTPUT, NPU_MODEL_SLOT_SCRATCH,
+	};
+	struct {
+		struct npf_item_model h;
+		uint8_t prog[MEM_PROG_SIZE];
+	} b;
+	struct npu_prog_hdr ph = {
+		.magic = NPU_PROG_MAGIC, .version = NPU_PROG_VERSION,
+		.hdr_size = sizeof(ph), .n_tensors = MEM_NT, .n_ops = MEM_NO,
+		.tensors_off = sizeof(ph), .ops_off = sizeof(ph) + MEM_NT * 32,
+		.size = MEM_PROG_SIZE,
+	};
+	struct npu_prog_tensor t[MEM_NT];
+	struct npu_prog_op o[MEM_NO];
+	struct npf_item_record ir = { .dev = 0 };
+	struct npuprof_span_rec sp;
+	struct npu_trace_rec_exec e;
+	struct npu_trace_rec_op op;
+	struct npf_writer *w;
+	uint32_t i;
+
+	memset(&b, 0, sizeof(b));
+	b.h.model_id = 5;
+	b.h.pid = 100;
+	snprintf(b.h.name, sizeof(b.h.name), "tiny");
+	b.h.n_slots = 4;
+	b.h.prog_size = MEM_PROG_SIZE;
+	memcpy(b.h.slot_size, slot_size, sizeof(slot_size));
+	memcpy(b.h.slot_kind, slot_kind, sizeof(slot_kind));
+	mem_gen_tensor(&t[0], 1, 0, 600);
+	mem_gen_tensor(&t[1], 0, 0, 400);
+	mem_gen_tensor(&t[2], 3, 0, 1000);
+	mem_gen_tensor(&t[3], 2, 0, 200);
+	mem_gen_prog_op(&o[0], NPU_OP_CONV2D, 0, 1, 2);
+	mem_gen_prog_op(&o[1], NPU_OP_FC, 2, 1, 3);
+	memcpy(b.prog, &ph, sizeof(ph));
+	memcpy(b.prog + ph.tensors_off, t, sizeof(t));
+	memcpy(b.prog + ph.ops_off, o, sizeof(o));
+
+	if (npf_writer_open(path, 4096, &w))
+		abort();
+	mem_gen_device(w, 0, 2, 1048576);
+	if (npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0))
+		abort();
+	for (i = 0; i < 4; i++)
+		mem_gen_bo(w, 0, MEM_A, i, 100, i + 1, 0x400000 + i * 4096,
+			   4096, i == 0 ? NPU_BO_KIND_PROGRAM :
+			   i == 1 ? NPU_BO_KIND_INPUT : i == 2 ?
+			   NPU_BO_KIND_OUTPUT : NPU_BO_KIND_SCRATCH, 0, 0,
+			   MEM_US(i + 1), 4096 * (i + 1));
+	memset(&sp, 0, sizeof(sp));
+	sp.kind = NPUPROF_SPAN_SUBMIT;
+	sp.flags = NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL;
+	sp.name_id = 5;
+	sp.pid = 100;
+	sp.tid = 101;
+	sp.span_id = 1;
+	sp.start_ns = MEM_US(5);
+	sp.end_ns = MEM_US(6);
+	sp.job_id = 1;
+	sp.minor = 2;
+	if (npf_writer_add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0))
+		abort();
+	for (i = 0; i < MEM_NO; i++) {
+		memset(&op, 0, sizeof(op));
+		op.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP,
+						     sizeof(op), 4 + i };
+		op.pid = 100;
+		op.tid = 101;
+		op.job_id = 1;
+		op.opcode = o[i].opcode;
+		op.op_index = i;
+		op.start_tick = 1000 + 10 * i;
+		op.end_tick = op.start_tick + 5;
+		if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &op,
+				   sizeof(op)))
+			abort();
+	}
+	memset(&e, 0, sizeof(e));
+	e.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_EXEC, sizeof(e), 6 };
+	e.pid = 100;
+	e.tid = 101;
+	e.job_id = 1;
+	e.submit_ns = MEM_US(5);
+	e.complete_ns = MEM_US(7);
+	if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &e, sizeof(e)))
+		abort();
 	if (npf_writer_close(w))
 		abort();
 }

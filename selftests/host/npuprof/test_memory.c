@@ -75,11 +75,12 @@ TEST_F(mem, devices)
 		     "max_used,used_pct,device_max_allocated,"
 		     "device_max_allocated_ns,allocs,frees,failures,"
 		     "live_at_end,allocated_at_end,free_at_peak,"
-		     "largest_free_at_peak,fragmentation_pct,skipped\r\n"
+		     "largest_free_at_peak,fragmentation_pct,skipped,"
+		     "max_used_ns,peak_op\r\n"
 		     "0,2,1048576,229376,10000003000,,,294912,10000003000,"
-		     "5,3,2,2,69632,819200,753664,8.000000,2\r\n"
+		     "5,3,2,2,69632,819200,753664,8.000000,2,,\r\n"
 		     "1,7,65536,8192,10000001500,,,8192,10000001500,"
-		     "1,1,0,0,0,57344,57344,0.000000,0\r\n", s);
+		     "1,1,0,0,0,57344,57344,0.000000,0,,\r\n", s);
 	free(s);
 }
 
@@ -310,7 +311,7 @@ static int rows_cols(void *ctx, unsigned int table,
 	struct rows *r = ctx;
 
 	(void)cols;
-	if (table < NPUPROF_MEM_DEVICES || table > NPUPROF_MEM_EVENTS)
+	if (table < NPUPROF_MEM_DEVICES || table > NPUPROF_MEM_OPERATORS)
 		return -EINVAL;
 	r->ncols[table - NPUPROF_MEM_DEVICES] = ncols;
 	return 0;
@@ -341,7 +342,7 @@ TEST_F(mem, rows)
 	EXPECT_EQ(4, r.n[2]);
 	EXPECT_EQ(2, r.n[3]);
 	EXPECT_EQ(13, r.n[4]);
-	EXPECT_EQ(18, r.ncols[0]);
+	EXPECT_EQ(20, r.ncols[0]);
 }
 
 TEST_F(mem, bad_options)
@@ -349,13 +350,14 @@ TEST_F(mem, bad_options)
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
 		.format = NPUPROF_FORMAT_CHROME)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
-		.tables = 1u << 10)));
+		.tables = 1u << 6)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
 		.format = NPUPROF_FORMAT_ROWS)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(NULL, stdout, NULL));
 	EXPECT_STREQ("devices", npuprof_mem_table_name(NPUPROF_MEM_DEVICES));
 	EXPECT_STREQ("events", npuprof_mem_table_name(NPUPROF_MEM_EVENTS));
-	EXPECT_EQ(NULL, npuprof_mem_table_name(NPUPROF_MEM_EVENTS + 1));
+	EXPECT_STREQ("operators", npuprof_mem_table_name(NPUPROF_MEM_OPERATORS));
+	EXPECT_EQ(NULL, npuprof_mem_table_name(NPUPROF_MEM_OPERATORS + 1));
 	EXPECT_EQ(NULL, npuprof_mem_table_name(0));
 }
 
@@ -452,6 +454,42 @@ TEST(hostile_records)
 	unlink(db);
 	unlink(path);
 	free(db);
+	free(path);
+}
+
+/* The used side: a model's operators (memory_gen.h, mem_gen_model_write()) */
+TEST(used_bytes)
+{
+	char *path, *s = NULL;
+	struct npuprof_trace *t;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT_LE(0, asprintf(&path, "/tmp/npuprof-memory-%d-used",
+			      (int)getpid()));
+	mem_gen_model_write(path);
+	t = mem_open(path);
+	ASSERT_NE(NULL, t);
+	f = open_memstream(&s, &len);
+	EXPECT_EQ(0, npuprof_memory(t, f, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_CSV,
+		.tables = NPUPROF_MEM_BIT(NPUPROF_MEM_DEVICES) |
+			  NPUPROF_MEM_BIT(NPUPROF_MEM_PROCESSES) |
+			  NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS))));
+	fclose(f);
+	/* max_allocated 16384 at 4 us, max_used 2000: 12.20703125 % */
+	EXPECT_NE(NULL, strstr(s, "\r\n0,2,1048576,16384,10000004000,2000,"
+			       "12.207031,16384,10000004000,4,0,0,4,16384,"));
+	EXPECT_NE(NULL, strstr(s, ",0,,tiny op 0 CONV2D\r\n"));
+	EXPECT_NE(NULL, strstr(s, "\r\n100,0,2,16384,10000004000,2000,4,0,0,"
+			       "16384\r\n"));
+	EXPECT_NE(NULL, strstr(s, "model_id,model,op_index,name,records,"
+			       "in_bytes,out_bytes,live_bytes,alloc_bytes\r\n"
+			       "5,tiny,0,CONV2D,1,1000,1000,2000,7424\r\n"
+			       "5,tiny,1,FC,1,1400,200,1600,7424\r\n"));
+	free(s);
+	npuprof_trace_close(t);
+	unlink(path);
 	free(path);
 }
 
