@@ -35,6 +35,7 @@ struct npf_model {
 	uint32_t n_ops;
 	uint16_t *opcode;		/* [n_ops] */
 	struct npf_op_mem *op;		/* [n_ops] */
+	struct npf_tensor_mem *t;	/* [mem.n_tensors] */
 	struct npf_model_mem mem;
 };
 
@@ -241,11 +242,17 @@ static void compute(struct pctx *c, struct npf_model *m)
 		if (t->buf == 0)
 			m->mem.const_bytes += c->bytes[i];
 		slot_used[t->buf] = true;
+		m->t[i] = (struct npf_tensor_mem){
+			.slot = t->buf, .offset = t->offset,
+			.bytes = c->bytes[i], .first_op = -1, .last_op = -1,
+		};
 		if (c->start[i] < 0)
 			continue;
 		/* an output slot's tensors are the job's result: to its end */
 		if (h->slot_kind[t->buf] == NPU_MODEL_SLOT_OUTPUT)
 			c->end[i] = (int32_t)no - 1;
+		m->t[i].first_op = c->start[i];
+		m->t[i].last_op = c->end[i];
 		c->diff[c->start[i]] += (int64_t)c->bytes[i];
 		c->diff[c->end[i] + 1] -= (int64_t)c->bytes[i];
 	}
@@ -302,9 +309,10 @@ int npf_model_parse(const void *body, size_t len, struct npf_model **mp,
 	if (m) {
 		m->opcode = calloc(c.ph.n_ops, sizeof(*m->opcode));
 		m->op = calloc(c.ph.n_ops, sizeof(*m->op));
+		m->t = calloc(c.ph.n_tensors, sizeof(*m->t));
 	}
 	if (!c.t || !c.ops || !c.bytes || !c.start || !c.end || !c.diff ||
-	    !m || !m->opcode || !m->op) {
+	    !m || !m->opcode || !m->op || !m->t) {
 		ret = bad(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -337,6 +345,7 @@ void npf_model_free(struct npf_model *m)
 		return;
 	free(m->opcode);
 	free(m->op);
+	free(m->t);
 	free(m);
 }
 
@@ -371,6 +380,15 @@ int npf_model_op_mem(const struct npf_model *m, uint32_t op,
 	if (op >= m->n_ops)
 		return -ENOENT;
 	*out = m->op[op];
+	return 0;
+}
+
+int npf_model_tensor(const struct npf_model *m, uint32_t i,
+		     struct npf_tensor_mem *out)
+{
+	if (i >= m->mem.n_tensors)
+		return -ENOENT;
+	*out = m->t[i];
 	return 0;
 }
 

@@ -91,6 +91,32 @@ uint16_t npf_model_opcode(const struct npf_model *m, uint32_t op);
 int npf_model_op_mem(const struct npf_model *m, uint32_t op,
 		     struct npf_op_mem *out);
 
+/**
+ * struct npf_tensor_mem - one tensor of a program and its lifetime
+ * @slot: its buffer slot
+ * @offset: its byte offset in the slot
+ * @bytes: its size (npu_prog_tensor_bytes())
+ * @first_op: the first operator it is live at (0: from the job's start)
+ * @last_op: the last one (the last operator: to the job's end); both -1
+ *	when no operator reads or writes it (never live)
+ */
+struct npf_tensor_mem {
+	uint32_t slot;
+	uint32_t offset;
+	uint64_t bytes;
+	int32_t first_op;
+	int32_t last_op;
+};
+
+/*
+ * npf_model_tensor() - tensor @i of the program (@i below
+ * npf_model_mem()'s n_tensors): the tensors live at an operator are
+ * those with first_op <= op <= last_op. Return: 0; -ENOENT for an @i out
+ * of range.
+ */
+int npf_model_tensor(const struct npf_model *m, uint32_t i,
+		     struct npf_tensor_mem *out);
+
 /* npf_model_mem() - memory of the whole program. Return: 0. */
 int npf_model_mem(const struct npf_model *m, struct npf_model_mem *out);
 

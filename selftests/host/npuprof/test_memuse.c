@@ -164,6 +164,20 @@ TEST(hand_built_program)
 	EXPECT_EQ(7424u, mm.alloc_bytes);
 	EXPECT_EQ(408u, mm.const_bytes);
 	EXPECT_EQ(3108u, mm.tensor_bytes);
+	/* the lifetimes of the table above; T7 never lives */
+	for (i = 0; i < NT; i++) {
+		static const int32_t first[NT] = { 0, 0, 0, 0, 1, 2, 3, -1 };
+		static const int32_t last[NT] = { 2, 3, 3, 1, 2, 3, 3, -1 };
+		static const uint64_t bytes[NT] = { 600, 400, 8, 1000, 500,
+						    300, 200, 100 };
+		struct npf_tensor_mem tm;
+
+		ASSERT_EQ(0, npf_model_tensor(m, i, &tm));
+		EXPECT_EQ(first[i], tm.first_op);
+		EXPECT_EQ(last[i], tm.last_op);
+		EXPECT_EQ(bytes[i], tm.bytes);
+	}
+	EXPECT_EQ(-ENOENT, npf_model_tensor(m, NT, &(struct npf_tensor_mem){ 0 }));
 	npf_model_free(m);
 }
 
