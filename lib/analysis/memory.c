@@ -106,7 +106,7 @@ static const struct npf_col dev_cols[] = {
 	{ "max_allocated", NPF_COL_U64, 0, 10 },
 	{ "max_allocated_ns", NPF_COL_I64, 0, 14 },
 	{ "max_used", NPF_COL_U64, 0, 8 },
-	{ "used_pct", NPF_COL_F64, NPF_COL_DATA, 8 },
+	{ "used_pct", NPF_COL_F64, 0, 8 },
 	{ "device_max_allocated", NPF_COL_U64, 0, 10 },
 	{ "device_max_allocated_ns", NPF_COL_I64, NPF_COL_DATA, 14 },
 	{ "allocs", NPF_COL_U64, 0, 6 },
@@ -119,7 +119,7 @@ static const struct npf_col dev_cols[] = {
 	{ "fragmentation_pct", NPF_COL_F64, 0, 8 },
 	{ "skipped", NPF_COL_U64, 0, 4 },
 	{ "max_used_ns", NPF_COL_I64, NPF_COL_DATA, 14 },
-	{ "peak_op", NPF_COL_STR, NPF_COL_DATA, 16 },
+	{ "peak_op", NPF_COL_STR, 0, 16 },
 };
 
 static const struct npf_col proc_cols[] = {
