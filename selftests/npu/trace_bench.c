@@ -3,13 +3,19 @@
  * npu-trace-bench - cost of hardware tracing, measured in the VM.
  *
  *   npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS] [-j FLOOD_JOBS]
+ *                   [-p BO_PAIRS]
  *
  * 1. Latency: a job of OPS CLIP operators over BYTES bytes is submitted and
  *    waited for, JOBS times per round, with tracing off, at level 1 and at
  *    level 2 (a reader thread drains the ring meanwhile). Rounds alternate
  *    the modes to cancel drift. Prints median and mean latency per mode and
  *    their ratios to "off".
- * 2. Throughput: level 2 with long programs queued on every PE, a reader
+ * 2. Buffers: NPU_IOCTL_BO_CREATE + NPU_IOCTL_BO_FREE of a page, BO_PAIRS
+ *    times per round, with tracing off and at level 1 (a ring of this
+ *    process enabled, so each pair writes a BO_ALLOC and a BO_FREE record;
+ *    a reader thread drains it). Rounds alternate the modes; prints the
+ *    median and best per-pair time of each and their ratio.
+ * 3. Throughput: level 2 with long programs queued on every PE, a reader
  *    polling the ring; for several ring sizes, the record rate the reader
  *    received and the records lost. The highest rate with zero loss is the
  *    rate the driver sustains to a reader.
@@ -19,6 +25,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -125,6 +132,94 @@ static void latency(int fd, struct trace_jobs *j, unsigned int n,
 	free(tmp);
 }
 
+/* One round of @n page create + free pairs; ns per pair. */
+static double bo_round(int fd, bool traced, unsigned int n)
+{
+	struct trace_drainer rd;
+	struct npu_bo_create bo;
+	struct trace_ring t;
+	pthread_t th;
+	unsigned int i;
+	uint64_t t0, dt;
+	int ret;
+
+	if (traced) {
+		ret = trace_open(fd, 0, 64, 4096, &t);
+		if (ret)
+			die("trace open", ret);
+		ret = trace_enable(&t, NPU_TRACE_EXEC);
+		if (ret)
+			die("trace enable", ret);
+		memset(&rd, 0, sizeof(rd));
+		rd.t = &t;
+		pthread_create(&th, NULL, trace_drainer_main, &rd);
+	}
+	t0 = npu_now_ns();
+	for (i = 0; i < n; i++) {
+		ret = npu_bo_new(fd, 4096, &bo);
+		if (!ret)
+			ret = npu_bo_del(fd, bo.handle);
+		if (ret)
+			die("buffer", ret);
+	}
+	dt = npu_now_ns() - t0;
+	if (traced) {
+		struct npu_trace_status ts;
+
+		rd.stop = 1;
+		pthread_join(th, NULL);
+		trace_status(&t, &ts);
+		if (rd.err || ts.lost ||
+		    rd.st.by_type[NPU_TRACE_REC_BO_ALLOC] != n ||
+		    rd.st.by_type[NPU_TRACE_REC_BO_FREE] != n)
+			fprintf(stderr, "npu-trace-bench: buffers: %llu BO_ALLOC, %llu BO_FREE records for %u pairs, %llu lost\n",
+				(unsigned long long)rd.st.by_type[NPU_TRACE_REC_BO_ALLOC],
+				(unsigned long long)rd.st.by_type[NPU_TRACE_REC_BO_FREE],
+				n, (unsigned long long)ts.lost);
+		trace_close(&t);
+	}
+	return (double)dt / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The cost of the BO_ALLOC and BO_FREE records: level 1 against off. */
+static void bo_cost(int fd, unsigned int n, unsigned int rounds)
+{
+	static const char *const name[2] = { "off", "level 1" };
+	double *ns[2], median[2];
+	unsigned int r, m;
+
+	for (m = 0; m < 2; m++)
+		ns[m] = calloc(rounds, sizeof(double));
+	bo_round(fd, false, n / 4 + 1);		/* warm up */
+	for (r = 0; r < rounds; r++)
+		for (m = 0; m < 2; m++) {
+			unsigned int mode = (m + r) % 2;	/* alternate */
+
+			ns[mode][r] = bo_round(fd, mode, n);
+		}
+	printf("buffers: BO_CREATE + BO_FREE of a page, %u rounds of %u pairs per mode\n",
+	       rounds, n);
+	for (m = 0; m < 2; m++) {
+		qsort(ns[m], rounds, sizeof(double), cmp_double);
+		median[m] = ns[m][rounds / 2];
+		printf("  %-8s median %8.0f ns  best %8.0f ns per pair\n",
+		       name[m], median[m], ns[m][0]);
+	}
+	printf("  ratio to off: level 1 median %.3f\n", median[1] / median[0]);
+	printf("bench.bo_create_free_off_ns=%.0f\n", median[0]);
+	printf("bench.bo_create_free_l1_ns=%.0f\n", median[1]);
+	printf("bench.bo_create_free_l1_ratio=%.3f\n", median[1] / median[0]);
+	for (m = 0; m < 2; m++)
+		free(ns[m]);
+}
+
 /* Level 2 flood: returns records/s received; *lost gets the losses. */
 static double flood(int fd, struct trace_jobs *j, unsigned int pages,
 		    unsigned int jobs, uint64_t *lost, uint64_t *dev_lost,
@@ -192,10 +287,11 @@ static void throughput(int fd, struct trace_jobs *j, unsigned int jobs)
 int main(int argc, char **argv)
 {
 	unsigned int n = 25, k = 16, bytes = 16384, rounds = 24, jobs = 40;
+	unsigned int pairs = 200;
 	struct trace_jobs j;
 	int fd, ret, c;
 
-	while ((c = getopt(argc, argv, "n:k:b:r:j:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:k:b:r:j:p:h")) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 0);
@@ -212,13 +308,16 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			pairs = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS] [-j FLOOD_JOBS]\n");
+				"usage: npu-trace-bench [-n JOBS] [-k OPS] [-b BYTES] [-r ROUNDS] [-j FLOOD_JOBS] [-p BO_PAIRS]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!n || !k || k > 1024 || !bytes || !rounds || !jobs) {
+	if (!n || !k || k > 1024 || !bytes || !rounds || !jobs || !pairs) {
 		fprintf(stderr, "npu-trace-bench: bad arguments\n");
 		return 2;
 	}
@@ -229,6 +328,7 @@ int main(int argc, char **argv)
 	if (ret)
 		die("buffers", ret);
 	latency(fd, &j, n, rounds);
+	bo_cost(fd, pairs, rounds);
 	ret = trace_jobs_init(&j, fd, 64, 1000);
 	if (ret)
 		die("buffers", ret);
