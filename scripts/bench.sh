@@ -7,16 +7,21 @@
 #
 # Runs every executable tools/*/bench and tools/*/bench.sh from the
 # repository root with BUILD (absolute build directory) and ROOT in the
-# environment. A benchmark writes its results on standard output (and may
-# write files under $BUILD/bench/); its output is also kept in
-# BUILD/bench/<tool>.log. Exits 1 if any benchmark failed.
+# environment, and NPU_BUILD=BUILD so that the guests of tools/vm/npu-vm
+# run what was built there (npu-trace-bench, among others). A benchmark
+# writes its results on standard output (and may write files under
+# $BUILD/bench/); its output is also kept in BUILD/bench/<tool>.log.
+# Exits 1 if any benchmark failed. npu-trace-bench (tools/vm/bench.sh)
+# prints the trace cost: job latency and buffer create+free with tracing
+# at level 1 against off, as ratios (Documentation/npu/ring.rst, "Cost").
 
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 BUILD=$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)
-export ROOT BUILD
+NPU_BUILD=$BUILD
+export ROOT BUILD NPU_BUILD
 mkdir -p "$BUILD/bench"
 
 rc=0
