@@ -46,29 +46,50 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+/* A ring of @pages pages enabled at @level, a thread draining it. */
+struct drained {
+	struct trace_ring t;
+	struct trace_drainer rd;
+	pthread_t th;
+};
+
+static void drained_start(int fd, unsigned int pages, int level,
+			  struct drained *d)
+{
+	int ret;
+
+	ret = trace_open(fd, 0, pages, 4096, &d->t);
+	if (ret)
+		die("trace open", ret);
+	ret = trace_enable(&d->t, level);
+	if (ret)
+		die("trace enable", ret);
+	memset(&d->rd, 0, sizeof(d->rd));
+	d->rd.t = &d->t;
+	pthread_create(&d->th, NULL, trace_drainer_main, &d->rd);
+}
+
+/* Drain what is left, stop the thread; the ring's status into @ts. */
+static void drained_stop(struct drained *d, struct npu_trace_status *ts)
+{
+	d->rd.stop = 1;
+	pthread_join(d->th, NULL);
+	trace_status(&d->t, ts);
+	trace_close(&d->t);
+}
+
 /* One round of @n jobs at @level (-1: tracing off); latencies into @lat. */
 static void latency_round(int fd, struct trace_jobs *j, int level,
 			  unsigned int n, uint64_t *lat)
 {
-	struct trace_ring t;
-	struct trace_drainer rd;
+	struct drained d;
 	struct npu_wait w;
-	pthread_t th;
 	unsigned int i;
 	uint64_t t0;
 	int ret;
 
-	if (level >= 0) {
-		ret = trace_open(fd, 0, 256, 4096, &t);
-		if (ret)
-			die("trace open", ret);
-		ret = trace_enable(&t, level);
-		if (ret)
-			die("trace enable", ret);
-		memset(&rd, 0, sizeof(rd));
-		rd.t = &t;
-		pthread_create(&th, NULL, trace_drainer_main, &rd);
-	}
+	if (level >= 0)
+		drained_start(fd, 256, level, &d);
 	for (i = 0; i < n; i++) {
 		t0 = npu_now_ns();
 		ret = trace_job_run(j, NPU_PE_ANY, &w);
@@ -79,13 +100,10 @@ static void latency_round(int fd, struct trace_jobs *j, int level,
 	if (level >= 0) {
 		struct npu_trace_status ts;
 
-		rd.stop = 1;
-		pthread_join(th, NULL);
-		trace_status(&t, &ts);
-		if (rd.err || ts.lost)
+		drained_stop(&d, &ts);
+		if (d.rd.err || ts.lost)
 			fprintf(stderr, "npu-trace-bench: level %d: %llu records lost\n",
 				level, (unsigned long long)ts.lost);
-		trace_close(&t);
 	}
 }
 
@@ -135,25 +153,14 @@ static void latency(int fd, struct trace_jobs *j, unsigned int n,
 /* One round of @n page create + free pairs; ns per pair. */
 static double bo_round(int fd, bool traced, unsigned int n)
 {
-	struct trace_drainer rd;
 	struct npu_bo_create bo;
-	struct trace_ring t;
-	pthread_t th;
+	struct drained d;
 	unsigned int i;
 	uint64_t t0, dt;
 	int ret;
 
-	if (traced) {
-		ret = trace_open(fd, 0, 64, 4096, &t);
-		if (ret)
-			die("trace open", ret);
-		ret = trace_enable(&t, NPU_TRACE_EXEC);
-		if (ret)
-			die("trace enable", ret);
-		memset(&rd, 0, sizeof(rd));
-		rd.t = &t;
-		pthread_create(&th, NULL, trace_drainer_main, &rd);
-	}
+	if (traced)
+		drained_start(fd, 64, NPU_TRACE_EXEC, &d);
 	t0 = npu_now_ns();
 	for (i = 0; i < n; i++) {
 		ret = npu_bo_new(fd, 4096, &bo);
@@ -165,18 +172,16 @@ static double bo_round(int fd, bool traced, unsigned int n)
 	dt = npu_now_ns() - t0;
 	if (traced) {
 		struct npu_trace_status ts;
+		const uint64_t *by_type = d.rd.st.by_type;
 
-		rd.stop = 1;
-		pthread_join(th, NULL);
-		trace_status(&t, &ts);
-		if (rd.err || ts.lost ||
-		    rd.st.by_type[NPU_TRACE_REC_BO_ALLOC] != n ||
-		    rd.st.by_type[NPU_TRACE_REC_BO_FREE] != n)
+		drained_stop(&d, &ts);
+		if (d.rd.err || ts.lost ||
+		    by_type[NPU_TRACE_REC_BO_ALLOC] != n ||
+		    by_type[NPU_TRACE_REC_BO_FREE] != n)
 			fprintf(stderr, "npu-trace-bench: buffers: %llu BO_ALLOC, %llu BO_FREE records for %u pairs, %llu lost\n",
-				(unsigned long long)rd.st.by_type[NPU_TRACE_REC_BO_ALLOC],
-				(unsigned long long)rd.st.by_type[NPU_TRACE_REC_BO_FREE],
+				(unsigned long long)by_type[NPU_TRACE_REC_BO_ALLOC],
+				(unsigned long long)by_type[NPU_TRACE_REC_BO_FREE],
 				n, (unsigned long long)ts.lost);
-		trace_close(&t);
 	}
 	return (double)dt / n;
 }
