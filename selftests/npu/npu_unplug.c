@@ -178,6 +178,7 @@ struct tracked_bo {
 	uint32_t kind;		/* ... and its kind */
 	unsigned int recs;	/* BO_FREE records */
 	uint32_t rec_reason;
+	bool rec_after_exec;	/* ... after the long job's EXEC record */
 	unsigned int events;	/* npu_bo_free events */
 	uint64_t ev_bo_id;
 	uint32_t ev_reason, ev_kind;
@@ -216,6 +217,7 @@ static void bo_rec(const struct npu_trace_rec_hdr *h, void *arg)
 		    b->bo_id == t->bo_id) {
 			t->recs++;
 			t->rec_reason = b->reason;
+			t->rec_after_exec = l->job_status >= 0;
 			if (b->dev_addr != t->c->dev_addr ||
 			    b->size != t->c->size || b->kind != t->kind ||
 			    b->pid != getpid())
@@ -473,8 +475,11 @@ TEST_F_TIMEOUT(unplug, while_busy_then_replug, 180)
 		EXPECT_NE(0, tb[i].bo_id) TH_LOG("buffer %d: no BO_ALLOC", i);
 		EXPECT_EQ(tb[i].want_rec ? 1 : 0, tb[i].recs)
 			TH_LOG("buffer %d: %u BO_FREE records", i, tb[i].recs);
-		if (tb[i].want_rec)
-			EXPECT_EQ(tb[i].want_reason, tb[i].rec_reason);
+		if (!tb[i].want_rec)
+			continue;
+		EXPECT_EQ(tb[i].want_reason, tb[i].rec_reason);
+		/* the job ends, then its buffers are freed */
+		EXPECT_TRUE(tb[i].rec_after_exec);
 	}
 	for (i = 0; i < HELD; i++)
 		EXPECT_EQ(NPU_BO_KIND_INPUT + i, tb[i].kind);
