@@ -19,9 +19,12 @@
  * there (seed-*: complete files over one and many chunks, one ending with
  * an index of clock samples, a file cut by an aborted writer, an empty
  * trace, one with a MODEL item and the SUBMIT span and OP records of its
- * job), as selftests/host/npuprof/run-fuzz.sh expects. The public reader
- * also reads the file's models (memuse.h: a damaged MODEL item is skipped
- * with its message, never fatal).
+ * job, memory_gen.h's two traces of BO records and the one of BO records
+ * that make no sense), as selftests/host/npuprof/run-fuzz.sh expects. The
+ * public reader also reads the file's models (memuse.h: a damaged MODEL
+ * item is skipped with its message, never fatal), and then the memory
+ * consumers run on the trace (mem_pass()): npuprof_memory() with every
+ * table in each format, its rows, and npuprof_export_memsvg().
  *
  * Locking: single-threaded. Lifetime: each input's memfd is closed before
  * the call returns.
@@ -42,6 +45,7 @@
 #include "trace_format.h"
 #include "writer.h"
 #include "tracefile_gen.h"
+#include "memory_gen.h"
 
 #define CHECK(x) do { if (!(x)) { \
 	fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #x); \
@@ -120,6 +124,98 @@ static void index_pass(struct npf_reader *r, const char *path, uint64_t len)
 	read_pass(r, path, len, &p);
 }
 
+/* A stream that drops what it is given and counts it */
+static ssize_t null_write(void *c, const char *buf, size_t n)
+{
+	*(uint64_t *)c += n;
+	return (ssize_t)n;
+}
+
+/* Each row sink call: a memory table, its columns, then rows of them */
+struct rows {
+	unsigned int table, ncols;
+	uint8_t type[64];
+	uint64_t rows, chars;
+};
+
+static int rows_columns(void *ctx, unsigned int table,
+			const struct npuprof_column *cols, unsigned int ncols)
+{
+	struct rows *r = ctx;
+	unsigned int i;
+
+	CHECK(npuprof_mem_table_name(table));
+	CHECK(ncols && ncols <= 64);
+	for (i = 0; i < ncols; i++) {
+		CHECK(cols[i].name && cols[i].name[0] &&
+		      cols[i].type <= NPUPROF_COL_F64);
+		r->type[i] = (uint8_t)cols[i].type;
+	}
+	r->table = table;
+	r->ncols = ncols;
+	return 0;
+}
+
+static int rows_row(void *ctx, unsigned int table,
+		    const struct npuprof_value *v)
+{
+	struct rows *r = ctx;
+	unsigned int i;
+
+	CHECK(r->ncols && table == r->table);
+	for (i = 0; i < r->ncols; i++)
+		if (!v[i].null && r->type[i] == NPUPROF_COL_STR) {
+			CHECK(v[i].s);
+			r->chars += strlen(v[i].s);
+		}
+	r->rows++;
+	return 0;
+}
+
+/*
+ * The memory consumers on an open trace (its models loaded): the report
+ * in each text format with every table, the events too, and its rows; the
+ * memory_flow SVG. Each must end in a documented state, every format of
+ * the report with the same result; the output is counted and dropped.
+ * (Not the Chrome export yet: on the seeds' random times it overflows
+ * int64_t in npf_js_dur() and reorder.h, which UBSan stops.)
+ */
+static void mem_pass(struct npuprof_trace *t, uint64_t len)
+{
+	static const unsigned int fmts[] = {
+		NPUPROF_FORMAT_TABLE, NPUPROF_FORMAT_CSV,
+		NPUPROF_FORMAT_JSONL, NPUPROF_FORMAT_JSON,
+	};
+	const unsigned int all = NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS + 1) - 1;
+	struct rows r = { 0 };
+	struct npuprof_row_sink sink = { rows_columns, rows_row, &r };
+	uint64_t bytes = 0;
+	FILE *out;
+	size_t i;
+	int ret, first;
+
+	out = fopencookie(&bytes, "w", (cookie_io_functions_t){
+				  .write = null_write });
+	CHECK(out);
+	first = npuprof_memory(t, out, NULL);
+	CHECK(first == 0 || first == -EBADMSG || first == -ENOMEM);
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		ret = npuprof_memory(t, out, NPUPROF_MEMORY_OPTS(
+				.format = fmts[i], .tables = all,
+				.top = i ? (unsigned int)i : 0));
+		CHECK(ret == first);
+	}
+	ret = npuprof_memory(t, NULL, NPUPROF_MEMORY_OPTS(
+			.format = NPUPROF_FORMAT_ROWS, .tables = all,
+			.sink = &sink));
+	CHECK(ret == first);
+	CHECK(r.rows <= len + 64);
+	ret = npuprof_export_memsvg(t, out, NULL);
+	CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOMEM);
+	CHECK(fclose(out) == 0);
+	CHECK(bytes < (256u << 20));
+}
+
 /* The public reader: an open (from the index or by a pass), every event */
 static void trace_pass(const char *path, uint64_t len)
 {
@@ -144,6 +240,7 @@ static void trace_pass(const char *path, uint64_t len)
 	CHECK(ret >= 0 || ret == -EBADMSG || ret == -ENOMEM || ret == -EIO);
 	if (npf_trace_models_bad(t, &msg))
 		check_msg(msg, path, len);
+	mem_pass(t, len);
 	npuprof_trace_close(t);
 }
 
@@ -355,6 +452,56 @@ static int seed_model(const char *path)
 	return npf_writer_close(w);
 }
 
+/*
+ * BO records that make no sense, for the memory consumers: a size of 0
+ * and of 2^64 - 1, a buffer past the end of the address space and one
+ * outside the DRAM, an id allocated twice, a double free and a free
+ * before its allocation, a free of another size, failures with odd
+ * errors, an unknown kind, time going back, a device with no DRAM size
+ */
+static int seed_bo_odd(const char *path)
+{
+	const uint64_t big = ~0ull;
+	struct npf_writer *w;
+	uint32_t q = 0;
+	int ret;
+
+	ret = npf_writer_open(path, NPF_CHUNK_MIN, &w);
+	if (ret)
+		return ret;
+	mem_gen_device(w, 0, 3, 1 << 20);
+	mem_gen_device(w, 1, 4, 0);
+	mem_gen_bo(w, 0, MEM_A, q++, 1, 1, 0x400000, 4096,
+		   NPU_BO_KIND_INPUT, 0, 0, MEM_US(1), 4096);
+	mem_gen_bo(w, 0, MEM_A, q++, 1, 1, 0x400000, 8192,
+		   NPU_BO_KIND_INPUT, 0, 0, MEM_US(2), 12288);
+	mem_gen_bo(w, 0, MEM_A, q++, 1, 2, 0, 0,
+		   NPU_BO_KIND_OTHER, 0, 0, MEM_US(2), 12288);
+	mem_gen_bo(w, 0, MEM_A, q++, 2, 3, big - 4095, big,
+		   NPU_BO_KIND_SCRATCH, 0, 0, MEM_US(3), big);
+	mem_gen_bo(w, 0, MEM_A, q++, 2, 4, 0x10000000, 1 << 20,
+		   15, 0, 0, MEM_US(0.5), 0);
+	mem_gen_bo(w, 0, MEM_F, q++, 3, 5, 0x500000, 64,
+		   NPU_BO_KIND_OUTPUT, 0, 9, MEM_US(4), 0);
+	mem_gen_bo(w, 0, MEM_A, q++, 3, 5, 0x500000, 64,
+		   NPU_BO_KIND_OUTPUT, 0, 0, MEM_US(5), 64);
+	mem_gen_bo(w, 0, MEM_F, q++, 1, 1, 0x400000, 1,
+		   NPU_BO_KIND_INPUT, 0, NPU_TRACE_BO_FREE_UNMAP, MEM_US(6), 0);
+	mem_gen_bo(w, 0, MEM_F, q++, 1, 1, 0x400000, 4096,
+		   NPU_BO_KIND_INPUT, 0, NPU_TRACE_BO_FREE_HANDLE, MEM_US(6), 0);
+	mem_gen_bo(w, 0, MEM_A, q++, -1, 0, 0, big,
+		   NPU_BO_KIND_SCRATCH, -ENOMEM, 0, MEM_US(7), 0);
+	mem_gen_bo(w, 0, MEM_A, q++, 4, 6, 0x600000, 4096,
+		   NPU_BO_KIND_PROGRAM, 12345, 0, MEM_US(8), 0);
+	mem_gen_bo(w, 0, MEM_F, q++, 2, 3, big - 4095, big,
+		   NPU_BO_KIND_SCRATCH, -EIO, 0, big, 0);
+	mem_gen_bo(w, 1, MEM_A, q++, 5, 1, 0x400000, 4096,
+		   NPU_BO_KIND_OTHER, 0, 0, 0, 4096);
+	mem_gen_bo(w, 1, MEM_F, q++, 5, 1, 0x400000, 4096,
+		   NPU_BO_KIND_OTHER, -EDQUOT, NPU_TRACE_BO_FREE_OTHER, 0, 0);
+	return npf_writer_close(w);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const struct {
@@ -386,5 +533,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	CHECK(seed_index(path) == 0);
 	snprintf(path, sizeof(path), "%s/seed-model", dir);
 	CHECK(seed_model(path) == 0);
+	/* BO records: memory_gen.h's traces (allocs, frees, failures, an
+	 * unpaired free, a size of 0; a model and its job), and odd ones */
+	snprintf(path, sizeof(path), "%s/seed-memory", dir);
+	mem_gen_write(path);
+	snprintf(path, sizeof(path), "%s/seed-memory-model", dir);
+	mem_gen_model_write(path);
+	snprintf(path, sizeof(path), "%s/seed-bo-odd", dir);
+	CHECK(seed_bo_odd(path) == 0);
 	return 0;
 }
