@@ -3,7 +3,10 @@
  * export_chrome.c - npuprof_export_chrome(): the merged timeline
  * (timeline.c) as Chrome Trace Event JSON, the format Perfetto UI,
  * chrome://tracing and speedscope load. Documentation/npu/export.rst
- * gives the mapping of events to phases, tracks, ids and args.
+ * gives the mapping of events to phases, tracks, ids and args. The
+ * used memory counters are made here (npf_js_mem_op()), from the OP
+ * items and the trace's models (memuse.h): the timeline calls back in
+ * the reading thread, so the models read so far are safe to look up.
  *
  * Streaming: each timeline item is formatted by hand (no printf in the
  * hot path: fmt.h's integer, time and hex writers, eight digits at a
@@ -29,6 +32,7 @@
 #include "compiler.h"
 #include "fmt.h"
 #include "memtrack.h"
+#include "memuse.h"
 #include "report_util.h"
 #include "timeline.h"
 
@@ -38,6 +42,9 @@
 #define NPF_JS_HC	256		/* head cache entries (128 sets of 2) */
 #define NPF_JS_HEAD	112		/* bytes of a cached head */
 #define NPF_JS_MID	48		/* bytes of a cached OP args start */
+#define NPF_JS_MDEVS	64		/* devices with used memory counters */
+#define NPF_JS_MPES	64		/* PEs of a device they follow */
+#define NPF_JS_MJOBS	4096		/* jobs' models (direct-mapped) */
 
 /*
  * The constant start of an event of one kind, name and track, up to its
@@ -75,6 +82,39 @@ struct npf_js {
 	uint32_t ts_pre_len;
 	char ts_pre[NPF_FMT_U64_MAX + NPF_FMT_SLACK];
 	struct npf_tl_stats st;
+	/* the used memory counters (npf_js_mem_op()) */
+	struct npuprof_trace *trace;
+	struct npf_js_mjob *mjobs;	/* NPF_JS_MJOBS, NULL: no model yet */
+	struct npf_js_mdev *mdev[NPF_JS_MDEVS];
+	int64_t mem_next_end;		/* earliest end of a job followed */
+};
+
+/*
+ * The used memory counters: the model of a job, from its SUBMIT span, by
+ * (minor + 1, job_id); a later job of the same slot replaces it.
+ */
+struct npf_js_mjob {
+	uint64_t job_id;
+	uint32_t minor1;
+	uint32_t model_id;
+};
+
+/* A PE's job: its used bytes (the live bytes of its last operator) */
+struct npf_js_mpe {
+	uint64_t job_id;
+	uint64_t used;
+	int64_t end;
+	int32_t pid;
+	bool active;
+};
+
+/* A device: the sum of its PEs' used bytes; the process counters' name */
+struct npf_js_mdev {
+	int64_t next_end;	/* earliest end of an active PE's job */
+	uint64_t sum;
+	uint32_t npes;		/* PEs seen: pe[0..npes) */
+	char pname[40];		/* "npuN memory used" */
+	struct npf_js_mpe pe[NPF_JS_MPES];
 };
 
 static void npf_js_flush(struct npf_js *o)
@@ -659,6 +699,213 @@ static void npf_js_counter(struct npf_js *o, const struct npf_tl_item *it)
 	npf_js_end(o, p);
 }
 
+/* ---- the used memory counters ---- */
+
+static inline size_t npf_js_mjob_slot(uint32_t minor, uint64_t job_id)
+{
+	return (size_t)(((job_id * 0x9e3779b97f4a7c15ull) ^ minor) *
+			0xbf58476d1ce4e5b9ull >> 52) & (NPF_JS_MJOBS - 1);
+}
+
+/* A SUBMIT span with a model: remember the model of its job */
+static void npf_js_mem_span(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npuprof_span_rec *s = it->ev->span;
+	struct npf_js_mjob *j;
+
+	if (s->kind != NPUPROF_SPAN_SUBMIT || !s->name_id ||
+	    (s->flags & (NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL |
+			 NPUPROF_SPAN_F_ERROR)) !=
+	    (NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL) ||
+	    s->minor == UINT32_MAX)
+		return;
+	if (!o->mjobs) {
+		o->mjobs = calloc(NPF_JS_MJOBS, sizeof(*o->mjobs));
+		if (!o->mjobs) {
+			o->err = -ENOMEM;
+			return;
+		}
+	}
+	j = &o->mjobs[npf_js_mjob_slot(s->minor, s->job_id)];
+	j->job_id = s->job_id;
+	j->minor1 = s->minor + 1;
+	j->model_id = s->name_id;
+}
+
+/* The model of job @job_id on @minor, or NULL */
+static const struct npf_model *npf_js_mjob_model(struct npf_js *o,
+						 uint32_t minor,
+						 uint64_t job_id)
+{
+	const struct npf_js_mjob *j;
+
+	if (!o->mjobs || minor == UINT32_MAX)
+		return NULL;
+	j = &o->mjobs[npf_js_mjob_slot(minor, job_id)];
+	if (j->minor1 != minor + 1 || j->job_id != job_id)
+		return NULL;
+	return npf_trace_model(o->trace, j->model_id);
+}
+
+/* Device @dev's state, made at its first job with a model */
+static struct npf_js_mdev *npf_js_mdev(struct npf_js *o, uint32_t dev,
+				       uint32_t minor)
+{
+	struct npf_js_mdev *d = o->mdev[dev];
+
+	if (d)
+		return d;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		o->err = -ENOMEM;
+		return NULL;
+	}
+	d->next_end = INT64_MAX;
+	snprintf(d->pname, sizeof(d->pname), "npu%u memory used", minor);
+	o->mdev[dev] = d;
+	return d;
+}
+
+static void npf_js_mdev_next(struct npf_js *o, struct npf_js_mdev *d)
+{
+	uint32_t i;
+
+	d->next_end = INT64_MAX;
+	for (i = 0; i < d->npes; i++)
+		if (d->pe[i].active && d->pe[i].end < d->next_end)
+			d->next_end = d->pe[i].end;
+	if (d->next_end < o->mem_next_end)
+		o->mem_next_end = d->next_end;
+}
+
+/* The used counters of device @dev at @ts: its sum, and process @pid's */
+static void npf_js_used(struct npf_js *o, uint32_t dev,
+			const struct npf_js_mdev *d, int32_t pid, int64_t ts)
+{
+	struct npf_tl_item c = {
+		.kind = NPF_TL_COUNTER, .pid = NPF_TL_DEV_PID + dev, .ts = ts,
+		.name = "memory used", .text = "MB", .decimals = 6,
+		.value = (int64_t)d->sum,
+	};
+	uint64_t sum = 0;
+	uint32_t i;
+
+	npf_js_counter(o, &c);
+	if (pid <= 0 || pid >= (1 << NPF_TL_LANE_SHIFT))
+		return;
+	for (i = 0; i < d->npes; i++)
+		if (d->pe[i].active && d->pe[i].pid == pid)
+			sum += d->pe[i].used;
+	c.pid = (uint32_t)pid;
+	c.name = d->pname;
+	c.value = (int64_t)sum;
+	npf_js_counter(o, &c);
+}
+
+/* The jobs that ended by @t leave the used counters, in order of end */
+static void npf_js_mem_flush(struct npf_js *o, int64_t t)
+{
+	uint32_t dev, i;
+
+	o->mem_next_end = INT64_MAX;
+	for (dev = 0; dev < NPF_JS_MDEVS; dev++) {
+		struct npf_js_mdev *d = o->mdev[dev];
+
+		if (!d)
+			continue;
+		while (d->next_end <= t) {
+			struct npf_js_mpe *pe = NULL;
+
+			for (i = 0; i < d->npes; i++)
+				if (d->pe[i].active &&
+				    d->pe[i].end == d->next_end) {
+					pe = &d->pe[i];
+					break;
+				}
+			if (!pe)
+				break;
+			pe->active = false;
+			if (pe->used) {
+				d->sum -= pe->used;
+				pe->used = 0;
+				npf_js_used(o, dev, d, pe->pid, pe->end);
+			}
+			npf_js_mdev_next(o, d);
+		}
+		if (d->next_end < o->mem_next_end)
+			o->mem_next_end = d->next_end;
+	}
+}
+
+/*
+ * PE @pe of device @dev runs job @job_id of process @pid to @end (an
+ * EXEC, or an OP whose EXEC is not seen yet: the job ends at its last
+ * operator's end then); returns the PE's state.
+ */
+static struct npf_js_mpe *npf_js_mem_job(struct npf_js *o,
+					 const struct npf_tl_item *it,
+					 uint16_t pe_no, uint64_t job_id,
+					 int32_t pid, int64_t end)
+{
+	uint32_t dev = it->pid - NPF_TL_DEV_PID;
+	struct npf_js_mdev *d;
+	struct npf_js_mpe *pe;
+
+	if (dev >= NPF_JS_MDEVS || pe_no >= NPF_JS_MPES ||
+	    !(d = npf_js_mdev(o, dev, it->minor)))
+		return NULL;
+	pe = &d->pe[pe_no];
+	if (pe_no >= d->npes)
+		d->npes = pe_no + 1u;
+	if (pe->active && pe->job_id == job_id) {
+		if (end > pe->end)
+			pe->end = end;
+	} else {
+		if (pe->active && pe->used) {
+			/* overlaps a job of the PE not ended yet: replaces it */
+			d->sum -= pe->used;
+			pe->used = 0;
+			npf_js_used(o, dev, d, pe->pid, it->ts);
+		}
+		pe->active = true;
+		pe->job_id = job_id;
+		pe->pid = pid;
+		pe->used = 0;
+		pe->end = end;
+	}
+	npf_js_mdev_next(o, d);
+	return pe;
+}
+
+static void npf_js_mem_exec(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_exec *x = it->ev->rec;
+
+	if (it->device && npf_js_mjob_model(o, it->minor, x->job_id))
+		npf_js_mem_job(o, it, x->pe, x->job_id, x->pid,
+			       it->ts + it->dur);
+}
+
+/* An operator of a job with a model: its live bytes from its start */
+static void npf_js_mem_op(struct npf_js *o, const struct npf_tl_item *it)
+{
+	const struct npu_trace_rec_op *r = it->ev->rec;
+	uint32_t dev = it->pid - NPF_TL_DEV_PID;
+	const struct npf_model *m;
+	struct npf_op_mem om;
+	struct npf_js_mpe *pe;
+
+	m = npf_js_mjob_model(o, it->minor, r->job_id);
+	if (!m || npf_model_op_mem(m, r->op_index, &om))
+		return;
+	pe = npf_js_mem_job(o, it, r->pe, r->job_id, r->pid, it->ts + it->dur);
+	if (!pe || pe->used == om.live_bytes)
+		return;
+	o->mdev[dev]->sum += om.live_bytes - pe->used;
+	pe->used = om.live_bytes;
+	npf_js_used(o, dev, o->mdev[dev], pe->pid, it->ts);
+}
+
 static void npf_js_instant(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npuprof_event *ev = it->ev;
@@ -862,15 +1109,27 @@ static int npf_js_item(void *ctx, const struct npf_tl_item *it)
 {
 	struct npf_js *o = ctx;
 
+	/* a used counter steps down at the end of its job, in time order */
+	if (npf_unlikely(it->ts >= o->mem_next_end) ||
+	    (npf_unlikely(o->mem_next_end != INT64_MAX) &&
+	     it->kind >= NPF_TL_PROCESS))
+		npf_js_mem_flush(o, it->kind >= NPF_TL_PROCESS ? INT64_MAX :
+				 it->ts);
 	switch (it->kind) {
 	case NPF_TL_SPAN:
 		npf_js_span(o, it);
+		if (npf_unlikely(it->ev->span->flags & NPUPROF_SPAN_F_MODEL))
+			npf_js_mem_span(o, it);
 		break;
 	case NPF_TL_EXEC:
 		npf_js_exec(o, it);
+		if (npf_unlikely(o->mjobs != NULL))
+			npf_js_mem_exec(o, it);
 		break;
 	case NPF_TL_OP:
 		npf_js_op(o, it);
+		if (npf_unlikely(o->mjobs != NULL))
+			npf_js_mem_op(o, it);
 		break;
 	case NPF_TL_QUEUE:
 		npf_js_queue(o, it);
@@ -912,7 +1171,9 @@ NPUPROF_EXPORT
 int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 			  const struct npuprof_export_opts *opts)
 {
-	struct npf_js o = { .f = out, .first = true, .ts_base = 1ull << 63 };
+	struct npf_js o = { .f = out, .first = true, .ts_base = 1ull << 63,
+			    .trace = trace, .mem_next_end = INT64_MAX };
+	size_t i;
 	char *p;
 	int ret;
 
@@ -932,6 +1193,8 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 	p = NPF_LIT(p, "{\"traceEvents\":[");
 	npf_js_end(&o, p);
 	ret = npf_timeline_run(trace, 0, 0, npf_js_item, &o, &o.st);
+	if (!ret && o.mem_next_end != INT64_MAX)
+		npf_js_mem_flush(&o, INT64_MAX);
 	if (!ret && o.err)
 		ret = o.err;
 	if (!ret) {
@@ -966,5 +1229,8 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 	free(o.buf);
 	free(o.tail);
 	free(o.hc);
+	free(o.mjobs);
+	for (i = 0; i < NPF_JS_MDEVS; i++)
+		free(o.mdev[i]);
 	return ret;
 }

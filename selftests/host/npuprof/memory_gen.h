@@ -203,8 +203,8 @@ static inline void mem_gen_prog_op(struct npu_prog_op *o, uint16_t code,
 	o->out = out;
 }
 
-/* The used side's trace, described above, to @path */
-static inline void mem_gen_model_write(const char *path)
+/* Model 5, "tiny", described above: its MODEL item */
+static inline void mem_gen_model_item(struct npf_writer *w)
 {
 	static const uint64_t slot_size[4] = { 4096, 1024, 256, 2048 };
 	static const uint32_t slot_kind[4] = {
@@ -223,12 +223,6 @@ static inline void mem_gen_model_write(const char *path)
 	};
 	struct npu_prog_tensor t[MEM_NT];
 	struct npu_prog_op o[MEM_NO];
-	struct npf_item_record ir = { .dev = 0 };
-	struct npuprof_span_rec sp;
-	struct npu_trace_rec_exec e;
-	struct npu_trace_rec_op op;
-	struct npf_writer *w;
-	uint32_t i;
 
 	memset(&b, 0, sizeof(b));
 	b.h.model_id = 5;
@@ -247,46 +241,78 @@ static inline void mem_gen_model_write(const char *path)
 	memcpy(b.prog, &ph, sizeof(ph));
 	memcpy(b.prog + ph.tensors_off, t, sizeof(t));
 	memcpy(b.prog + ph.ops_off, o, sizeof(o));
+	if (npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0))
+		abort();
+}
+
+static const uint16_t mem_gen_opcode[MEM_NO] = { NPU_OP_CONV2D, NPU_OP_FC };
+
+/* The SUBMIT span of job @job of model 5 on /dev/npu2 */
+static inline void mem_gen_submit(struct npf_writer *w, int32_t pid,
+				  uint64_t job, uint64_t start, uint64_t end)
+{
+	struct npuprof_span_rec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.kind = NPUPROF_SPAN_SUBMIT;
+	sp.flags = NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL;
+	sp.name_id = 5;
+	sp.pid = pid;
+	sp.tid = pid + 1;
+	sp.span_id = job;
+	sp.start_ns = start;
+	sp.end_ns = end;
+	sp.job_id = job;
+	sp.minor = 2;
+	if (npf_writer_add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0))
+		abort();
+}
+
+/* Operator @i of job @job on PE @pe, from tick @start, 5 ticks long */
+static inline void mem_gen_op(struct npf_writer *w, int32_t pid, uint64_t job,
+			      uint16_t pe, uint32_t i, uint32_t seq,
+			      uint64_t start)
+{
+	struct npf_item_record ir = { .dev = 0 };
+	struct npu_trace_rec_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP, sizeof(op),
+					     seq };
+	op.pid = pid;
+	op.tid = pid + 1;
+	op.job_id = job;
+	op.pe = pe;
+	op.opcode = mem_gen_opcode[i];
+	op.op_index = i;
+	op.start_tick = start;
+	op.end_tick = start + 5;
+	if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &op,
+			   sizeof(op)))
+		abort();
+}
+
+/* The used side's trace, described above, to @path */
+static inline void mem_gen_model_write(const char *path)
+{
+	struct npf_item_record ir = { .dev = 0 };
+	struct npu_trace_rec_exec e;
+	struct npf_writer *w;
+	uint32_t i;
 
 	if (npf_writer_open(path, 4096, &w))
 		abort();
 	mem_gen_device(w, 0, 2, 1048576);
-	if (npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0))
-		abort();
+	mem_gen_model_item(w);
 	for (i = 0; i < 4; i++)
 		mem_gen_bo(w, 0, MEM_A, i, 100, i + 1, 0x400000 + i * 4096,
 			   4096, i == 0 ? NPU_BO_KIND_PROGRAM :
 			   i == 1 ? NPU_BO_KIND_INPUT : i == 2 ?
 			   NPU_BO_KIND_OUTPUT : NPU_BO_KIND_SCRATCH, 0, 0,
 			   MEM_US(i + 1), 4096 * (i + 1));
-	memset(&sp, 0, sizeof(sp));
-	sp.kind = NPUPROF_SPAN_SUBMIT;
-	sp.flags = NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL;
-	sp.name_id = 5;
-	sp.pid = 100;
-	sp.tid = 101;
-	sp.span_id = 1;
-	sp.start_ns = MEM_US(5);
-	sp.end_ns = MEM_US(6);
-	sp.job_id = 1;
-	sp.minor = 2;
-	if (npf_writer_add(w, NPF_ITEM_SPAN, &sp, sizeof(sp), NULL, 0))
-		abort();
-	for (i = 0; i < MEM_NO; i++) {
-		memset(&op, 0, sizeof(op));
-		op.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_OP,
-						     sizeof(op), 4 + i };
-		op.pid = 100;
-		op.tid = 101;
-		op.job_id = 1;
-		op.opcode = o[i].opcode;
-		op.op_index = i;
-		op.start_tick = 1000 + 10 * i;
-		op.end_tick = op.start_tick + 5;
-		if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &op,
-				   sizeof(op)))
-			abort();
-	}
+	mem_gen_submit(w, 100, 1, MEM_US(5), MEM_US(6));
+	for (i = 0; i < MEM_NO; i++)
+		mem_gen_op(w, 100, 1, 0, i, 4 + i, 1000 + 10 * i);
 	memset(&e, 0, sizeof(e));
 	e.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_EXEC, sizeof(e), 6 };
 	e.pid = 100;
@@ -296,6 +322,84 @@ static inline void mem_gen_model_write(const char *path)
 	e.complete_ns = MEM_US(7);
 	if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &e, sizeof(e)))
 		abort();
+	if (npf_writer_close(w))
+		abort();
+}
+
+/*
+ * The used counters' trace (mem_gen_jobs_write()): model 5 on /dev/npu2
+ * with device times (clock samples: tick = host ns - 1 s, exactly), two
+ * jobs on its two PEs, T = 10 s + 10 us:
+ *
+ *   job  pid  PE  EXEC        op0 (2000)  op1 (1600)
+ *   1    100  0   T+0..T+20   T+0..T+5    T+10..T+15
+ *   2    300  1   T+8..T+30   T+8..T+13   T+22..T+27
+ *
+ * "memory used" of the device: 2000 at T, 4000 at T+8, 3600 at T+10,
+ * 2000 at T+20 (job 1 ends), 1600 at T+22, 0 at T+30; "npu2 memory used"
+ * of process 100: 2000 at T, 1600 at T+10, 0 at T+20; of process 300:
+ * 2000 at T+8, 1600 at T+22, 0 at T+30.
+ */
+static inline void mem_gen_jobs_write(const char *path)
+{
+	static const struct {
+		int32_t pid;
+		uint16_t pe;
+		uint64_t start, end, op[MEM_NO];
+	} job[2] = {
+		{ 100, 0, 0, 20, { 0, 10 } },
+		{ 300, 1, 8, 30, { 8, 22 } },
+	};
+	const uint64_t t = MEM_US(10) - 1000000000ull;	/* in ticks */
+	struct npf_item_record ir = { .dev = 0 };
+	struct npu_trace_rec_clock c;
+	struct npu_trace_rec_exec e;
+	struct npf_writer *w;
+	uint32_t i, k, seq = 0;
+
+	if (npf_writer_open(path, 4096, &w))
+		abort();
+	mem_gen_device(w, 0, 2, 1048576);
+	mem_gen_model_item(w);
+	for (i = 0; i < 11; i++) {
+		uint64_t h = MEM_T0 + (uint64_t)i * 10000000;
+
+		memset(&c, 0, sizeof(c));
+		c.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_CLOCK,
+						    sizeof(c), seq++ };
+		c.samples = 8;
+		c.host_before_ns = h - 1000;
+		c.device_tick = h - 1000000000ull;
+		c.host_after_ns = h + 1000;
+		c.width_ns = 2000;
+		c.clock_hz = 1000000000;
+		if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &c,
+				   sizeof(c)))
+			abort();
+	}
+	for (k = 0; k < 2; k++) {
+		memset(&e, 0, sizeof(e));
+		e.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_EXEC,
+						    sizeof(e), seq++ };
+		e.flags = NPU_TRACE_EXEC_F_DEVICE;
+		e.pid = job[k].pid;
+		e.tid = job[k].pid + 1;
+		e.job_id = k + 1;
+		e.submit_ns = MEM_US(5);
+		e.complete_ns = MEM_US(50);
+		e.pe = job[k].pe;
+		e.n_ops = MEM_NO;
+		e.start_tick = t + job[k].start;
+		e.end_tick = t + job[k].end;
+		e.run_ticks = job[k].end - job[k].start;
+		if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &e,
+				   sizeof(e)))
+			abort();
+		for (i = 0; i < MEM_NO; i++)
+			mem_gen_op(w, job[k].pid, k + 1, job[k].pe, i, seq++,
+				   t + job[k].op[i]);
+		mem_gen_submit(w, job[k].pid, k + 1, MEM_US(5), MEM_US(50));
+	}
 	if (npf_writer_close(w))
 		abort();
 }

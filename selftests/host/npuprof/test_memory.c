@@ -493,4 +493,68 @@ TEST(used_bytes)
 	free(path);
 }
 
+/* The used counters of the Chrome export (memory_gen.h, mem_gen_jobs_write()) */
+TEST(chrome_used)
+{
+	static const char *const want[] = {
+		/* device: the sum of its PEs' jobs */
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.000,\"args\":{\"MB\":0.002000}}",
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.008,\"args\":{\"MB\":0.004000}}",
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.010,\"args\":{\"MB\":0.003600}}",
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.020,\"args\":{\"MB\":0.002000}}",
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.022,\"args\":{\"MB\":0.001600}}",
+		"\"name\":\"memory used\",\"pid\":1073741824,\"tid\":0,"
+		"\"ts\":10000010.030,\"args\":{\"MB\":0.000000}}",
+		/* the processes */
+		"\"name\":\"npu2 memory used\",\"pid\":100,\"tid\":0,"
+		"\"ts\":10000010.000,\"args\":{\"MB\":0.002000}}",
+		"\"name\":\"npu2 memory used\",\"pid\":100,\"tid\":0,"
+		"\"ts\":10000010.010,\"args\":{\"MB\":0.001600}}",
+		"\"name\":\"npu2 memory used\",\"pid\":100,\"tid\":0,"
+		"\"ts\":10000010.020,\"args\":{\"MB\":0.000000}}",
+		"\"name\":\"npu2 memory used\",\"pid\":300,\"tid\":0,"
+		"\"ts\":10000010.008,\"args\":{\"MB\":0.002000}}",
+		"\"name\":\"npu2 memory used\",\"pid\":300,\"tid\":0,"
+		"\"ts\":10000010.022,\"args\":{\"MB\":0.001600}}",
+		"\"name\":\"npu2 memory used\",\"pid\":300,\"tid\":0,"
+		"\"ts\":10000010.030,\"args\":{\"MB\":0.000000}}",
+	};
+	char *path, *buf = NULL;
+	struct npuprof_trace *t;
+	const char *p, *last = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int n;
+
+	ASSERT_LE(0, asprintf(&path, "/tmp/npuprof-memory-%d-jobs",
+			      (int)getpid()));
+	mem_gen_jobs_write(path);
+	t = mem_open(path);
+	ASSERT_NE(NULL, t);
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, npuprof_export_chrome(t, f, NULL));
+	fclose(f);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		p = strstr(buf, want[i]);
+		EXPECT_NE(NULL, p) TH_LOG("missing %s", want[i]);
+		/* each series in time order in the file */
+		if (p && i && i != 6 && i != 9)
+			EXPECT_LT(last, p);
+		last = p;
+	}
+	for (n = 0, p = buf; (p = strstr(p, "memory used\"")); p++)
+		n++;
+	EXPECT_EQ(12, n);
+	free(buf);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
 TEST_HARNESS_MAIN
