@@ -44,8 +44,13 @@ struct npf_mr_devinfo {
 };
 
 struct npf_mr_peak {
-	bool pending;		/* a new peak, not copied yet */
+	bool pending;		/* a new peak, not marked yet */
+	bool marked;		/* a peak, its buffers freed since in @gone */
 	bool have;
+	uint64_t lo, hi;	/* npf_mem_dev()'s at the peak */
+	int64_t mark_ns;
+	struct npf_mem_buf *gone;	/* freed since, live at the peak */
+	size_t ngone, capgone;
 	uint64_t free_bytes;
 	uint64_t largest;
 	uint64_t span;
@@ -318,6 +323,57 @@ static int npf_mr_size_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* npf_mem_live()'s order: by address, then id */
+static int npf_mr_addr_cmp(const void *a, const void *b)
+{
+	const struct npf_mem_buf *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Device @dev's state is that of its peak (the first free after a new
+ * peak): note it, and from here keep each buffer live then that is freed
+ * (npf_mr_gone()), so that npf_mr_snap() can rebuild the peak's buffers
+ * once, at the end. Copying them at every new peak instead took time
+ * quadratic in the records when peaks and frees alternate.
+ */
+static void npf_mr_mark(struct npf_mr *p, uint32_t dev)
+{
+	const struct npf_mem_dev *d = npf_mem_dev(p->mem, dev);
+	struct npf_mr_peak *k = &p->pk[dev];
+
+	k->lo = d->lo;
+	k->hi = d->hi;
+	k->mark_ns = d->max_ns;
+	k->ngone = 0;
+	k->marked = true;
+	k->pending = false;
+}
+
+static int npf_mr_gone(struct npf_mr *p, uint32_t dev,
+		       const struct npf_mem_buf *b)
+{
+	const struct npf_mem_dev *d = npf_mem_dev(p->mem, dev);
+	struct npf_mr_peak *k = &p->pk[dev];
+
+	if (!k->marked || k->pending || (d->max_seq && b->seq > d->max_seq))
+		return 0;
+	if (k->ngone == k->capgone) {
+		size_t c = k->capgone ? k->capgone * 2 : 16;
+		struct npf_mem_buf *g = realloc(k->gone, c * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		k->gone = g;
+		k->capgone = c;
+	}
+	k->gone[k->ngone++] = *b;
+	return 0;
+}
+
 /* Copy the buffers of device @dev live at its peak, and the extent */
 static int npf_mr_snap(struct npf_mr *p, uint32_t dev)
 {
@@ -327,33 +383,36 @@ static int npf_mr_snap(struct npf_mr *p, uint32_t dev)
 	struct npf_mem_buf *all;
 	uint64_t span = p->di[dev].dram;
 	long n = npf_mem_live(p->mem, dev, d->max_seq, &live);
-	size_t top = p->o.top ? p->o.top : NPF_MR_TOP;
+	size_t top = p->o.top ? p->o.top : NPF_MR_TOP, nall;
 
 	if (n < 0)
 		return (int)n;
+	nall = (size_t)n + k->ngone;
+	all = malloc((nall ? nall : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, live, (size_t)n * sizeof(*all));
+	if (k->ngone) {
+		memcpy(all + n, k->gone, k->ngone * sizeof(*all));
+		qsort(all, nall, sizeof(*all), npf_mr_addr_cmp);
+	}
 	/*
 	 * The records carry no DRAM base: the allocator fills from it, so
 	 * the lowest address seen stands for it, and dram_size for the
 	 * length (or the range seen, when larger or unknown)
 	 */
-	if (span < d->hi - d->lo)
-		span = d->hi - d->lo;
-	npf_mem_extent(live, (size_t)n, d->lo, span, &k->free_bytes,
-		       &k->largest);
+	if (span < k->hi - k->lo)
+		span = k->hi - k->lo;
+	npf_mem_extent(all, nall, k->lo, span, &k->free_bytes, &k->largest);
 	k->span = span;
-	k->ns = d->max_ns;
-	all = malloc(((size_t)n ? (size_t)n : 1) * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	memcpy(all, live, (size_t)n * sizeof(*all));
-	qsort(all, (size_t)n, sizeof(*all), npf_mr_size_cmp);
-	if ((size_t)n < top)
-		top = (size_t)n;
+	k->ns = k->mark_ns;
+	qsort(all, nall, sizeof(*all), npf_mr_size_cmp);
+	if (nall < top)
+		top = nall;
 	free(k->top);
 	k->top = all;
 	k->ntop = top;
 	k->have = true;
-	k->pending = false;
 	return 0;
 }
 
@@ -471,6 +530,7 @@ static int npf_mr_pass(struct npf_mr *p, struct npf_join *j)
 {
 	const struct npu_trace_rec_bo *r;
 	struct npuprof_event ev;
+	struct npf_mem_buf freed;
 	uint64_t max0;
 	int ret, what;
 
@@ -495,15 +555,15 @@ static int npf_mr_pass(struct npf_mr *p, struct npf_join *j)
 			p->bad[ev.dev]++;
 			continue;
 		}
-		if (r->hdr.type == NPU_TRACE_REC_BO_FREE && p->pk[ev.dev].pending) {
-			ret = npf_mr_snap(p, ev.dev);
-			if (ret)
-				return ret;
-		}
+		if (r->hdr.type == NPU_TRACE_REC_BO_FREE && p->pk[ev.dev].pending)
+			npf_mr_mark(p, ev.dev);
 		max0 = npf_mem_dev(p->mem, ev.dev)->max;
-		what = npf_mem_apply(p->mem, ev.dev, r, NULL, NULL);
+		what = npf_mem_apply(p->mem, ev.dev, r, NULL, &freed);
 		if (what < 0)
 			return what;
+		if (what == NPF_MEM_FREE &&
+		    (ret = npf_mr_gone(p, ev.dev, &freed)))
+			return ret;
 		if (what == NPF_MEM_FAIL && npf_mr_want(p, NPUPROF_MEM_FAILURES)) {
 			ret = npf_mr_fail(p, ev.dev, r);
 			if (ret)
@@ -825,9 +885,12 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 		goto out;
 	if (p->o.tables != NPUPROF_MEM_BIT(NPUPROF_MEM_EVENTS)) {
 		ret = npf_mr_pass(p, j);
-		for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++)
+		for (i = 0; i < NPF_MEM_MAX_DEVS && !ret; i++) {
 			if (p->pk[i].pending)
+				npf_mr_mark(p, i);
+			if (p->pk[i].marked)
 				ret = npf_mr_snap(p, i);
+		}
 	}
 	if (!ret && npf_mr_want(p, NPUPROF_MEM_DEVICES))
 		ret = npf_mr_devices(p);
@@ -852,8 +915,10 @@ out:
 		npf_mem_free(p->mem);
 	free(p->puse);
 	free(p->opn);
-	for (i = 0; i < NPF_MEM_MAX_DEVS; i++)
+	for (i = 0; i < NPF_MEM_MAX_DEVS; i++) {
 		free(p->pk[i].top);
+		free(p->pk[i].gone);
+	}
 	free(p->fails);
 	free(p);
 	return ret;
