@@ -4,8 +4,8 @@
  * in the schema of Documentation/npu/sqlite.rst (tables of metadata,
  * devices, threads, sessions, spans, executions, operator records, clock
  * samples and fits, losses, the recorder's summary, the buffer records
- * (memory_events, memtrack.c checks them); views for the
- * reports), for users to answer their own questions in SQL or with
+ * (memory_events, memtrack.c checks them), the models' per-operator
+ * memory (model_operators, memuse.h); views for the reports), for users to answer their own questions in SQL or with
  * pandas.read_sql, as Nsight Systems' SQLite export is used.
  *
  * One pass over the trace through the join (join.c), so that executions
@@ -37,11 +37,12 @@
 #include "compiler.h"
 #include "join.h"
 #include "memtrack.h"
+#include "memuse.h"
 #include "report_util.h"
 #include "trace.h"
 
 #define NPF_SQ_CACHE_KB	16384	/* SQLite page cache */
-#define NPF_SQ_VERSION	3	/* PRAGMA user_version of the schema */
+#define NPF_SQ_VERSION	4	/* PRAGMA user_version of the schema */
 #define NPF_SQ_ANALYZE	"1000"	/* PRAGMA analysis_limit: rows sampled */
 #define NPF_SQ_ROWS	32	/* rows per INSERT into the large tables */
 
@@ -73,7 +74,7 @@ static const char npf_sq_schema[] =
 "  start_ns INTEGER, end_ns INTEGER, run_ns INTEGER,\n"
 "  iowait_ns INTEGER, err_ns INTEGER, start_tick INTEGER,\n"
 "  end_tick INTEGER, iowait_ticks INTEGER, dma_bytes INTEGER,\n"
-"  macs INTEGER, inconsistent INTEGER);\n"
+"  macs INTEGER, inconsistent INTEGER, model_id INTEGER);\n"
 "CREATE VIEW spans AS SELECT s.id, k.kind, s.kind_id, s.name, s.pid,\n"
 "  s.tid, s.trace_id, s.span_id, s.parent_id, s.start_ns, s.end_ns,\n"
 "  s.end_ns - s.start_ns AS dur_ns, s.flags, s.job_id, s.minor,\n"
@@ -106,6 +107,16 @@ static const char npf_sq_schema[] =
 "  FROM memory_events a LEFT JOIN memory_events f ON f.dev = a.dev\n"
 "  AND f.bo_id = a.bo_id AND f.event = 'free' AND f.id > a.id\n"
 "  WHERE a.event = 'alloc';\n"
+"CREATE TABLE model_operators(model_id INTEGER, model TEXT,\n"
+"  op_index INTEGER, name TEXT, in_bytes INTEGER, out_bytes INTEGER,\n"
+"  live_bytes INTEGER, alloc_bytes INTEGER,\n"
+"  PRIMARY KEY(model_id, op_index));\n"
+"CREATE VIEW operator_memory AS SELECT o.id, o.dev, o.minor, o.job_id,\n"
+"  o.pid, o.tid, o.pe, o.model_id, m.model, o.op_index, m.name,\n"
+"  o.start_ns, o.end_ns, m.in_bytes, m.out_bytes, m.live_bytes,\n"
+"  m.alloc_bytes\n"
+"  FROM operator_rows o JOIN model_operators m\n"
+"  ON m.model_id = o.model_id AND m.op_index = o.op_index;\n"
 "CREATE VIEW inferences AS SELECT trace_id, span_id, tid AS \"thread.id\",\n"
 "  dur_ns AS dur, pid, start_ns, end_ns FROM spans WHERE kind_id = 3;\n"
 "CREATE VIEW npu_executions AS SELECT trace_id, span_id,\n"
@@ -148,7 +159,7 @@ static const char npf_sq_indexes[] =
 enum {
 	SQ_SPAN, SQ_EXEC, SQ_OP, SQ_BATCHED = SQ_OP,
 	SQ_META, SQ_DEVICE, SQ_THREAD, SQ_SESSION, SQ_CLOCK, SQ_FIT, SQ_LOSS,
-	SQ_SUMMARY, SQ_KIND, SQ_OPCODE, SQ_MEM, SQ_N
+	SQ_SUMMARY, SQ_KIND, SQ_OPCODE, SQ_MEM, SQ_MODEL_OP, SQ_N
 };
 
 static const char *const npf_sq_insert[SQ_N] = {
@@ -160,7 +171,7 @@ static const char *const npf_sq_insert[SQ_N] = {
 	[SQ_EXEC] = "INSERT INTO executions VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
 		    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[SQ_OP] = "INSERT INTO operator_rows VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,"
-		  "?,?,?,?,?,?,?,?)",
+		  "?,?,?,?,?,?,?,?,?)",
 	[SQ_CLOCK] = "INSERT INTO clock_samples VALUES(?,?,?,?,?)",
 	[SQ_FIT] = "INSERT INTO clock_fits VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[SQ_LOSS] = "INSERT INTO losses VALUES(?,?,?,?,?,?)",
@@ -168,6 +179,7 @@ static const char *const npf_sq_insert[SQ_N] = {
 	[SQ_KIND] = "INSERT INTO span_kinds VALUES(?,?)",
 	[SQ_OPCODE] = "INSERT INTO opcodes VALUES(?,?)",
 	[SQ_MEM] = "INSERT INTO memory_events VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[SQ_MODEL_OP] = "INSERT INTO model_operators VALUES(?,?,?,?,?,?,?,?)",
 };
 
 /* The hex ids of one row, bound SQLITE_STATIC: they outlive the step */
@@ -423,6 +435,7 @@ static int npf_sq_op_row(void *ctx, const struct npf_op_row *r)
 	npf_b_u(&b, o->dma_bytes);
 	npf_b_u(&b, o->macs);
 	npf_b_i(&b, r->inconsistent);
+	npf_b_opt(&b, r->model_id != 0, r->model_id);
 	return npf_sq_step(s, &b);
 }
 
@@ -662,6 +675,36 @@ static int npf_sq_fits(struct npf_sq *s)
 	return ret;
 }
 
+/* Every operator of every model of the trace (memuse.h) */
+static int npf_sq_models(struct npf_sq *s)
+{
+	size_t i, n = npf_trace_nmodels(s->trace);
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		const struct npf_model *m = npf_trace_model_at(s->trace, i);
+		uint32_t op, nops = npf_model_nops(m);
+		struct npf_op_mem om;
+
+		for (op = 0; !ret && op < nops; op++) {
+			struct npf_sqb b = npf_sqb(s, SQ_MODEL_OP);
+
+			if (npf_model_op_mem(m, op, &om))
+				continue;
+			npf_b_i(&b, npf_model_id(m));
+			npf_b_s(&b, npf_model_name(m));
+			npf_b_i(&b, op);
+			npf_b_s(&b, npf_opcode_name(npf_model_opcode(m, op)));
+			npf_b_u(&b, om.in_bytes);
+			npf_b_u(&b, om.out_bytes);
+			npf_b_u(&b, om.live_bytes);
+			npf_b_u(&b, om.alloc_bytes);
+			ret = npf_sq_step(s, &b);
+		}
+	}
+	return ret;
+}
+
 /* The INSERT of table @which; of NPF_SQ_ROWS rows for a large table */
 static int npf_sq_prepare(struct npf_sq *s, int which)
 {
@@ -760,6 +803,8 @@ int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path)
 		ret = npf_sq_flush(s, i);
 	if (!ret)
 		ret = npf_sq_fits(s);
+	if (!ret)
+		ret = npf_sq_models(s);
 	if (!ret)
 		ret = npf_sq_exec(s, "COMMIT");
 	if (!ret)

@@ -338,7 +338,10 @@ static inline void mem_gen_model_write(const char *path)
  * "memory used" of the device: 2000 at T, 4000 at T+8, 3600 at T+10,
  * 2000 at T+20 (job 1 ends), 1600 at T+22, 0 at T+30; "npu2 memory used"
  * of process 100: 2000 at T, 1600 at T+10, 0 at T+20; of process 300:
- * 2000 at T+8, 1600 at T+22, 0 at T+30.
+ * 2000 at T+8, 1600 at T+22, 0 at T+30. Job 1's SUBMIT span follows its
+ * records in the file (as a capture writes it: at its end), job 2's comes
+ * first: the model is process 100's, so the join holds only process
+ * 100's operators for a span to come (join.c).
  */
 static inline void mem_gen_jobs_write(const char *path)
 {
@@ -378,6 +381,13 @@ static inline void mem_gen_jobs_write(const char *path)
 			abort();
 	}
 	for (k = 0; k < 2; k++) {
+		if (k == 1)	/* before its records: the join needs it */
+			mem_gen_submit(w, job[k].pid, k + 1, MEM_US(5),
+				       MEM_US(50));
+		/* the driver writes a job's OP records before its EXEC */
+		for (i = 0; i < MEM_NO; i++)
+			mem_gen_op(w, job[k].pid, k + 1, job[k].pe, i, seq++,
+				   t + job[k].op[i]);
 		memset(&e, 0, sizeof(e));
 		e.hdr = (struct npu_trace_rec_hdr){ NPU_TRACE_REC_EXEC,
 						    sizeof(e), seq++ };
@@ -395,10 +405,9 @@ static inline void mem_gen_jobs_write(const char *path)
 		if (npf_writer_add(w, NPF_ITEM_RECORD, &ir, sizeof(ir), &e,
 				   sizeof(e)))
 			abort();
-		for (i = 0; i < MEM_NO; i++)
-			mem_gen_op(w, job[k].pid, k + 1, job[k].pe, i, seq++,
-				   t + job[k].op[i]);
-		mem_gen_submit(w, job[k].pid, k + 1, MEM_US(5), MEM_US(50));
+		if (k == 0)
+			mem_gen_submit(w, job[k].pid, k + 1, MEM_US(5),
+				       MEM_US(50));
 	}
 	if (npf_writer_close(w))
 		abort();

@@ -103,7 +103,10 @@ TEST_F(sq, tables)
 {
 	sqlite3 *db = self->db;
 
-	EXPECT_Q(db, "3\n", "PRAGMA user_version");
+	EXPECT_Q(db, "4\n", "PRAGMA user_version");
+	/* no MODEL item: no model on any operator record */
+	EXPECT_Q(db, "0|0\n", "SELECT COUNT(model_id), (SELECT COUNT(*) "
+		 "FROM model_operators) FROM operator_rows");
 	EXPECT_Q(db, "cmdline|gen\n", "SELECT * FROM meta");
 	EXPECT_Q(db, "0|/dev/npu3|3|2|2000000000\n1|/dev/npu5|5|2|1000000000\n",
 		 "SELECT dev, path, minor, pe_count, clock_hz FROM devices ORDER BY dev");
@@ -447,6 +450,40 @@ TEST(memory_events)
 		 "1|1|100|4194304|8192|other|10000001500|10000002500|1000|handle\n",
 		 "SELECT dev, bo_id, pid, addr, size, kind, alloc_ns, free_ns, "
 		 "lifetime_ns, reason FROM memory_buffers ORDER BY dev, bo_id");
+	sqlite3_close(db);
+	unlink(path);
+	unlink(trace);
+	free(path);
+	free(trace);
+}
+
+/* The models' operators (memory_gen.h, mem_gen_jobs_write()) */
+TEST(operator_memory)
+{
+	char *trace, *path;
+	sqlite3 *db;
+	int ret;
+
+	ASSERT_LE(0, asprintf(&trace, "/tmp/npuprof-sqlite-%d-jobs",
+			      (int)getpid()));
+	mem_gen_jobs_write(trace);
+	path = export(trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					     NULL));
+	EXPECT_Q(db, "5|tiny|0|CONV2D|1000|1000|2000|7424\n"
+		 "5|tiny|1|FC|1400|200|1600|7424\n",
+		 "SELECT * FROM model_operators ORDER BY model_id, op_index");
+	EXPECT_Q(db, "4|4\n", "SELECT COUNT(*), COUNT(model_id) "
+		 "FROM operator_rows");
+	/* every record with its operator's figures, both jobs */
+	EXPECT_Q(db, "1|100|0|5|tiny|0|CONV2D|10000010000|1000|1000|2000|7424\n"
+		 "2|300|1|5|tiny|0|CONV2D|10000010008|1000|1000|2000|7424\n"
+		 "1|100|0|5|tiny|1|FC|10000010010|1400|200|1600|7424\n"
+		 "2|300|1|5|tiny|1|FC|10000010022|1400|200|1600|7424\n",
+		 "SELECT job_id, pid, pe, model_id, model, op_index, name, "
+		 "start_ns, in_bytes, out_bytes, live_bytes, alloc_bytes "
+		 "FROM operator_memory ORDER BY start_ns");
 	sqlite3_close(db);
 	unlink(path);
 	unlink(trace);
