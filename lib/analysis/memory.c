@@ -179,6 +179,21 @@ static const struct npf_col op_cols[] = {
 	{ "alloc_bytes", NPF_COL_U64, 0, 10 },
 };
 
+static const struct npf_col tensor_cols[] = {
+	{ "device", NPF_COL_U64, 0, 6 },
+	{ "minor", NPF_COL_U64, 0, 5 },
+	{ "model_id", NPF_COL_U64, 0, 5 },
+	{ "model", NPF_COL_STR, 0, 12 },
+	{ "op_index", NPF_COL_U64, 0, 5 },
+	{ "rank", NPF_COL_U64, 0, 4 },
+	{ "tensor", NPF_COL_U64, 0, 6 },
+	{ "slot", NPF_COL_U64, 0, 4 },
+	{ "offset", NPF_COL_U64, 0, 8 },
+	{ "size", NPF_COL_U64, 0, 10 },
+	{ "first_op", NPF_COL_I64, 0, 5 },
+	{ "last_op", NPF_COL_I64, 0, 5 },
+};
+
 static const struct npf_col ev_cols[] = {
 	{ "time_ns", NPF_COL_I64, 0, 14 },
 	{ "device", NPF_COL_U64, 0, 6 },
@@ -214,6 +229,8 @@ static const struct {
 	{ "events", "Buffer events", ev_cols, NCOLS(ev_cols) },
 	{ "operators", "Operators (bytes of the program's tensors: in, out, "
 	  "live = used; alloc: the job's slots)", op_cols, NCOLS(op_cols) },
+	{ "tensors", "Largest tensors live at each device's max_used operator",
+	  tensor_cols, NCOLS(tensor_cols) },
 };
 
 NPUPROF_EXPORT
@@ -775,6 +792,73 @@ static int npf_mr_ops(struct npf_mr *p)
 	return ret ? ret : npf_mr_end(p, &w);
 }
 
+struct npf_mr_tensor {
+	uint32_t i;
+	struct npf_tensor_mem t;
+};
+
+/* Largest first, then by index */
+static int npf_mr_tensor_cmp(const void *a, const void *b)
+{
+	const struct npf_mr_tensor *x = a, *y = b;
+
+	if (x->t.bytes != y->t.bytes)
+		return x->t.bytes > y->t.bytes ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The tensors table: per device, the --top largest tensors live at the
+ * operator where its used bytes peaked (npf_mr_used), from its model
+ */
+static int npf_mr_tensors(struct npf_mr *p)
+{
+	unsigned int top = p->o.top ? p->o.top : NPF_MR_TOP;
+	struct npf_mr_tensor *v = NULL;
+	struct npf_tw w;
+	uint32_t d;
+	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_TENSORS);
+
+	for (d = 0; d < NPF_MEM_MAX_DEVS && !ret; d++) {
+		const struct npf_mr_used *u = &p->used[d];
+		const struct npf_model *m;
+		struct npf_model_mem mm;
+		struct npf_mr_tensor *nv;
+		uint32_t i, n = 0;
+
+		if (!u->have || !(m = npf_trace_model(p->trace, u->model_id)) ||
+		    npf_model_mem(m, &mm))
+			continue;
+		nv = realloc(v, (mm.n_tensors ? mm.n_tensors : 1) * sizeof(*v));
+		if (!nv) {
+			ret = -ENOMEM;
+			break;
+		}
+		v = nv;
+		for (i = 0; i < mm.n_tensors; i++) {
+			if (npf_model_tensor(m, i, &v[n].t) ||
+			    v[n].t.first_op < 0 ||
+			    (uint32_t)v[n].t.first_op > u->op_index ||
+			    (uint32_t)v[n].t.last_op < u->op_index)
+				continue;
+			v[n++].i = i;
+		}
+		qsort(v, n, sizeof(*v), npf_mr_tensor_cmp);
+		for (i = 0; i < n && i < top; i++)
+			npf_tw_row(&w, (struct npuprof_value[]){
+				npf_v_u(d), npf_mr_minor(p, d),
+				npf_v_u(u->model_id),
+				npf_v_s(npf_model_name(m)),
+				npf_v_u(u->op_index), npf_v_u(i + 1),
+				npf_v_u(v[i].i), npf_v_u(v[i].t.slot),
+				npf_v_u(v[i].t.offset), npf_v_u(v[i].t.bytes),
+				npf_v_i(v[i].t.first_op),
+				npf_v_i(v[i].t.last_op) });
+	}
+	free(v);
+	return ret ? ret : npf_mr_end(p, &w);
+}
+
 /* The events table: a pass of its own, with a tracker of its own */
 static int npf_mr_events(struct npf_mr *p)
 {
@@ -879,7 +963,8 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 	/* the used bytes: operator records joined to their model */
 	if (p->o.tables & (NPUPROF_MEM_BIT(NPUPROF_MEM_DEVICES) |
 			   NPUPROF_MEM_BIT(NPUPROF_MEM_PROCESSES) |
-			   NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS)))
+			   NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS) |
+			   NPUPROF_MEM_BIT(NPUPROF_MEM_TENSORS)))
 		ret = npf_join_new(trace, &npf_mr_join_ops, p, &j);
 	if (ret)
 		goto out;
@@ -902,6 +987,8 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 		ret = npf_mr_fails(p);
 	if (!ret && npf_mr_want(p, NPUPROF_MEM_OPERATORS))
 		ret = npf_mr_ops(p);
+	if (!ret && npf_mr_want(p, NPUPROF_MEM_TENSORS))
+		ret = npf_mr_tensors(p);
 	if (!ret && npf_mr_want(p, NPUPROF_MEM_EVENTS))
 		ret = npf_mr_events(p);
 	if (!ret && f == NPUPROF_FORMAT_JSON)

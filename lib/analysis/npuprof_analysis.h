@@ -551,6 +551,7 @@ enum npuprof_mem_table {
 	NPUPROF_MEM_FAILURES = 35,	/* each failed allocation */
 	NPUPROF_MEM_EVENTS = 36,	/* every BO record */
 	NPUPROF_MEM_OPERATORS = 37,	/* per model and operator: used bytes */
+	NPUPROF_MEM_TENSORS = 38,	/* the largest tensors at each max_used */
 };
 
 /* npuprof_memory_opts.tables: the bit of table @t */
@@ -560,8 +561,8 @@ enum npuprof_mem_table {
  * npuprof_mem_table_name() - the short name of a memory table
  * @table: enum npuprof_mem_table
  *
- * Return: "devices", "processes", "peak_buffers", "failures", "events"
- * or "operators"; NULL for another number (they run from NPUPROF_MEM_DEVICES
+ * Return: "devices", "processes", "peak_buffers", "failures", "events",
+ * "operators" or "tensors"; NULL for another number (they run from NPUPROF_MEM_DEVICES
  * without gaps: loop until NULL).
  */
 const char *npuprof_mem_table_name(unsigned int table);
@@ -572,7 +573,8 @@ const char *npuprof_mem_table_name(unsigned int table);
  * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL, _JSON or _ROWS
  * @tables: a mask of NPUPROF_MEM_BIT(table); 0: every table but the
  *	events
- * @top: buffers listed per device at its peak; 0: 10
+ * @top: buffers listed per device at its peak, and tensors at its
+ *	max_used; 0: 10
  * @sink: NPUPROF_FORMAT_ROWS: where the rows go (then @out may be NULL)
  */
 struct npuprof_memory_opts {
@@ -597,7 +599,9 @@ struct npuprof_memory_opts {
  * buffers live at each device's peak (address, size, kind, owner, alloc
  * time); every failed allocation; per model and operator the bytes its
  * program's tensors take (in, out, live: used) against its job's slots;
- * and on request every BO record
+ * the largest tensors live at each device's max_used operator (slot,
+ * offset, size, first and last live operator); and on request every BO
+ * record
  * @trace: an open trace
  * @out: the stream to write to (NULL with NPUPROF_FORMAT_ROWS)
  * @opts: options, or NULL (every table but the events, as text)

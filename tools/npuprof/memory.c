@@ -64,6 +64,11 @@ static const char memory_help[] =
 "        Per model and operator with records: model_id, model, op_index,\n"
 "        name, records, and the bytes of its program's tensors: in_bytes,\n"
 "        out_bytes, live_bytes (used) and alloc_bytes (the job's slots).\n"
+"    tensors\n"
+"        The N largest tensors live at each device's max_used operator:\n"
+"        model_id, model, op_index, rank, tensor (its index in the\n"
+"        program), slot, offset, size, first_op and last_op (where it\n"
+"        lives).\n"
 "    events\n"
 "        Only with --table events: every buffer record (alloc, free,\n"
 "        fail) with the bytes allocated after it on the device and by its\n"
@@ -79,15 +84,15 @@ static const char memory_help[] =
 "        table (the default): each table under a title, aligned, a\n"
 "        missing value as -. csv: RFC 4180, each table with its header\n"
 "        line, tables separated by an empty line. json: one object whose\n"
-"        members (devices, processes, peak_buffers, failures, operators)\n"
-"        are arrays\n"
-"        of rows. jsonl: one object per line, tables separated by an\n"
+"        members (devices, processes, peak_buffers, failures, operators,\n"
+"        tensors) are arrays of rows. jsonl: one object per line, tables separated by an\n"
 "        empty line. Missing values are empty in CSV, null in JSON.\n"
 "    -n, --top N\n"
-"        Buffers listed per device at its peak. Default 10.\n"
+"        Buffers listed per device at its peak, and tensors at its\n"
+"        max_used. Default 10.\n"
 "    -t, --table NAME\n"
 "        Only this table: devices, processes, peak_buffers, failures,\n"
-"        operators or events. May be given more than once.\n"
+"        operators, tensors or events. May be given more than once.\n"
 "    -h, --help\n"
 "        Print this help and exit.\n"
 "\n"
@@ -165,7 +170,7 @@ static int memory_main(int argc, char **argv)
 				if (!strcmp(name, optarg))
 					break;
 			if (!name)
-				return npu_cli_usage_error(prog, "--table: invalid value '%s': must be devices, processes, peak_buffers, failures, operators or events",
+				return npu_cli_usage_error(prog, "--table: invalid value '%s': must be devices, processes, peak_buffers, failures, operators, tensors or events",
 							   optarg);
 			tables |= NPUPROF_MEM_BIT(t);
 			break;

@@ -350,14 +350,15 @@ TEST_F(mem, bad_options)
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
 		.format = NPUPROF_FORMAT_CHROME)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, stdout, NPUPROF_MEMORY_OPTS(
-		.tables = 1u << 6)));
+		.tables = 1u << 7)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(self->t, NULL, NPUPROF_MEMORY_OPTS(
 		.format = NPUPROF_FORMAT_ROWS)));
 	EXPECT_EQ(-EINVAL, npuprof_memory(NULL, stdout, NULL));
 	EXPECT_STREQ("devices", npuprof_mem_table_name(NPUPROF_MEM_DEVICES));
 	EXPECT_STREQ("events", npuprof_mem_table_name(NPUPROF_MEM_EVENTS));
 	EXPECT_STREQ("operators", npuprof_mem_table_name(NPUPROF_MEM_OPERATORS));
-	EXPECT_EQ(NULL, npuprof_mem_table_name(NPUPROF_MEM_OPERATORS + 1));
+	EXPECT_STREQ("tensors", npuprof_mem_table_name(NPUPROF_MEM_TENSORS));
+	EXPECT_EQ(NULL, npuprof_mem_table_name(NPUPROF_MEM_TENSORS + 1));
 	EXPECT_EQ(NULL, npuprof_mem_table_name(0));
 }
 
@@ -464,6 +465,7 @@ TEST(used_bytes)
 	struct npuprof_trace *t;
 	size_t len = 0;
 	FILE *f;
+	int ret;
 
 	ASSERT_LE(0, asprintf(&path, "/tmp/npuprof-memory-%d-used",
 			      (int)getpid()));
@@ -487,6 +489,27 @@ TEST(used_bytes)
 			       "in_bytes,out_bytes,live_bytes,alloc_bytes\r\n"
 			       "5,tiny,0,CONV2D,1,1000,1000,2000,7424\r\n"
 			       "5,tiny,1,FC,1,1400,200,1600,7424\r\n"));
+	free(s);
+	/* the tensors live at op 0 (T0, T1, T2), largest first; T3 is not */
+	s = mem_str(t, NPUPROF_MEM_BIT(NPUPROF_MEM_TENSORS),
+		    NPUPROF_FORMAT_CSV, &ret);
+	EXPECT_EQ(0, ret);
+	EXPECT_STREQ("device,minor,model_id,model,op_index,rank,tensor,slot,"
+		     "offset,size,first_op,last_op\r\n"
+		     "0,2,5,tiny,0,1,2,3,0,1000,0,1\r\n"
+		     "0,2,5,tiny,0,2,0,1,0,600,0,0\r\n"
+		     "0,2,5,tiny,0,3,1,0,0,400,0,1\r\n", s);
+	free(s);
+	/* --top 2 */
+	f = open_memstream(&s, &len);
+	EXPECT_EQ(0, npuprof_memory(t, f, NPUPROF_MEMORY_OPTS(
+		.format = NPUPROF_FORMAT_JSONL, .top = 2,
+		.tables = NPUPROF_MEM_BIT(NPUPROF_MEM_TENSORS))));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(s, "\"rank\": 2, \"tensor\": 0, \"slot\": 1, "
+			       "\"offset\": 0, \"size\": 600, \"first_op\": 0, "
+			       "\"last_op\": 0}\n"));
+	EXPECT_EQ(NULL, strstr(s, "\"size\": 400"));
 	free(s);
 	npuprof_trace_close(t);
 	unlink(path);
