@@ -73,6 +73,7 @@
 #include <linux/npu.h>
 #include "npu/npu_model_file.h"
 #include "npu/npu_program.h"
+#include "gen_util.h"
 #include "npuprof.h"
 #include "trace_format.h"
 #include "writer.h"
@@ -80,25 +81,11 @@
 #define MEM_T0		10000000000ull	/* 10 s */
 #define MEM_US(us)	(MEM_T0 + (uint64_t)((us) * 1000))
 
+/* Device @dev, /dev/npu@minor: 2 PEs, 1 GHz, @dram bytes */
 static inline void mem_gen_device(struct npf_writer *w, uint32_t dev,
 				  uint32_t minor, uint64_t dram)
 {
-	struct npf_item_device d;
-	struct npu_info info;
-
-	memset(&d, 0, sizeof(d));
-	memset(&info, 0, sizeof(info));
-	d.dev = dev;
-	d.info_size = sizeof(info);
-	snprintf(d.path, sizeof(d.path), "/dev/npu%u", minor);
-	info.version = NPU_INFO_VERSION;
-	info.pe_count = 2;
-	info.clock_hz = 1000000000;
-	info.dram_size = dram;
-	info.minor = minor;
-	if (npf_writer_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info,
-			   sizeof(info)))
-		abort();
+	gen_util_device(w, dev, minor, 2, 1000000000, dram);
 }
 
 /* A BO record of device @dev */
@@ -182,13 +169,7 @@ static inline void mem_gen_write(const char *path)
 static inline void mem_gen_tensor(struct npu_prog_tensor *t, uint8_t buf,
 				  uint32_t off, uint32_t n)
 {
-	memset(t, 0, sizeof(*t));
-	t->dtype = NPU_DT_U8;
-	t->ndim = 1;
-	t->buf = buf;
-	t->offset = off;
-	t->dims[0] = t->dims[1] = t->dims[2] = 1;
-	t->dims[3] = n;
+	gen_util_tensor(t, NPU_DT_U8, buf, off, n);
 }
 
 static inline void mem_gen_prog_op(struct npu_prog_op *o, uint16_t code,

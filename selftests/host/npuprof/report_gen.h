@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen_util.h"
 #include "trace_format.h"
 #include "writer.h"
 #include "npu/npu_program.h"	/* NPU_OP_* */
@@ -65,24 +66,11 @@ static inline void gen_add_rec(struct npf_writer *w, uint32_t dev,
 		abort();
 }
 
+/* Device @dev, /dev/npu@minor: 2 PEs at @hz */
 static inline void gen_device(struct npf_writer *w, uint32_t dev,
 			      uint32_t minor, uint64_t hz)
 {
-	struct npf_item_device d;
-	struct npu_info info;
-
-	memset(&d, 0, sizeof(d));
-	memset(&info, 0, sizeof(info));
-	d.dev = dev;
-	d.info_size = sizeof(info);
-	snprintf(d.path, sizeof(d.path), "/dev/npu%u", minor);
-	info.version = NPU_INFO_VERSION;
-	info.pe_count = 2;
-	info.clock_hz = hz;
-	info.minor = minor;
-	if (npf_writer_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info,
-			   sizeof(info)))
-		abort();
+	gen_util_device(w, dev, minor, 2, hz, 0);
 }
 
 static inline void gen_exec(struct npf_writer *w, uint32_t dev,

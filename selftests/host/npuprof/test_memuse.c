@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "gen_util.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
 #include "npu/npu_program.h"
@@ -64,17 +65,7 @@ static const uint32_t slot_kind[5] = {
 	NPU_MODEL_SLOT_SCRATCH, NPU_MODEL_SLOT_SCRATCH,
 };
 
-static void tensor(struct npu_prog_tensor *t, uint8_t dtype, uint8_t buf,
-		   uint32_t off, uint32_t n)
-{
-	memset(t, 0, sizeof(*t));
-	t->dtype = dtype;
-	t->ndim = 1;
-	t->buf = buf;
-	t->offset = off;
-	t->dims[0] = t->dims[1] = t->dims[2] = 1;
-	t->dims[3] = n;
-}
+#define tensor	gen_util_tensor
 
 static void op(struct npu_prog_op *o, uint16_t code, uint16_t a, uint16_t b,
 	       uint16_t rq, uint16_t out)
@@ -423,19 +414,7 @@ static void add_rec(struct npf_writer *w, const void *rec)
 /* Device 0: /dev/npu0 (minor 0, the SUBMIT spans' minor), 1 GHz */
 static void gen_device(struct npf_writer *w)
 {
-	struct npf_item_device d;
-	struct npu_info info;
-
-	memset(&d, 0, sizeof(d));
-	memset(&info, 0, sizeof(info));
-	d.info_size = sizeof(info);
-	snprintf(d.path, sizeof(d.path), "/dev/npu0");
-	info.version = NPU_INFO_VERSION;
-	info.clock_hz = 1000000000;
-	info.minor = 0;
-	if (npf_writer_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info,
-			   sizeof(info)))
-		abort();
+	gen_util_device(w, 0, 0, 0, 1000000000, 0);
 }
 
 static void gen_op(struct npf_writer *w, int32_t pid, uint64_t job,
