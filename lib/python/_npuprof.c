@@ -744,7 +744,7 @@ static PyObject *npp_memory(npp_trace *self, PyObject *args, PyObject *kw)
 			return npp_table_frame(self, &how, columns);
 		}
 	return PyErr_Format(PyExc_ValueError,
-			    "memory(): unknown table '%s': devices, processes, peak_buffers, failures, operators or events",
+			    "memory(): unknown table '%s': devices, processes, peak_buffers, failures, operators, tensors or events",
 			    name);
 }
 
@@ -952,7 +952,7 @@ static PyMethodDef npp_trace_methods[] = {
 	       "process's), addr, skipped (a free the trace never saw allocated)."),
 	NPP_KW(memory, "memory(table='devices', columns=None)\n--\n\n"
 	       "DataFrame of a table of `npuprof memory`: devices, processes,\n"
-	       "peak_buffers, failures, operators or events."),
+	       "peak_buffers, failures, operators, tensors or events."),
 	NPP_NOARG(breakdown, "breakdown()\n--\n\n"
 		  "DataFrame of `npuprof breakdown --format csv`: where each\n"
 		  "inference's latency goes, one row per inference."),

@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* the report tables, and npuprof_memory()'s numbered from 32 */
-#define NPP_NTABLES	(NPUPROF_MEM_OPERATORS + 1)
+#define NPP_NTABLES	(NPUPROF_MEM_TENSORS + 1)
 #define NPP_NOSTR	UINT32_MAX	/* a string cell's id when empty */
 #define NPP_MAXWANT	64
 

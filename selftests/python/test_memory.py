@@ -117,3 +117,28 @@ def test_closed_trace_raises(memory_trace):
         t.get_max_memory_info()
     with pytest.raises(Exception):
         t.get_memory_trace()
+
+
+MEM_TABLES = ["devices", "processes", "peak_buffers", "failures",
+              "operators", "tensors", "events"]
+
+
+@pytest.mark.parametrize("table", MEM_TABLES)
+def test_every_memory_table_equals_cli(memory_trace, used_trace, cli, table):
+    """Every table of npuprof memory, on both traces, cell for cell as
+    its CSV (the frame's table ids must cover them all)."""
+    from test_trace import assert_frame_is_csv
+    import csv
+    import io
+
+    for path in (memory_trace, used_trace):
+        st, out, err = cli("memory", "--table", table, "--format", "csv",
+                           path)
+        assert st == 0, err
+        rows = list(csv.reader(io.StringIO(out.decode(), newline="")))
+        with npuprof.open(path) as t:
+            df = t.memory(table)
+        if rows[1:]:
+            assert_frame_is_csv(df, rows[0], rows[1:])
+        else:
+            assert list(df.columns) == rows[0] and len(df) == 0
