@@ -138,6 +138,7 @@ static const struct npf_col proc_cols[] = {
 	{ "frees", NPF_COL_U64, 0, 6 },
 	{ "failures", NPF_COL_U64, 0, 6 },
 	{ "allocated_at_end", NPF_COL_U64, 0, 10 },
+	{ "used_pct", NPF_COL_F64, NPF_COL_DATA, 8 },
 };
 
 static const struct npf_col buf_cols[] = {
@@ -696,7 +697,10 @@ static int npf_mr_procs(struct npf_mr *p)
 			pu ? npf_v_u(pu->max) : npf_v_null(),
 			npf_v_u(s[i].allocs),
 			npf_v_u(s[i].frees), npf_v_u(s[i].failures),
-			npf_v_u(s[i].cur) });
+			npf_v_u(s[i].cur),
+			pu && s[i].max ? (struct npuprof_value){
+				.f = 100.0 * (double)pu->max / (double)s[i].max } :
+				npf_v_null() });
 	}
 	free(s);
 	return ret ? ret : npf_mr_end(p, &w);

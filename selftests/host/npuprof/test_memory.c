@@ -92,11 +92,12 @@ TEST_F(mem, processes)
 
 	ASSERT_EQ(0, ret);
 	EXPECT_STREQ("pid,device,minor,max_allocated,max_allocated_ns,"
-		     "max_used,allocs,frees,failures,allocated_at_end\r\n"
-		     "100,0,2,196608,10000003000,,2,1,0,65536\r\n"
-		     "200,0,2,32768,10000002000,,1,1,1,0\r\n"
-		     "300,0,2,20480,10000009000,,2,1,1,4096\r\n"
-		     "100,1,7,8192,10000001500,,1,1,0,0\r\n", s);
+		     "max_used,allocs,frees,failures,allocated_at_end,"
+		     "used_pct\r\n"
+		     "100,0,2,196608,10000003000,,2,1,0,65536,\r\n"
+		     "200,0,2,32768,10000002000,,1,1,1,0,\r\n"
+		     "300,0,2,20480,10000009000,,2,1,1,4096,\r\n"
+		     "100,1,7,8192,10000001500,,1,1,0,0,\r\n", s);
 	free(s);
 }
 
@@ -483,8 +484,9 @@ TEST(used_bytes)
 	EXPECT_NE(NULL, strstr(s, "\r\n0,2,1048576,16384,10000004000,2000,"
 			       "12.207031,16384,10000004000,4,0,0,4,16384,"));
 	EXPECT_NE(NULL, strstr(s, ",0,,tiny op 0 CONV2D\r\n"));
+	/* the process's own ratio, the same here: one process */
 	EXPECT_NE(NULL, strstr(s, "\r\n100,0,2,16384,10000004000,2000,4,0,0,"
-			       "16384\r\n"));
+			       "16384,12.207031\r\n"));
 	EXPECT_NE(NULL, strstr(s, "model_id,model,op_index,name,records,"
 			       "in_bytes,out_bytes,live_bytes,alloc_bytes\r\n"
 			       "5,tiny,0,CONV2D,1,1000,1000,2000,7424\r\n"
