@@ -75,7 +75,7 @@ cat <<MSG
       (https://ui.perfetto.dev, "Open trace file"), chrome://tracing ("Load")
       or speedscope (https://www.speedscope.app)
   $OUT/mobilenet.sqlite          SQLite: sqlite3 $OUT/mobilenet.sqlite 'select * from executions'
-  $OUT/mobilenet-memory.svg      memory flow (time across, device address up, a
+  $OUT/mobilenet-memory.svg      memory flow (time across, device address down, a
       rectangle per buffer, its owner, size and times as a tooltip): open it in
       a web browser (chromium $OUT/mobilenet-memory.svg, or drag it into a tab)
 MSG
