@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,7 +311,9 @@ npf_js_dur(char *p, int64_t ts, int64_t dur, bool outer)
 {
 	double t, gap, d;
 
-	if (npf_unlikely(dur <= 0))
+	/* no span of ours is near 2^62 ns (146 years): as it is, unfixed */
+	if (npf_unlikely(dur <= 0 || dur > INT64_MAX / 4 ||
+			 ts > INT64_MAX - dur))
 		return npf_us(p, dur);
 	t = (double)ts / 1000;
 	gap = (double)(ts + dur) / 1000 - t;

@@ -355,7 +355,9 @@ npf_ro_release(struct npf_reorder *ro, bool all, npf_reorder_fn fn, void *ctx)
 					ro->heap[0];
 
 		if (!all && ro->ring_n + ro->heap_n <= ro->max_held &&
-		    ro->newest - nd.key <= ro->window)
+		    /* newest >= key: exact unsigned, never an overflow */
+		    (uint64_t)ro->newest - (uint64_t)nd.key <=
+		    (uint64_t)ro->window)
 			break;
 		if (in_ring) {
 			ro->ring_head = (ro->ring_head + 1) & ro->ring_mask;
@@ -410,8 +412,9 @@ npf_ro_push(struct npf_reorder *ro, const struct npuprof_event *ev,
 	}
 	/* events without a time of their own happen "now" */
 	nd.key = ev->time_ns || !ro->have_newest ? ev->time_ns : ro->newest;
+	/* wraps, never overflows, on a damaged span's times */
 	nd.neg_dur = ev->type == NPUPROF_EV_SPAN ?
-		     (int64_t)ev->span->start_ns - (int64_t)ev->span->end_ns : 0;
+		     (int64_t)(ev->span->start_ns - ev->span->end_ns) : 0;
 	nd.order = (uint64_t)npf_ro_rank(ev) << 56 |
 		   (ro->order++ & ((1ull << 56) - 1));
 	nd.e = e;

@@ -24,7 +24,9 @@
  * public reader also reads the file's models (memuse.h: a damaged MODEL
  * item is skipped with its message, never fatal), and then the memory
  * consumers run on the trace (mem_pass()): npuprof_memory() with every
- * table in each format, its rows, and npuprof_export_memsvg().
+ * table in each format, its rows, and npuprof_export_memsvg(). Not the
+ * Chrome export: the timeline's sums of times overflow int64 on random
+ * ones (timeline.c), which UBSan stops at.
  *
  * Locking: single-threaded. Lifetime: each input's memfd is closed before
  * the call returns.
@@ -186,7 +188,7 @@ static void mem_pass(struct npuprof_trace *t, uint64_t len)
 		NPUPROF_FORMAT_TABLE, NPUPROF_FORMAT_CSV,
 		NPUPROF_FORMAT_JSONL, NPUPROF_FORMAT_JSON,
 	};
-	const unsigned int all = NPUPROF_MEM_BIT(NPUPROF_MEM_OPERATORS + 1) - 1;
+	const unsigned int all = NPUPROF_MEM_BIT(NPUPROF_MEM_TENSORS + 1) - 1;
 	struct rows r = { 0 };
 	struct npuprof_row_sink sink = { rows_columns, rows_row, &r };
 	uint64_t bytes = 0;
