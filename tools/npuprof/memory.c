@@ -109,28 +109,6 @@ static const char memory_help[] =
 "    npuprof memory --format json mobilenet.npuprof | jq .devices\n"
 "    npuprof memory --table events --format csv > memory-events.csv\n";
 
-static int mem_format(const char *prog, const char *s, unsigned int *format)
-{
-	static const struct {
-		const char *name;
-		unsigned int format;
-	} f[] = {
-		{ "table", NPUPROF_FORMAT_TABLE },
-		{ "csv", NPUPROF_FORMAT_CSV },
-		{ "json", NPUPROF_FORMAT_JSON },
-		{ "jsonl", NPUPROF_FORMAT_JSONL },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (!strcmp(s, f[i].name)) {
-			*format = f[i].format;
-			return 0;
-		}
-	return npu_cli_usage_error(prog, "--format: invalid value '%s': must be table, csv, json or jsonl",
-				   s);
-}
-
 static int memory_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -144,8 +122,7 @@ static int memory_main(int argc, char **argv)
 	const char *prog = NPC_PROG " memory", *input = NULL, *name;
 	unsigned int format = NPUPROF_FORMAT_TABLE, tables = 0, top = 0, t;
 	struct npuprof_trace *tr;
-	char *end;
-	unsigned long v;
+	uint64_t v;
 	int c, ret;
 
 	opterr = 0;
@@ -156,12 +133,11 @@ static int memory_main(int argc, char **argv)
 			input = optarg;
 			break;
 		case 'f':
-			if (mem_format(prog, optarg, &format))
+			if (npc_parse_format(prog, optarg, &format))
 				return 2;
 			break;
 		case 'n':
-			v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || !v || v > 1000000)
+			if (npu_cli_parse_u64(optarg, 1, 1000000, &v))
 				return npu_cli_usage_error(prog, "--top: invalid value '%s': must be 1 to 1000000",
 							   optarg);
 			top = (unsigned int)v;
