@@ -46,7 +46,7 @@ PACKAGES=(
 	dwarves clang llvm libelf-dev zlib1g-dev bpftool
 	libclang-rt-14-dev
 	libsqlite3-dev sqlite3 python3-pandas
-	python3-dev python3-numpy python3-pytest
+	python3-dev python3-numpy python3-pytest python3-onnx
 	python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
 	systemtap-sdt-dev bpftrace linux-perf trace-cmd
 	chromium nodejs
