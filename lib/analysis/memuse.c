@@ -12,6 +12,13 @@
  * operator then come from a difference array over the lifetimes: O(tensors
  * + operators), the figures of every operator computed at parse time.
  *
+ * The layer table that may follow the program (npu_model_layers.h) is
+ * checked with npu_layers_check() against the program's operators; a bad
+ * one is dropped alone (the model keeps its memory figures) and its
+ * reason kept for the reader's warning. Each operator's layer is copied
+ * with its shapes formatted once (npu_layer_shapes_fmt()), so the reports
+ * take them as strings.
+ *
  * Locking: none; a parsed model is immutable. Lifetime: from
  * npf_model_parse() to npf_model_free(); it copies what it keeps and
  * holds no pointer into the item.
@@ -25,6 +32,7 @@
 
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
 #include "memuse.h"
 #include "trace_format.h"
 
@@ -37,6 +45,19 @@ struct npf_model {
 	struct npf_op_mem *op;		/* [n_ops] */
 	struct npf_tensor_mem *t;	/* [mem.n_tensors] */
 	struct npf_model_mem mem;
+	/* the layer table, NULL without (or dropped) */
+	struct npf_op_layer *layer;	/* [n_ops] */
+	char *lstr;			/* names, op types, shapes */
+	char layers_err[96];		/* why it was dropped, or "" */
+};
+
+/* The longest shape text: 3 shapes of "i32[4294967295,...]" (< 50 each) */
+#define NPF_SHAPES_MAX	256
+
+/* An operator's layer: offsets into npf_model.lstr; macs and weights */
+struct npf_op_layer {
+	uint32_t name, op_type, in_shapes, out_shapes;
+	uint64_t macs, weight_bytes;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -281,6 +302,79 @@ static void compute(struct pctx *c, struct npf_model *m)
 	}
 }
 
+/*
+ * The layer table of @m at @off of the @len bytes of @body, if the body
+ * goes on there: checked, then copied. A bad table is dropped, its
+ * reason in m->layers_err. Return: 0, or -ENOMEM.
+ */
+static int parse_layers(struct npf_model *m, const uint8_t *body, size_t len,
+			uint64_t off)
+{
+	const struct npu_layers_hdr *h;
+	uint64_t pool = 0, tlen;
+	uint32_t *buf, i, p;
+	const char *why;
+	char *str, tmp[NPF_SHAPES_MAX];
+	long at;
+
+	if (off >= len)
+		return 0;	/* none */
+	/* a copy: aligned for npu_layers_check(), as long as it can check */
+	tlen = len - off;
+	buf = malloc(tlen + sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, body + off, tlen);
+	h = (const struct npu_layers_hdr *)buf;
+	why = npu_layers_check(buf, tlen, m->n_ops, &at);
+	if (why) {
+		if (at >= 0)
+			snprintf(m->layers_err, sizeof(m->layers_err),
+				 "layer %ld: %s", at, why);
+		else
+			snprintf(m->layers_err, sizeof(m->layers_err), "%s",
+				 why);
+		free(buf);
+		return 0;
+	}
+	/* the strings, then every operator's two shape texts */
+	pool = h->str_size;
+	for (i = 0; i < m->n_ops; i++) {
+		const struct npu_layer_desc *d = npu_layers_desc(h, i);
+
+		pool += (uint64_t)npu_layer_shapes_fmt(d->in, d->n_in, tmp,
+						       sizeof(tmp)) +
+			(uint64_t)npu_layer_shapes_fmt(&d->out, d->n_out, tmp,
+						       sizeof(tmp)) + 2;
+	}
+	m->layer = calloc(m->n_ops, sizeof(*m->layer));
+	m->lstr = malloc(pool);
+	if (!m->layer || !m->lstr) {
+		free(buf);
+		return -ENOMEM;
+	}
+	str = m->lstr;
+	memcpy(str, npu_layers_str(h, 0), h->str_size);
+	p = h->str_size;
+	for (i = 0; i < m->n_ops; i++) {
+		const struct npu_layer_desc *d = npu_layers_desc(h, i);
+		struct npf_op_layer *l = &m->layer[i];
+
+		l->name = d->name;
+		l->op_type = d->op_type;
+		l->macs = d->macs;
+		l->weight_bytes = d->weight_bytes;
+		l->in_shapes = p;
+		p += (uint32_t)npu_layer_shapes_fmt(d->in, d->n_in, str + p,
+						    pool - p) + 1;
+		l->out_shapes = p;
+		p += (uint32_t)npu_layer_shapes_fmt(&d->out, d->n_out, str + p,
+						    pool - p) + 1;
+	}
+	free(buf);
+	return 0;
+}
+
 int npf_model_parse(const void *body, size_t len, struct npf_model **mp,
 		    char *err, size_t errlen)
 {
@@ -326,6 +420,13 @@ int npf_model_parse(const void *body, size_t len, struct npf_model **mp,
 	memcpy(m->name, c.h.name, sizeof(m->name));
 	m->n_ops = c.ph.n_ops;
 	compute(&c, m);
+	/* the layer table after the program, padded to 8 bytes */
+	ret = parse_layers(m, b, len, sizeof(c.h) +
+			   (((uint64_t)c.h.prog_size + 7) & ~7ull));
+	if (ret) {
+		ret = bad(err, errlen, ret, "out of memory");
+		goto out;
+	}
 	*mp = m;
 	m = NULL;
 out:
@@ -346,6 +447,8 @@ void npf_model_free(struct npf_model *m)
 	free(m->opcode);
 	free(m->op);
 	free(m->t);
+	free(m->layer);
+	free(m->lstr);
 	free(m);
 }
 
@@ -396,4 +499,32 @@ int npf_model_mem(const struct npf_model *m, struct npf_model_mem *out)
 {
 	*out = m->mem;
 	return 0;
+}
+
+bool npf_model_has_layers(const struct npf_model *m)
+{
+	return m && m->layer;
+}
+
+const char *npf_model_layers_error(const struct npf_model *m)
+{
+	return m ? m->layers_err : "";
+}
+
+void npf_model_layer(const struct npf_model *m, uint32_t op,
+		     struct npf_layer *out)
+{
+	const struct npf_op_layer *l;
+
+	if (!m || !m->layer || op >= m->n_ops) {
+		*out = (struct npf_layer){ "", "", "", "", 0, 0 };
+		return;
+	}
+	l = &m->layer[op];
+	*out = (struct npf_layer){
+		.name = m->lstr + l->name, .op_type = m->lstr + l->op_type,
+		.in_shapes = m->lstr + l->in_shapes,
+		.out_shapes = m->lstr + l->out_shapes,
+		.macs = l->macs, .weight_bytes = l->weight_bytes,
+	};
 }

@@ -16,6 +16,7 @@
 #ifndef NPF_MEMUSE_H
 #define NPF_MEMUSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,7 +66,12 @@ struct npf_model_mem {
  * bytes after its struct npf_item header) into *@m. Everything is
  * checked: the sizes, the name, the slot table, the program's header and
  * tables, every tensor's slot and size, every operator's tensor indices.
- * On error, @err receives what was wrong (without the file's name).
+ * On error, @err receives what was wrong (without the file's name). The
+ * layer table that may follow the program (at sizeof(struct
+ * npf_item_model) + prog_size rounded up to 8; none when the body ends
+ * there) is checked with npu_layers_check() for the program's n_ops: a
+ * bad one is dropped alone, npf_model_layers_error() tells why, and the
+ * model is still parsed.
  * Return: 0; -EBADMSG for a damaged item; -ENOMEM.
  */
 int npf_model_parse(const void *body, size_t len, struct npf_model **m,
@@ -120,6 +126,44 @@ int npf_model_tensor(const struct npf_model *m, uint32_t i,
 /* npf_model_mem() - memory of the whole program. Return: 0. */
 int npf_model_mem(const struct npf_model *m, struct npf_model_mem *out);
 
+/**
+ * struct npf_layer - the source layer of one operator (npu_model_layers.h)
+ * @name: the layer (ONNX node) name; "" when the model has no table
+ * @op_type: the source op type ("QLinearConv+Clip"); "" without
+ * @in_shapes: its inputs, npu_layer_shapes_fmt() ("u8[1,3,224,224]
+ *	i8[32,3,3,3] i32[32]"); "" without
+ * @out_shapes: its output, likewise
+ * @macs: the table's MACs of the operator; 0 without
+ * @weight_bytes: the bytes of its weights and bias; 0 without
+ *
+ * The strings belong to the model (they live as long as it does).
+ */
+struct npf_layer {
+	const char *name;
+	const char *op_type;
+	const char *in_shapes;
+	const char *out_shapes;
+	uint64_t macs;
+	uint64_t weight_bytes;
+};
+
+/* Does @m (may be NULL) have a sound layer table? */
+bool npf_model_has_layers(const struct npf_model *m);
+
+/*
+ * npf_model_layer() - the layer of operator @op of @m into *@out: empty
+ * strings and zeros when @m is NULL, has no table or @op is out of range
+ */
+void npf_model_layer(const struct npf_model *m, uint32_t op,
+		     struct npf_layer *out);
+
+/*
+ * npf_model_layers_error() - why the layer table of @m was dropped ("bad
+ * magic", "layer 3: unknown dtype": npu_layers_check()'s reason), or ""
+ * when it had none or a sound one
+ */
+const char *npf_model_layers_error(const struct npf_model *m);
+
 /* ------------------------------------------------------------------ */
 /* The models of an open trace (trace.c)                                */
 /* ------------------------------------------------------------------ */
@@ -147,6 +191,14 @@ const struct npf_model *npf_trace_model_at(const struct npuprof_trace *t,
  * last one's message, "PATH: offset N: model: what was wrong", or "".
  */
 uint64_t npf_trace_models_bad(const struct npuprof_trace *t,
+			      const char **msg);
+
+/*
+ * Layer tables dropped so far (the models kept without them); *@msg (if
+ * not NULL) receives the last one's message, "PATH: offset N: model M:
+ * layer table: why" (M the model id), or "".
+ */
+uint64_t npf_trace_layers_bad(const struct npuprof_trace *t,
 			      const char **msg);
 
 /*

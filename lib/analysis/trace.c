@@ -75,6 +75,8 @@ struct npuprof_trace {
 	uint64_t models_bad;		/* damaged MODEL items skipped */
 	uint64_t models_off;		/* MODEL items before it were seen */
 	char models_err[256];		/* the last one's message */
+	uint64_t layers_bad;		/* layer tables dropped */
+	char layers_err[256];		/* the last one's message */
 };
 
 /* Room in @v for @n more samples */
@@ -142,6 +144,14 @@ static int npf_model_item(struct npuprof_trace *t, const struct npf_item *it,
 		npf_model_free(m);
 		return 0;
 	}
+	if (*npf_model_layers_error(m)) {
+		/* the model stays, without its layers */
+		t->layers_bad++;
+		snprintf(t->layers_err, sizeof(t->layers_err),
+			 "%s: offset %llu: model %u: layer table: %s", t->path,
+			 (unsigned long long)off, npf_model_id(m),
+			 npf_model_layers_error(m));
+	}
 	if (t->nmodels == t->models_cap) {
 		size_t cap = t->models_cap ? 2 * t->models_cap : 8;
 
@@ -186,6 +196,14 @@ uint64_t npf_trace_models_bad(const struct npuprof_trace *t,
 	if (msg)
 		*msg = t ? t->models_err : "";
 	return t ? t->models_bad : 0;
+}
+
+uint64_t npf_trace_layers_bad(const struct npuprof_trace *t,
+			      const char **msg)
+{
+	if (msg)
+		*msg = t ? t->layers_err : "";
+	return t ? t->layers_bad : 0;
 }
 
 int npf_trace_load_models(struct npuprof_trace *t)

@@ -60,6 +60,10 @@
  *
  * allocated (the slots the program uses) 4096 + 1024 + 256 + 2048 = 7424.
  * max_used 2000 against max_allocated 16384: 12.20703125 %.
+ *
+ * Its MODEL item carries the layer table of layers_gen.h after the
+ * program: op0 is layer "conv1/Conv", op1 "fc/Gemm", with their shapes
+ * (mem_gen_model_item_tail() writes other bytes there instead).
  */
 #ifndef MEMORY_GEN_H
 #define MEMORY_GEN_H
@@ -74,6 +78,7 @@
 #include "npu/npu_model_file.h"
 #include "npu/npu_program.h"
 #include "gen_util.h"
+#include "layers_gen.h"
 #include "npuprof.h"
 #include "trace_format.h"
 #include "writer.h"
@@ -184,18 +189,20 @@ static inline void mem_gen_prog_op(struct npu_prog_op *o, uint16_t code,
 	o->out = out;
 }
 
-/* Model 5, "tiny", described above: its MODEL item */
-static inline void mem_gen_model_item(struct npf_writer *w)
+/* Model 5's MODEL item body up to its program's end, padded to 8 bytes */
+struct mem_gen_body {
+	struct npf_item_model h;
+	uint8_t prog[(MEM_PROG_SIZE + 7) & ~7u];
+};
+
+/* Model 5, "tiny", described above: its MODEL item's body into *@b */
+static inline void mem_gen_model_body(struct mem_gen_body *b)
 {
 	static const uint64_t slot_size[4] = { 4096, 1024, 256, 2048 };
 	static const uint32_t slot_kind[4] = {
 		NPU_MODEL_SLOT_CONST, NPU_MODEL_SLOT_INPUT,
 		NPU_MODEL_SLOT_OUTPUT, NPU_MODEL_SLOT_SCRATCH,
 	};
-	struct {
-		struct npf_item_model h;
-		uint8_t prog[MEM_PROG_SIZE];
-	} b;
 	struct npu_prog_hdr ph = {
 		.magic = NPU_PROG_MAGIC, .version = NPU_PROG_VERSION,
 		.hdr_size = sizeof(ph), .n_tensors = MEM_NT, .n_ops = MEM_NO,
@@ -205,25 +212,48 @@ static inline void mem_gen_model_item(struct npf_writer *w)
 	struct npu_prog_tensor t[MEM_NT];
 	struct npu_prog_op o[MEM_NO];
 
-	memset(&b, 0, sizeof(b));
-	b.h.model_id = 5;
-	b.h.pid = 100;
-	snprintf(b.h.name, sizeof(b.h.name), "tiny");
-	b.h.n_slots = 4;
-	b.h.prog_size = MEM_PROG_SIZE;
-	memcpy(b.h.slot_size, slot_size, sizeof(slot_size));
-	memcpy(b.h.slot_kind, slot_kind, sizeof(slot_kind));
+	memset(b, 0, sizeof(*b));
+	b->h.model_id = 5;
+	b->h.pid = 100;
+	snprintf(b->h.name, sizeof(b->h.name), "tiny");
+	b->h.n_slots = 4;
+	b->h.prog_size = MEM_PROG_SIZE;
+	memcpy(b->h.slot_size, slot_size, sizeof(slot_size));
+	memcpy(b->h.slot_kind, slot_kind, sizeof(slot_kind));
 	mem_gen_tensor(&t[0], 1, 0, 600);
 	mem_gen_tensor(&t[1], 0, 0, 400);
 	mem_gen_tensor(&t[2], 3, 0, 1000);
 	mem_gen_tensor(&t[3], 2, 0, 200);
 	mem_gen_prog_op(&o[0], NPU_OP_CONV2D, 0, 1, 2);
 	mem_gen_prog_op(&o[1], NPU_OP_FC, 2, 1, 3);
-	memcpy(b.prog, &ph, sizeof(ph));
-	memcpy(b.prog + ph.tensors_off, t, sizeof(t));
-	memcpy(b.prog + ph.ops_off, o, sizeof(o));
-	if (npf_writer_add(w, NPF_ITEM_MODEL, &b, sizeof(b), NULL, 0))
+	memcpy(b->prog, &ph, sizeof(ph));
+	memcpy(b->prog + ph.tensors_off, t, sizeof(t));
+	memcpy(b->prog + ph.ops_off, o, sizeof(o));
+}
+
+/*
+ * Model 5's MODEL item, with @tail_len bytes of @tail after the program
+ * padded to 8 bytes (none when 0)
+ */
+static inline void mem_gen_model_item_tail(struct npf_writer *w,
+					   const void *tail, size_t tail_len)
+{
+	struct mem_gen_body b;
+
+	mem_gen_model_body(&b);
+	if (npf_writer_add(w, NPF_ITEM_MODEL, &b,
+			   tail_len ? sizeof(b) : sizeof(b.h) + MEM_PROG_SIZE,
+			   tail, tail_len))
 		abort();
+}
+
+/* Model 5's MODEL item with its layer table (layers_gen.h) */
+static inline void mem_gen_model_item(struct npf_writer *w)
+{
+	struct lay_table t;
+
+	lay_gen_table(&t);
+	mem_gen_model_item_tail(w, &t, LAY_SIZE);
 }
 
 static const uint16_t mem_gen_opcode[MEM_NO] = { NPU_OP_CONV2D, NPU_OP_FC };
@@ -322,9 +352,11 @@ static inline void mem_gen_model_write(const char *path)
  * 2000 at T+8, 1600 at T+22, 0 at T+30. Job 1's SUBMIT span follows its
  * records in the file (as a capture writes it: at its end), job 2's comes
  * first: the model is process 100's, so the join holds only process
- * 100's operators for a span to come (join.c).
+ * 100's operators for a span to come (join.c). mem_gen_jobs_write_tail()
+ * puts other bytes than the layer table after the model's program.
  */
-static inline void mem_gen_jobs_write(const char *path)
+static inline void mem_gen_jobs_write_tail(const char *path,
+					   const void *tail, size_t tail_len)
 {
 	static const struct {
 		int32_t pid;
@@ -344,7 +376,7 @@ static inline void mem_gen_jobs_write(const char *path)
 	if (npf_writer_open(path, 4096, &w))
 		abort();
 	mem_gen_device(w, 0, 2, 1048576);
-	mem_gen_model_item(w);
+	mem_gen_model_item_tail(w, tail, tail_len);
 	for (i = 0; i < 11; i++) {
 		uint64_t h = MEM_T0 + (uint64_t)i * 10000000;
 
@@ -392,6 +424,15 @@ static inline void mem_gen_jobs_write(const char *path)
 	}
 	if (npf_writer_close(w))
 		abort();
+}
+
+/* That trace, its model with the layer table of layers_gen.h */
+static inline void mem_gen_jobs_write(const char *path)
+{
+	struct lay_table t;
+
+	lay_gen_table(&t);
+	mem_gen_jobs_write_tail(path, &t, LAY_SIZE);
 }
 
 /* The trace above in a new temporary file; free() the path */
