@@ -86,7 +86,8 @@ class Builder:
         self.form = form
         self.nodes = []
         self.inits = []
-        self.names = set()
+        self.names = set()	# values and initializers
+        self.nnames = set()	# nodes: a namespace of their own
         # ONNX name of the uint8 tensor holding each dump tensor, and its
         # NHWC shape, scale and zero point
         self.u8 = {}
@@ -95,13 +96,17 @@ class Builder:
 
     # -- helpers ---------------------------------------------------------
 
-    def uniq(self, name):
+    @staticmethod
+    def uniq_in(names, name):
         n, i = name, 1
-        while n in self.names:
+        while n in names:
             i += 1
             n = "%s_%d" % (name, i)
-        self.names.add(n)
+        names.add(n)
         return n
+
+    def uniq(self, name):
+        return self.uniq_in(self.names, name)
 
     def const(self, name, arr):
         name = self.uniq(name)
@@ -116,7 +121,8 @@ class Builder:
 
     def node(self, op, inputs, outputs, name, **attrs):
         self.nodes.append(helper.make_node(op, inputs, outputs,
-                                           name=self.uniq(name), **attrs))
+                                           name=self.uniq_in(self.nnames, name),
+                                           **attrs))
 
     def value(self, base):
         return self.uniq(base)
@@ -360,9 +366,12 @@ class Builder:
                 self.fc(L)
             else:
                 raise Error("layer %r: unknown op %r" % (L.get("name"), op))
-        if O["name"] not in self.u8:
+        # the graph output is the tensor of that name, else the last layer's
+        last = O["name"] if O["name"] in self.u8 else \
+            (p["layers"][-1]["output"] if p["layers"] else None)
+        if last not in self.u8:
             raise Error("output %r is not produced by any layer" % O["name"])
-        y, oshape, ys, yz = self.u8[O["name"]]
+        y, oshape, ys, yz = self.u8[last]
         if ys != f32(O["scale"]) or yz != int(O["zero_point"]):
             raise Error("output %r: scale/zero point differ from its layer's" %
                         O["name"])
