@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "npu_cli.h"
+#include "op.h"
 
 static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_record,
@@ -23,6 +24,7 @@ static const struct npc_cmd *const cmds[] = {
 	&npc_cmd_diff,
 	&npc_cmd_devices,
 	&npc_cmd_top,
+	&npc_cmd_op,
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
