@@ -3,7 +3,8 @@
  * model.c - the models the process loaded (npuprof_model_register()), for
  * the trace files: each becomes a MODEL item (trace_format.h) in the file
  * of the session that captures the process's host spans, once, at the
- * session's start or at its registration, whichever comes later.
+ * session's start or at its registration, whichever comes later. The item
+ * carries the program and, when the model has one, its layer table.
  *
  * Locking: one mutex (npf_models_lock) guards the list and the attached
  * session; a session's writer callback is called with it held and takes
@@ -19,17 +20,29 @@
 
 #include "compiler.h"
 #include "models.h"
+#include "npu/npu_model_layers.h"
 #include "trace_format.h"
 
 _Static_assert(NPUPROF_MODEL_MAX_SLOTS == NPF_MODEL_MAX_SLOTS,
 	       "the public and the file's slot limits agree");
 _Static_assert(sizeof(struct npf_item_model) % 8 == 0,
 	       "the program follows the header 8-aligned");
+_Static_assert(sizeof(struct npf_item) + sizeof(struct npf_item_model) +
+	       NPUPROF_MODEL_MAX_ITEM <= NPF_CHUNK_DEFAULT,
+	       "a MODEL item fits a chunk of the sessions' files");
+_Static_assert(NPUPROF_MODEL_MAX_PROGRAM <= NPUPROF_MODEL_MAX_ITEM &&
+	       NPUPROF_MODEL_MAX_LAYERS <= NPUPROF_MODEL_MAX_ITEM,
+	       "each part alone fits an item");
 
+/*
+ * @body: the MODEL item's body after @hdr: the program, zeros up to a
+ * multiple of 8, then the layer table when there is one; @body_size bytes
+ */
 struct npf_model_ent {
 	struct npf_model_ent *next;
 	struct npf_item_model hdr;
-	void *prog;
+	void *body;
+	size_t body_size;
 };
 
 static pthread_mutex_t npf_models_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,33 +70,51 @@ static int npf_model_write(struct npf_model_ent *e)
 {
 	e->hdr.pid = getpid();
 	return npf_models_fn(npf_models_owner, &e->hdr, sizeof(e->hdr),
-			     e->prog, e->hdr.prog_size);
+			     e->body, e->body_size);
 }
 
 NPUPROF_EXPORT
 int npuprof_model_register(const struct npuprof_model_desc *desc,
 			   uint32_t *model_id)
 {
+	const void *layers = NULL;
+	size_t layers_size = 0, prog_pad;
 	struct npf_model_ent *e;
 	unsigned int i;
 
-	if (!desc || !model_id || desc->sz < sizeof(*desc) ||
+	if (!desc || !model_id || desc->sz < NPUPROF_MODEL_DESC_SZ_V0 ||
 	    !desc->program || !desc->slot_sizes || !desc->n_slots ||
 	    desc->n_slots > NPUPROF_MODEL_MAX_SLOTS ||
 	    desc->program_size < 32)
 		return -EINVAL;
-	if (desc->program_size > NPUPROF_MODEL_MAX_PROGRAM)
+	/* a caller built before the layer table passes the older size */
+	if (desc->sz >= offsetof(struct npuprof_model_desc, layers_size) +
+			sizeof(desc->layers_size)) {
+		layers = desc->layers;
+		layers_size = desc->layers_size;
+		if (!layers != !layers_size ||
+		    (layers && layers_size < sizeof(struct npu_layers_hdr)))
+			return -EINVAL;
+	}
+	if (desc->program_size > NPUPROF_MODEL_MAX_PROGRAM ||
+	    layers_size > NPUPROF_MODEL_MAX_LAYERS)
+		return -E2BIG;
+	prog_pad = NPF_ALIGN8(desc->program_size);
+	if (prog_pad + layers_size > NPUPROF_MODEL_MAX_ITEM)
 		return -E2BIG;
 	pthread_once(&npf_models_once, npf_models_init);
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->prog = malloc(desc->program_size);
-	if (!e->prog) {
+	e->body_size = layers ? prog_pad + layers_size : desc->program_size;
+	e->body = calloc(1, e->body_size);
+	if (!e->body) {
 		free(e);
 		return -ENOMEM;
 	}
-	memcpy(e->prog, desc->program, desc->program_size);
+	memcpy(e->body, desc->program, desc->program_size);
+	if (layers)
+		memcpy((uint8_t *)e->body + prog_pad, layers, layers_size);
 	if (desc->name)
 		strncpy(e->hdr.name, desc->name, sizeof(e->hdr.name) - 1);
 	e->hdr.n_slots = desc->n_slots;
@@ -120,7 +151,7 @@ int npuprof_model_unregister(uint32_t model_id)
 	pthread_mutex_unlock(&npf_models_lock);
 	if (!e)
 		return -ENOENT;
-	free(e->prog);
+	free(e->body);
 	free(e);
 	return 0;
 }

@@ -495,6 +495,13 @@ int npuprof_session_add_meta(struct npuprof_session *sess, const char *key,
 /* Limits of struct npuprof_model_desc */
 #define NPUPROF_MODEL_MAX_SLOTS		16
 #define NPUPROF_MODEL_MAX_PROGRAM	(192u * 1024)	/* bytes */
+/*
+ * Bytes of a layer table. A MODEL item (the header, the program padded to
+ * 8 bytes and the layer table) must also fit one chunk of the trace file:
+ * NPUPROF_MODEL_MAX_ITEM bytes of program and layers together.
+ */
+#define NPUPROF_MODEL_MAX_LAYERS	(160u * 1024)
+#define NPUPROF_MODEL_MAX_ITEM		(255u * 1024)
 
 /**
  * struct npuprof_model_desc - a loaded model, as the trace file keeps it
@@ -508,6 +515,11 @@ int npuprof_session_add_meta(struct npuprof_session *sess, const char *key,
  * @slot_sizes: bytes of each slot (0: unknown)
  * @slot_kinds: kind of each slot (NPU_MODEL_SLOT_* of
  *	include/npu/npu_model_file.h), or NULL when unknown
+ * @layers: its layer table (include/npu/npu_model_layers.h), checked by
+ *	the caller against the program; copied; or NULL. Read only when @sz
+ *	covers @layers_size (older callers pass a smaller @sz)
+ * @layers_size: bytes of @layers, 16..NPUPROF_MODEL_MAX_LAYERS; 0 when
+ *	@layers is NULL
  */
 struct npuprof_model_desc {
 	size_t sz;
@@ -517,19 +529,28 @@ struct npuprof_model_desc {
 	unsigned int n_slots;
 	const uint64_t *slot_sizes;
 	const uint32_t *slot_kinds;
+	const void *layers;
+	size_t layers_size;
 };
+
+/* @sz of a struct npuprof_model_desc without the layer table's fields */
+#define NPUPROF_MODEL_DESC_SZ_V0	offsetof(struct npuprof_model_desc, layers)
 
 /**
  * npuprof_model_register() - describe a loaded model to the trace files
- * @desc: the model; copied (a few KiB: the program's tables)
+ * @desc: the model; copied (a few KiB: the program's tables and the
+ *	layer table)
  * @model_id: out: its id, nonzero, unique in the process
  *
  * Costs one copy of the program whether or not a session captures; the
  * program is not checked beyond its size (the reader of the file checks
  * it). Thread-safe.
  *
- * Return: 0; -EINVAL for a bad @desc (size, slots); -E2BIG for a program
- * larger than NPUPROF_MODEL_MAX_PROGRAM; -ENOMEM. Writing the model into
+ * Return: 0; -EINVAL for a bad @desc (size, slots, a layer table without
+ * its size or the reverse); -E2BIG for a program larger than
+ * NPUPROF_MODEL_MAX_PROGRAM, a layer table larger than
+ * NPUPROF_MODEL_MAX_LAYERS, or both together (the program rounded up to 8
+ * bytes) larger than NPUPROF_MODEL_MAX_ITEM; -ENOMEM. Writing the model into
  * a running session's file can fail only as the file does: then the
  * session's error is logged and the registration still succeeds.
  */

@@ -101,7 +101,7 @@ enum npf_item_type {
 	NPF_ITEM_END = 11,	/* struct npf_item_end: the file is complete */
 	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
 	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
-	NPF_ITEM_MODEL = 14,	/* struct npf_item_model + its program */
+	NPF_ITEM_MODEL = 14,	/* struct npf_item_model + program + layers */
 	NPF_ITEM_TYPE_MAX = 14,
 };
 
@@ -195,7 +195,12 @@ struct npf_item_clocks {
  * buffer slots of the job, @slot_size bytes and @slot_kind
  * NPU_MODEL_SLOT_* each, 0 unknown) and its program verbatim (@prog_size
  * bytes: struct npu_prog_hdr, tensor table, operator table, as
- * include/npu/npu_program.h lays them out; the constants are not stored)
+ * include/npu/npu_program.h lays them out; the constants are not stored).
+ * When the model has a layer table, zeros pad the program to a multiple
+ * of 8 bytes and the table follows verbatim (include/npu/
+ * npu_model_layers.h; it starts with NPU_LAYERS_MAGIC and runs to the end
+ * of the body, at most NPUPROF_MODEL_MAX_LAYERS bytes); without one the
+ * body ends with the program (and the item's zero padding).
  */
 #define NPF_MODEL_MAX_SLOTS	16
 #define NPF_MODEL_NAME_LEN	32
