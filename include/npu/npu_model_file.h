@@ -8,8 +8,9 @@
  *
  * A file is: struct npu_model_file_hdr at offset 0, then (in any order, each
  * 8-byte aligned, inside the file, not overlapping each other or the header)
- * the slot table, the I/O descriptor table, the program and the constant blob
- * (64-byte aligned).
+ * the slot table, the I/O descriptor table, the program, the constant blob
+ * (64-byte aligned) and, with NPU_MODEL_F_LAYERS, the layer table
+ * (include/npu/npu_model_layers.h).
  *
  * At run time slot 0 holds the constant blob at offset 0 and the program at
  * prog_slot_offset; slot 0 is shared read-only by every inference. The other
@@ -32,6 +33,10 @@
 #define NPU_MODEL_MAX_SLOT	(1ull << 30)	/* bytes of one slot */
 #define NPU_MODEL_NAME_LEN	32
 
+/* struct npu_model_file_hdr.flags */
+#define NPU_MODEL_F_LAYERS	(1u << 0)	/* the file has a layer table */
+#define NPU_MODEL_F_ALL		NPU_MODEL_F_LAYERS
+
 /* struct npu_model_slot.kind */
 #define NPU_MODEL_SLOT_CONST	1	/* slot 0 only: constants + program */
 #define NPU_MODEL_SLOT_INPUT	2	/* written by the host before a run */
@@ -43,7 +48,7 @@
  * @magic: NPU_MODEL_MAGIC
  * @version: NPU_MODEL_VERSION
  * @hdr_size: sizeof(struct npu_model_file_hdr)
- * @flags: 0
+ * @flags: NPU_MODEL_F_* bits; no other bit is set
  * @crc32: CRC-32 (IEEE 802.3, as zlib's crc32()) of the whole file computed
  *	with this field set to 0
  * @file_size: bytes of the file
@@ -61,6 +66,10 @@
  * @prog_size: bytes of program
  * @const_off: file offset of the constant blob, 64-byte aligned
  * @const_size: bytes of the constant blob (may be 0)
+ * @layers_off: with NPU_MODEL_F_LAYERS, file offset of the layer table
+ *	(8-byte aligned), else 0
+ * @layers_size: with NPU_MODEL_F_LAYERS, bytes of the layer table, exactly
+ *	npu_layers_size(n_layers, str_size), else 0
  * @rsvd: 0
  */
 struct npu_model_file_hdr {
@@ -81,7 +90,9 @@ struct npu_model_file_hdr {
 	__u64 prog_size;
 	__u64 const_off;
 	__u64 const_size;
-	__u32 rsvd[4];
+	__u32 layers_off;
+	__u32 layers_size;
+	__u32 rsvd[2];
 };
 
 /**

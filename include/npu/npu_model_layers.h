@@ -129,8 +129,12 @@ static inline const char *npu_layers_shape_check(const struct npu_layer_shape *s
 
 	if (s->rsvd)
 		return "reserved field set";
-	if (!used)
+	if (!used) {
+		for (d = 0; d < NPU_LAYER_MAX_DIMS; d++)
+			if (s->dims[d])
+				return "unused shape not zero";
 		return s->dtype || s->ndim ? "unused shape not zero" : NULL;
+	}
 	if (!s->dtype || s->dtype > NPU_LAYER_DT_MAX)
 		return "unknown dtype";
 	if (s->ndim > NPU_LAYER_MAX_DIMS)

@@ -317,6 +317,57 @@ LIBNPU_API
 const void *npu_model_const_image(const struct npu_model *model, size_t *size,
 				  uint32_t *prog_offset, uint32_t *prog_size);
 
+/**
+ * npu_model_program() - the model's program, as the device reads it
+ * @model: the model
+ * @size: out: bytes of the program, or NULL
+ *
+ * The program of Documentation/npu/program.rst (struct npu_prog_hdr, then
+ * its tensor and operator tables at the header's offsets), checked by the
+ * loader; the same bytes as npu_model_const_image() at @prog_offset. Its
+ * constant tensors (buf 0) refer to offsets in the constant image.
+ *
+ * Return: the program, 8-byte aligned, valid while @model lives.
+ */
+LIBNPU_API
+const void *npu_model_program(const struct npu_model *model, size_t *size);
+
+/**
+ * npu_model_layers() - the model's layer table
+ * @model: the model
+ * @table: out: the table (include/npu/npu_model_layers.h: a struct
+ *	npu_layers_hdr, one struct npu_layer_desc per program operator, the
+ *	strings), checked by the loader with npu_layers_check(); or NULL
+ * @size: out: its bytes, or NULL
+ *
+ * The table is valid while @model lives.
+ *
+ * Return: 0, or -ENOENT when the model file has none (no
+ * NPU_MODEL_F_LAYERS).
+ */
+LIBNPU_API
+int npu_model_layers(const struct npu_model *model, const void **table,
+		     size_t *size);
+
+/**
+ * npu_model_find_layer() - the operators of a layer, by name
+ * @model: the model
+ * @name: the layer's name (ONNX: the node name), compared exactly
+ * @first_op: out: index of its first operator in the program, or NULL
+ * @n_ops: out: how many consecutive operators carry @name from there
+ *	(1 or more), or NULL
+ *
+ * A source node may become several device operators; they are
+ * consecutive. Should the name occur again after another layer, the first
+ * run is the one returned.
+ *
+ * Return: 0; -ENOENT when the model has no layer table or no layer @name;
+ * -EINVAL for a NULL @name.
+ */
+LIBNPU_API
+int npu_model_find_layer(const struct npu_model *model, const char *name,
+			 unsigned int *first_op, unsigned int *n_ops);
+
 /* ------------------------------------------------------------------ */
 /* Runner                                                               */
 /* ------------------------------------------------------------------ */

@@ -5,7 +5,12 @@
  * Everything is checked here, before a model can reach a device: the file
  * structure, the checksum, the slot plan, the I/O descriptors and the whole
  * program against the slot plan: the device's checks of program.rst
- * (lib/progcheck, shared with libnpuref) and the model's own rules on top.
+ * (lib/progcheck, shared with libnpuref) and the model's own rules on top,
+ * and the layer table (include/npu/npu_model_layers.h) when there is one.
+ *
+ * Lifetime: a model owns copies of its slot 0 image and its layer table;
+ * nothing refers to the caller's file after loading. A loaded model is
+ * read-only, so threads may share it without a lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +47,7 @@ struct vctx {
 	const struct npu_prog_tensor *t;
 	const struct npu_prog_op *ops;
 	const uint8_t *cblob;
+	const uint8_t *layers;		/* NULL without NPU_MODEL_F_LAYERS */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -229,6 +235,34 @@ static int check_io(struct vctx *v, struct npu_model *m)
 	return 0;
 }
 
+/*
+ * The layer table: npu_layers_check() against the program's operator
+ * count, and exactly the section's bytes (a writer pads with string bytes).
+ */
+static int check_layers(struct vctx *v)
+{
+	const struct npu_layers_hdr *lh;
+	const char *why;
+	long idx;
+
+	if (!v->layers)
+		return 0;
+	why = npu_layers_check(v->layers, v->hdr->layers_size, v->ph->n_ops,
+			       &idx);
+	if (why && idx >= 0)
+		return fail(v, -EINVAL, "layer table: layer %ld: %s", idx, why);
+	if (why)
+		return fail(v, -EINVAL, "layer table: %s", why);
+	lh = (const struct npu_layers_hdr *)v->layers;
+	if (npu_layers_size(lh->n_layers, lh->str_size) != v->hdr->layers_size)
+		return fail(v, -EINVAL,
+			    "layer table: %u bytes, its header describes %llu",
+			    v->hdr->layers_size,
+			    (unsigned long long)npu_layers_size(lh->n_layers,
+								lh->str_size));
+	return 0;
+}
+
 static int validate(struct vctx *v, struct npu_model *m)
 {
 	const struct npu_model_file_hdr *h;
@@ -266,8 +300,16 @@ static int validate(struct vctx *v, struct npu_model *m)
 	if (crc != h->crc32)
 		return fail(v, -EBADMSG, "checksum mismatch: file 0x%08x, computed 0x%08x",
 			    h->crc32, crc);
-	if (h->flags || h->rsvd[0] || h->rsvd[1] || h->rsvd[2] || h->rsvd[3])
+	if ((h->flags & ~NPU_MODEL_F_ALL) || h->rsvd[0] || h->rsvd[1])
 		return fail(v, -EINVAL, "reserved header field set");
+	if (!(h->flags & NPU_MODEL_F_LAYERS) && (h->layers_off || h->layers_size))
+		return fail(v, -EINVAL,
+			    "layer table offset or size set without the layers flag");
+	if ((h->flags & NPU_MODEL_F_LAYERS) &&
+	    h->layers_size < sizeof(struct npu_layers_hdr))
+		return fail(v, -EINVAL,
+			    "layer table: %u bytes, shorter than its header",
+			    h->layers_size);
 	if (!memchr(h->name, 0, sizeof(h->name)))
 		return fail(v, -EINVAL, "model name not terminated");
 	for (i = 0; h->name[i]; i++)
@@ -293,10 +335,13 @@ static int validate(struct vctx *v, struct npu_model *m)
 			{ "io table", h->io_off, ib, 8 },
 			{ "program", h->prog_off, h->prog_size, 8 },
 			{ "constants", h->const_off, h->const_size, 64 },
+			{ "layer table", h->layers_off, h->layers_size, 8 },
 		};
-		unsigned int a, b;
+		unsigned int a, b, n = 5;
 
-		for (a = 0; a < 5; a++) {
+		if (h->flags & NPU_MODEL_F_LAYERS)
+			n = 6;
+		for (a = 0; a < n; a++) {
 			if (s[a].off % s[a].align)
 				return fail(v, -EINVAL, "%s offset %llu misaligned",
 					    s[a].name, (unsigned long long)s[a].off);
@@ -315,6 +360,8 @@ static int validate(struct vctx *v, struct npu_model *m)
 	v->slots = (const struct npu_model_slot *)(v->file + h->slots_off);
 	v->prog = v->file + h->prog_off;
 	v->cblob = v->file + h->const_off;
+	if (h->flags & NPU_MODEL_F_LAYERS)
+		v->layers = v->file + h->layers_off;
 	for (i = 0; i < h->n_slots; i++) {
 		const struct npu_model_slot *s = &v->slots[i];
 		bool want_const = i == 0;
@@ -337,6 +384,8 @@ static int validate(struct vctx *v, struct npu_model *m)
 		return ret;
 	if ((ret = check_io(v, m)))
 		return ret;
+	if ((ret = check_layers(v)))
+		return ret;
 
 	memcpy(m->name, h->name, sizeof(m->name));
 	m->n_slots = h->n_slots;
@@ -353,7 +402,7 @@ static int validate(struct vctx *v, struct npu_model *m)
 
 /*
  * Describe the model to the trace files (npuprof_model_register()): its
- * program and slot plan, once per model. A model that cannot be
+ * program, slot plan and layer table, once per model. A model that cannot be
  * registered runs as well; its jobs' spans then carry no model.
  */
 static void model_register(struct npu_model *m)
@@ -367,12 +416,22 @@ static void model_register(struct npu_model *m)
 		.n_slots = m->n_slots,
 		.slot_sizes = sizes,
 		.slot_kinds = m->slot_kind,
+		.layers = m->layers,
+		.layers_size = m->layers_size,
 	};
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < m->n_slots; i++)
 		sizes[i] = m->slot_size[i];
-	if (npuprof_model_register(&d, &m->prof_id))
+	ret = npuprof_model_register(&d, &m->prof_id);
+	if (ret == -E2BIG && d.layers) {
+		/* too large for a trace item with its layers: without them */
+		d.layers = NULL;
+		d.layers_size = 0;
+		ret = npuprof_model_register(&d, &m->prof_id);
+	}
+	if (ret)
 		m->prof_id = 0;
 }
 
@@ -414,9 +473,18 @@ int npu_model_load_mem(const void *data, size_t size, struct npu_model **model,
 			       v.file + v.hdr->prog_off, m->prog_size);
 		}
 	}
+	if (!ret && v.layers) {
+		m->layers_size = v.hdr->layers_size;
+		m->layers = malloc(m->layers_size);
+		if (!m->layers)
+			ret = fail(&v, -ENOMEM, "out of memory");
+		else
+			memcpy(m->layers, v.layers, m->layers_size);
+	}
 	if (size)
 		free((void *)v.file);
 	if (ret) {
+		free(m->image);
 		free(m);
 		return ret;
 	}
@@ -504,6 +572,7 @@ void npu_model_free(struct npu_model *model)
 	if (model->prof_id)
 		npuprof_model_unregister(model->prof_id);
 	free(model->image);
+	free(model->layers);
 	free(model);
 }
 
@@ -561,4 +630,49 @@ const void *npu_model_const_image(const struct npu_model *model, size_t *size,
 	if (prog_size)
 		*prog_size = model->prog_size;
 	return model->image;
+}
+
+const void *npu_model_program(const struct npu_model *model, size_t *size)
+{
+	if (size)
+		*size = model->prog_size;
+	return model->image + model->prog_offset;
+}
+
+int npu_model_layers(const struct npu_model *model, const void **table,
+		     size_t *size)
+{
+	if (!model->layers)
+		return -ENOENT;
+	if (table)
+		*table = model->layers;
+	if (size)
+		*size = model->layers_size;
+	return 0;
+}
+
+int npu_model_find_layer(const struct npu_model *model, const char *name,
+			 unsigned int *first_op, unsigned int *n_ops)
+{
+	const struct npu_layers_hdr *h = model->layers;
+	uint32_t i, n;
+
+	if (!name)
+		return -EINVAL;
+	if (!h)
+		return -ENOENT;
+	for (i = 0; i < h->n_layers; i++)
+		if (!strcmp(npu_layers_str(h, npu_layers_desc(h, i)->name), name))
+			break;
+	if (i == h->n_layers)
+		return -ENOENT;
+	for (n = 1; i + n < h->n_layers; n++)
+		if (strcmp(npu_layers_str(h, npu_layers_desc(h, i + n)->name),
+			   name))
+			break;
+	if (first_op)
+		*first_op = i;
+	if (n_ops)
+		*n_ops = n;
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "npuprof.h"
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
 
 struct npu_device {
 	int fd;
@@ -57,6 +58,9 @@ struct npu_model {
 	size_t image_size;
 	uint32_t prog_offset;
 	uint32_t prog_size;
+	/* the checked layer table (npu_model_layers.h), or NULL */
+	void *layers;
+	size_t layers_size;
 	/* npuprof_model_register()'s id, 0 when it failed: SUBMIT spans */
 	uint32_t prof_id;
 };

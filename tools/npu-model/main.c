@@ -25,6 +25,7 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    npu-model-gen [-o FILE] [-s SEED] NETWORK\n"
+"    npu-model-gen --params-out DIR [-o FILE] [-s SEED] NETWORK\n"
 "    npu-model-gen -l | -h\n"
 "\n"
 "DESCRIPTION\n"
@@ -33,12 +34,21 @@ static const char usage_text[] =
 "    forward pass over PRNG inputs, and writes the result as an NPU model\n"
 "    file (Documentation/npu/model.rst). The same NETWORK and SEED give\n"
 "    the same bytes on every host. The file is checked with libnpu's full\n"
-"    model validation before it is written.\n"
+"    model validation before it is written. It has a layer table that\n"
+"    names every operator after its layer (conv1, conv_dw_1, fc, ...).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
 "        Output file. Default NETWORK.nmdl in the current directory. A\n"
 "        regular file that cannot be written completely is removed.\n"
+"    -p, --params-out DIR\n"
+"        Dump the network as built into DIR (created if missing):\n"
+"        DIR/params.json (layers, shapes, quantization scales and zero\n"
+"        points, activation ranges) and one raw little-endian file per\n"
+"        weight and bias tensor, enough to rebuild the network as ONNX\n"
+"        with bit-identical quantization (Documentation/npu/model.rst,\n"
+"        \"Parameters dump\"). The model file is then written only with\n"
+"        --output.\n"
 "    -s, --seed SEED\n"
 "        PRNG seed, 0 to 2^64-1, decimal or 0x-prefixed hex. Default 1.\n"
 "    -l, --list\n"
@@ -54,7 +64,8 @@ static const char usage_text[] =
 "EXAMPLES\n"
 "    npu-model-gen --list\n"
 "    npu-model-gen -o build/models/mnist.nmdl mnist\n"
-"    npu-model-gen --seed 7 -o /tmp/mobilenet.nmdl mobilenet-v1\n";
+"    npu-model-gen --seed 7 -o /tmp/mobilenet.nmdl mobilenet-v1\n"
+"    npu-model-gen --params-out /tmp/mnist-params mnist\n";
 
 static bool known_net(const char *name)
 {
@@ -73,11 +84,12 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "params-out", required_argument, NULL, 'p' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL;
+	const char *out = NULL, *params = NULL;
 	uint64_t seed = DEFAULT_SEED;
 	char err[256], path[512];
 	struct npu_model *model;
@@ -89,12 +101,17 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:s:lh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:s:p:lh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
 				return npu_cli_usage_error("npu-model-gen", "--output: empty file name");
 			out = optarg;
+			break;
+		case 'p':
+			if (!*optarg)
+				return npu_cli_usage_error("npu-model-gen", "--params-out: empty directory name");
+			params = optarg;
 			break;
 		case 's':
 			if (npu_cli_parse_u64(optarg, 0, UINT64_MAX, &seed))
@@ -126,7 +143,8 @@ int main(int argc, char **argv)
 	if (!known_net(argv[optind]))
 		return npu_cli_usage_error("npu-model-gen", "unknown network '%s' (see --list)",
 				   argv[optind]);
-	ret = mg_build(argv[optind], seed, &file, &size, err, sizeof(err));
+	ret = mg_build_params(argv[optind], seed, params, &file, &size, err,
+			      sizeof(err));
 	if (ret) {
 		fprintf(stderr, "npu-model-gen: %s\n", err[0] ? err : strerror(-ret));
 		return 1;
@@ -140,6 +158,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	npu_model_free(model);
+	if (params && !out) {
+		free(file);
+		return 0;
+	}
 	if (!out) {
 		snprintf(path, sizeof(path), "%s.nmdl", argv[optind]);
 		out = path;

@@ -13,6 +13,11 @@
  *
  * Slot plan (Documentation/npu/model.rst): 0 constants + program, 1 input,
  * 2 output, 3 scratch with two ping-pong regions.
+ *
+ * Every layer is also recorded (struct mg_layer): its name, shapes, MACs
+ * and where its weights lie in the constant blob. The records give the
+ * model file's layer table (include/npu/npu_model_layers.h) and the
+ * parameters dump (mg_build_params(), model.rst "Parameters dump").
  */
 #include <errno.h>
 #include <math.h>
@@ -21,11 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "libnpu.h"
 #include "modelgen.h"
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
 #include "npu_progbuild.h"
 
 #define SLOT_CONST	0
@@ -33,6 +40,7 @@
 #define SLOT_OUT	2
 #define SLOT_SCRATCH	3
 #define N_SLOTS		4
+#define MAX_LAYERS	64	/* of a generated network, one operator each */
 
 #define ALIGN(x, a)	(((x) + (a) - 1) / (a) * (a))
 
@@ -68,6 +76,33 @@ struct act {
 	uint16_t tensor;
 };
 
+/* the shape and quantization of an activation, for the records */
+struct act_shape {
+	uint32_t ndim;
+	uint32_t dims[4];
+	float scale;
+	int32_t zp;
+};
+
+/*
+ * One layer as built: one program operator (@op). @w and @b are the
+ * weight and bias tensors (constants; NPU_PROG_NONE without), @sw the
+ * per-channel weight scales passed to npu_quantize_multiplier().
+ */
+struct mg_layer {
+	char name[16];
+	const char *kind;	/* params.json "op" */
+	const char *op_type;	/* the layer table's op type */
+	enum act_fn fn;
+	int input;		/* producing layer, -1 for the model input */
+	uint32_t op;
+	struct act_shape in, out;
+	uint16_t w, b;
+	const char *wlayout;
+	float *sw;
+	uint64_t macs;
+};
+
 struct gb {
 	struct npu_prog_tensor t[NPU_PROG_MAX_TENSORS];
 	int region[NPU_PROG_MAX_TENSORS];	/* scratch region or -1 */
@@ -79,6 +114,9 @@ struct gb {
 	uint64_t region_size;
 	uint64_t slot_size[N_SLOTS];
 	struct npu_model_io io[2];
+	struct act_shape input;
+	struct mg_layer layers[MAX_LAYERS];
+	unsigned int nl;
 	unsigned int ncal;
 	struct rng rng;
 	int last_region;
@@ -345,9 +383,56 @@ static uint16_t rq_table(struct gb *g, uint32_t n, float sx, const float *sw,
 	return ti;
 }
 
+static struct act_shape shape_of(const struct act *a)
+{
+	struct act_shape s = { .ndim = a->ndim, .scale = a->scale, .zp = a->zp };
+
+	memcpy(s.dims, a->dims, sizeof(s.dims));
+	return s;
+}
+
+/*
+ * Record the layer whose operator was just added: @in is its input as it
+ * was, @out its output; @sw (of the output channels) is copied.
+ */
+static void record(struct gb *g, const char *name, const char *kind,
+		   const char *op_type, enum act_fn fn, const struct act *in,
+		   const struct act *out, const float *sw, uint64_t macs)
+{
+	const struct npu_prog_op *op = &g->ops[g->nops - 1];
+	struct mg_layer *l;
+
+	if (g->err)
+		return;
+	if (g->nl >= MAX_LAYERS) {
+		gfail(g, -E2BIG, "too many layers");
+		return;
+	}
+	l = &g->layers[g->nl];
+	*l = (struct mg_layer){
+		.kind = kind, .op_type = op_type, .fn = fn,
+		.input = (int)g->nl - 1, .op = g->nops - 1,
+		.in = shape_of(in), .out = shape_of(out),
+		.w = op->in[1], .b = op->in[2], .macs = macs,
+	};
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	if (sw) {
+		size_t n = out->dims[out->ndim - 1];
+
+		l->sw = malloc(n * sizeof(*sw));
+		if (!l->sw) {
+			gfail(g, -ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(l->sw, sw, n * sizeof(*sw));
+	}
+	g->nl++;
+}
+
 /* CONV2D (dw = false) or DWCONV2D with TF SAME padding */
-static void layer_conv(struct gb *g, struct act *x, uint32_t cout, uint32_t k,
-		       uint32_t s, bool dw, enum act_fn fn, bool final)
+static void layer_conv(struct gb *g, const char *name, struct act *x,
+		       uint32_t cout, uint32_t k, uint32_t s, bool dw,
+		       enum act_fn fn, bool final)
 {
 	uint32_t H = x->dims[1], W = x->dims[2], C = x->dims[3], OH, OW;
 	uint32_t co, kh, kw, ci, oh, ow, b;
@@ -435,6 +520,13 @@ static void layer_conv(struct gb *g, struct act *x, uint32_t cout, uint32_t k,
 		progbuild_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, pt,
 			 pl, pb, pr);
 	}
+	record(g, name, dw ? "dwconv2d" : "conv2d",
+	       dw ? (fn == ACT_RELU6 ? "DepthwiseConv2D+Relu6" :
+		     fn == ACT_RELU ? "DepthwiseConv2D+Relu" : "DepthwiseConv2D") :
+	       (fn == ACT_RELU6 ? "Conv2D+Relu6" :
+		fn == ACT_RELU ? "Conv2D+Relu" : "Conv2D"),
+	       fn, x, &out, sw,
+	       (uint64_t)OH * OW * cout * k * k * (dw ? 1 : C));
 	free(x->data);
 	*x = out;
 	y = NULL;
@@ -448,8 +540,8 @@ out:
 }
 
 /* MAXPOOL or AVGPOOL, VALID padding, same scale and zero point */
-static void layer_pool(struct gb *g, struct act *x, bool avg, uint32_t k,
-		       uint32_t s)
+static void layer_pool(struct gb *g, const char *name, struct act *x,
+		       bool avg, uint32_t k, uint32_t s)
 {
 	uint32_t H = x->dims[1], W = x->dims[2], C = x->dims[3];
 	uint32_t OH = (H - k) / s + 1, OW = (W - k) / s + 1, oh, ow, c, b, i, j;
@@ -489,27 +581,31 @@ static void layer_pool(struct gb *g, struct act *x, bool avg, uint32_t k,
 	op->in[0] = x->tensor;
 	op->out = act_tensor(g, &out, false);
 	progbuild_conv(op, (uint8_t)k, (uint8_t)k, (uint8_t)s, (uint8_t)s, 0, 0, 0, 0);
+	record(g, name, avg ? "avgpool" : "maxpool",
+	       avg ? "AveragePool2D" : "MaxPool2D", ACT_NONE, x, &out, NULL,
+	       (uint64_t)OH * OW * C * k * k);
 	free(x->data);
 	*x = out;
 }
 
 /* RESHAPE [1, H, W, C] (NCHWC16) -> [1, H * W * C] (PLAIN) */
-static void layer_flatten(struct gb *g, struct act *x)
+static void layer_flatten(struct gb *g, const char *name, struct act *x)
 {
 	struct npu_prog_op *op = add_op(g, NPU_OP_RESHAPE);
-	uint16_t in = x->tensor;
+	struct act in = *x;
 
 	x->ndim = 2;
 	x->dims[0] = 1;
 	x->dims[1] = (uint32_t)x->count;
 	x->dims[2] = x->dims[3] = 1;
-	op->in[0] = in;
+	op->in[0] = in.tensor;
 	op->out = act_tensor(g, x, false);
+	record(g, name, "reshape", "Reshape", ACT_NONE, &in, x, NULL, 0);
 }
 
 /* FC [1, K] -> [1, N] */
-static void layer_fc(struct gb *g, struct act *x, uint32_t n, enum act_fn fn,
-		     bool final)
+static void layer_fc(struct gb *g, const char *name, struct act *x,
+		     uint32_t n, enum act_fn fn, bool final)
 {
 	uint32_t K = (uint32_t)x->count, o, k, b;
 	float *w = malloc((size_t)n * K * sizeof(*w));
@@ -552,6 +648,10 @@ static void layer_fc(struct gb *g, struct act *x, uint32_t n, enum act_fn fn,
 		op->rq = rq_table(g, n, x->scale, sw, out.scale);
 		op->out = act_tensor(g, &out, final);
 	}
+	record(g, name, "fc",
+	       fn == ACT_RELU6 ? "FullyConnected+Relu6" :
+	       fn == ACT_RELU ? "FullyConnected+Relu" : "FullyConnected",
+	       fn, x, &out, sw, (uint64_t)n * K);
 	free(x->data);
 	*x = out;
 	y = NULL;
@@ -588,6 +688,7 @@ static void input_act(struct gb *g, struct act *x, uint32_t H, uint32_t W,
 			zp);
 	x->tensor = ti;
 	g->slot_size[SLOT_IN] = ALIGN(tensor_bytes(&g->t[ti]), 64);
+	g->input = shape_of(x);
 }
 
 static void io_desc(struct npu_model_io *io, const char *name,
@@ -611,12 +712,12 @@ static void build_mnist(struct gb *g)
 	g->ncal = 8;
 	input_act(g, &x, 28, 28, 1, 1.0f / 255.0f, 0, 0.0f, 1.0f);
 	io_desc(&g->io[0], "image", &g->t[x.tensor], x.tensor, x.scale);
-	layer_conv(g, &x, 16, 3, 1, false, ACT_RELU, false);
-	layer_pool(g, &x, false, 2, 2);
-	layer_conv(g, &x, 32, 3, 1, false, ACT_RELU, false);
-	layer_pool(g, &x, false, 2, 2);
-	layer_flatten(g, &x);
-	layer_fc(g, &x, 10, ACT_NONE, true);
+	layer_conv(g, "conv1", &x, 16, 3, 1, false, ACT_RELU, false);
+	layer_pool(g, "pool1", &x, false, 2, 2);
+	layer_conv(g, "conv2", &x, 32, 3, 1, false, ACT_RELU, false);
+	layer_pool(g, "pool2", &x, false, 2, 2);
+	layer_flatten(g, "flatten", &x);
+	layer_fc(g, "fc", &x, 10, ACT_NONE, true);
 	io_desc(&g->io[1], "logits", &g->t[x.tensor], x.tensor, x.scale);
 	free(x.data);
 }
@@ -629,20 +730,25 @@ static void build_mobilenet_v1(struct gb *g)
 		{ 512, 2 }, { 512, 1 }, { 512, 1 }, { 512, 1 }, { 512, 1 },
 		{ 512, 1 }, { 1024, 2 }, { 1024, 1 },
 	};
+	char name[16];
 	struct act x;
 	unsigned int i;
 
 	g->ncal = 3;
 	input_act(g, &x, 224, 224, 3, 1.0f / 128.0f, 128, -1.0f, 1.0f);
 	io_desc(&g->io[0], "image", &g->t[x.tensor], x.tensor, x.scale);
-	layer_conv(g, &x, 32, 3, 2, false, ACT_RELU6, false);
+	layer_conv(g, "conv1", &x, 32, 3, 2, false, ACT_RELU6, false);
 	for (i = 0; i < 13 && !g->err; i++) {
-		layer_conv(g, &x, 0, 3, blocks[i].stride, true, ACT_RELU6, false);
-		layer_conv(g, &x, blocks[i].cout, 1, 1, false, ACT_RELU6, false);
+		snprintf(name, sizeof(name), "conv_dw_%u", i + 1);
+		layer_conv(g, name, &x, 0, 3, blocks[i].stride, true, ACT_RELU6,
+			   false);
+		snprintf(name, sizeof(name), "conv_pw_%u", i + 1);
+		layer_conv(g, name, &x, blocks[i].cout, 1, 1, false, ACT_RELU6,
+			   false);
 	}
-	layer_pool(g, &x, true, 7, 1);
-	layer_flatten(g, &x);
-	layer_fc(g, &x, 1001, ACT_NONE, true);
+	layer_pool(g, "avg_pool", &x, true, 7, 1);
+	layer_flatten(g, "reshape", &x);
+	layer_fc(g, "fc", &x, 1001, ACT_NONE, true);
 	io_desc(&g->io[1], "logits", &g->t[x.tensor], x.tensor, x.scale);
 	free(x.data);
 }
@@ -658,14 +764,103 @@ const struct mg_net *mg_nets(size_t *count)
 	return nets;
 }
 
+/* the offset of @str in the string area @area (@len bytes), added if new */
+static uint32_t str_add(char *area, uint32_t *len, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	uint32_t off;
+
+	for (off = 1; off < *len; off += (uint32_t)strlen(area + off) + 1)
+		if (!strcmp(area + off, str))
+			return off;
+	memcpy(area + *len, str, n);
+	off = *len;
+	*len += (uint32_t)n;
+	return off;
+}
+
+static void layer_shape(struct npu_layer_shape *s, uint8_t dtype,
+			uint32_t ndim, const uint32_t *dims)
+{
+	memset(s, 0, sizeof(*s));
+	s->dtype = dtype;
+	s->ndim = (uint8_t)ndim;
+	memcpy(s->dims, dims, ndim * sizeof(*dims));
+}
+
+/*
+ * The layer table of the recorded layers (one per operator), shapes in
+ * modelgen's own NHWC; malloc()ed, @sizep bytes (a multiple of 8: the
+ * string area is padded with NULs).
+ */
+static void *layer_table(struct gb *g, uint32_t *sizep)
+{
+	/* 16-byte names and op types under 32 bytes, one each per layer */
+	char strs[1 + MAX_LAYERS * 48 + 8] = "";
+	struct npu_layers_hdr *h;
+	uint32_t slen = 1, i;
+	uint64_t size;
+
+	if (g->nl != g->nops) {
+		gfail(g, -EINVAL, "internal error: %u layers for %u operators",
+		      g->nl, g->nops);
+		return NULL;
+	}
+	h = calloc(1, npu_layers_size(g->nl, sizeof(strs)));
+	if (!h) {
+		gfail(g, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < g->nl; i++) {
+		const struct mg_layer *l = &g->layers[i];
+		struct npu_layer_desc *d = (struct npu_layer_desc *)(h + 1) + i;
+		const struct npu_prog_tensor *t;
+
+		d->name = str_add(strs, &slen, l->name);
+		d->op_type = str_add(strs, &slen, l->op_type);
+		d->macs = l->macs;
+		d->n_in = 1;
+		d->n_out = 1;
+		layer_shape(&d->in[0], NPU_LAYER_DT_U8, l->in.ndim, l->in.dims);
+		layer_shape(&d->out, NPU_LAYER_DT_U8, l->out.ndim, l->out.dims);
+		if (l->w != NPU_PROG_NONE) {
+			t = &g->t[l->w];
+			layer_shape(&d->in[d->n_in++], NPU_LAYER_DT_I8, t->ndim,
+				    t->dims);
+			d->weight_bytes += tensor_bytes(t);
+		}
+		if (l->b != NPU_PROG_NONE) {
+			t = &g->t[l->b];
+			layer_shape(&d->in[d->n_in++], NPU_LAYER_DT_I32, t->ndim,
+				    t->dims);
+			d->weight_bytes += tensor_bytes(t);
+		}
+	}
+	slen = ALIGN(slen, 8);
+	h->magic = NPU_LAYERS_MAGIC;
+	h->version = NPU_LAYERS_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->n_layers = g->nl;
+	h->str_size = slen;
+	memcpy((char *)npu_layers_desc(h, g->nl), strs, slen);
+	size = npu_layers_size(g->nl, slen);
+	*sizep = (uint32_t)size;
+	return h;
+}
+
 static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 {
 	struct npu_model_file_hdr h = { 0 };
 	struct npu_model_slot slots[N_SLOTS] = { 0 };
 	uint64_t region = ALIGN(g->region_size, 64);
+	uint32_t i, lsize = 0;
 	size_t prog_size;
+	void *layers;
 	uint8_t *f;
-	uint32_t i;
+
+	layers = layer_table(g, &lsize);
+	if (!layers)
+		return g->err;
 
 	for (i = 0; i < g->nt; i++)
 		if (g->region[i] >= 0)
@@ -687,7 +882,10 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 	h.const_off = ALIGN(h.prog_off + prog_size, 64);
 	h.const_size = g->csize;
 	h.prog_slot_offset = (uint32_t)ALIGN(g->csize, 64);
-	h.file_size = h.const_off + g->csize;
+	h.flags = NPU_MODEL_F_LAYERS;
+	h.layers_off = (uint32_t)ALIGN(h.const_off + g->csize, 8);
+	h.layers_size = lsize;
+	h.file_size = h.layers_off + lsize;
 
 	g->slot_size[SLOT_CONST] = ALIGN(h.prog_slot_offset + prog_size, 64);
 	slots[SLOT_CONST].kind = NPU_MODEL_SLOT_CONST;
@@ -698,8 +896,12 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 		slots[i].size = g->slot_size[i];
 
 	f = calloc(1, h.file_size);
-	if (!f)
+	if (!f) {
+		free(layers);
 		return -ENOMEM;
+	}
+	memcpy(f + h.layers_off, layers, lsize);
+	free(layers);
 	memcpy(f + h.slots_off, slots, sizeof(slots));
 	memcpy(f + h.io_off, g->io, sizeof(g->io));
 	progbuild_write(f + h.prog_off, g->t, g->nt, g->ops, g->nops);
@@ -713,10 +915,148 @@ static int emit(struct gb *g, const char *name, uint8_t **filep, size_t *sizep)
 	return 0;
 }
 
+static const char *act_name(enum act_fn fn)
+{
+	return fn == ACT_RELU6 ? "relu6" : fn == ACT_RELU ? "relu" : "none";
+}
+
+static void json_dims(FILE *f, const uint32_t *dims, uint32_t ndim)
+{
+	uint32_t i;
+
+	fputc('[', f);
+	for (i = 0; i < ndim; i++)
+		fprintf(f, "%s%u", i ? "," : "", dims[i]);
+	fputc(']', f);
+}
+
+/* write @n bytes of constant tensor @ti to @dir/@name.@what.bin */
+static void write_blob(struct gb *g, const char *dir, const char *name,
+		       const char *what, uint16_t ti, char *file,
+		       size_t filelen)
+{
+	char path[4096];
+	size_t n = (size_t)tensor_bytes(&g->t[ti]);
+	FILE *f;
+
+	snprintf(file, filelen, "%s.%s.bin", name, what);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "wb");
+	if (!f) {
+		gfail(g, -errno, "%s: %s", path, strerror(errno));
+		return;
+	}
+	if (fwrite(g->cb + g->t[ti].offset, 1, n, f) != n)
+		gfail(g, -EIO, "%s: write error", path);
+	if (fclose(f))
+		gfail(g, -errno, "%s: %s", path, strerror(errno));
+}
+
+static void json_layer(struct gb *g, FILE *f, const char *dir,
+		       const struct mg_layer *l)
+{
+	const struct npu_prog_op *op = &g->ops[l->op];
+	const struct npu_prog_tensor *t;
+	char file[64];
+	uint32_t c, n;
+
+	fprintf(f, "    {\"name\": \"%s\", \"op\": \"%s\", \"act\": \"%s\", "
+		"\"act_min\": %d, \"act_max\": %d,\n", l->name, l->kind,
+		act_name(l->fn), op->act_min, op->act_max);
+	fprintf(f, "     \"input\": \"%s\", \"output\": \"%s\",\n",
+		l->input < 0 ? "input" : g->layers[l->input].name, l->name);
+	if (op->opcode != NPU_OP_RESHAPE && op->opcode != NPU_OP_FC)
+		fprintf(f, "     \"kernel\": [%u,%u], \"stride\": [%u,%u], "
+			"\"pads\": [%u,%u,%u,%u],\n", op->u.conv.kh,
+			op->u.conv.kw, op->u.conv.sh, op->u.conv.sw,
+			op->u.conv.pt, op->u.conv.pl, op->u.conv.pb,
+			op->u.conv.pr);
+	if (l->w != NPU_PROG_NONE) {
+		t = &g->t[l->w];
+		write_blob(g, dir, l->name, "weights", l->w, file, sizeof(file));
+		fputs("     \"weights\": {\"shape\": ", f);
+		json_dims(f, t->dims, t->ndim);
+		fprintf(f, ", \"layout\": \"%s\", \"dtype\": \"int8\", "
+			"\"zero_point\": %d, \"scales\": [",
+			op->opcode == NPU_OP_DWCONV2D ? "1HWC" :
+			op->opcode == NPU_OP_FC ? "NK" : "OHWI",
+			t->zero_point);
+		n = l->out.dims[l->out.ndim - 1];
+		for (c = 0; c < n; c++)
+			fprintf(f, "%s%.9g", c ? "," : "", (double)l->sw[c]);
+		fprintf(f, "], \"file\": \"%s\"},\n", file);
+	}
+	if (l->b != NPU_PROG_NONE) {
+		t = &g->t[l->b];
+		write_blob(g, dir, l->name, "bias", l->b, file, sizeof(file));
+		fputs("     \"bias\": {\"shape\": ", f);
+		json_dims(f, t->dims, t->ndim);
+		fprintf(f, ", \"dtype\": \"int32\", \"file\": \"%s\"},\n",
+			file);
+	}
+	fputs("     \"out\": {\"shape\": ", f);
+	json_dims(f, l->out.dims, l->out.ndim);
+	fprintf(f, ", \"scale\": %.9g, \"zero_point\": %d}}",
+		(double)l->out.scale, l->out.zp);
+}
+
+/*
+ * The parameters dump (model.rst, "Parameters dump"): @dir/params.json
+ * and one raw little-endian file per weight and bias tensor, the bytes
+ * of the constant blob.
+ */
+static void write_params(struct gb *g, const char *name, uint64_t seed,
+			 const char *dir)
+{
+	const struct mg_layer *last = &g->layers[g->nl - 1];
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		gfail(g, -errno, "%s: %s", dir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/params.json", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		gfail(g, -errno, "%s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"network\": \"%s\", \"seed\": %llu,\n", name,
+		(unsigned long long)seed);
+	fputs(" \"input\": {\"name\": \"input\", \"shape\": ", f);
+	json_dims(f, g->input.dims, g->input.ndim);
+	fprintf(f, ", \"layout\": \"NHWC\", \"scale\": %.9g, "
+		"\"zero_point\": %d},\n", (double)g->input.scale, g->input.zp);
+	fprintf(f, " \"output\": {\"name\": \"%s\", \"shape\": ",
+		g->io[1].name);
+	json_dims(f, last->out.dims, last->out.ndim);
+	fprintf(f, ", \"scale\": %.9g, \"zero_point\": %d},\n",
+		(double)last->out.scale, last->out.zp);
+	fputs(" \"layers\": [\n", f);
+	for (i = 0; i < g->nl && !g->err; i++) {
+		json_layer(g, f, dir, &g->layers[i]);
+		fputs(i + 1 < g->nl ? ",\n" : "\n", f);
+	}
+	fputs(" ]}\n", f);
+	if (ferror(f))
+		gfail(g, -EIO, "%s: write error", path);
+	if (fclose(f))
+		gfail(g, -errno, "%s: %s", path, strerror(errno));
+}
+
 int mg_build(const char *name, uint64_t seed, uint8_t **file, size_t *size,
 	     char *err, size_t errlen)
 {
+	return mg_build_params(name, seed, NULL, file, size, err, errlen);
+}
+
+int mg_build_params(const char *name, uint64_t seed, const char *params_dir,
+		    uint8_t **file, size_t *size, char *err, size_t errlen)
+{
 	struct gb *g;
+	unsigned int i;
 	int ret;
 
 	if (err && errlen)
@@ -741,6 +1081,16 @@ int mg_build(const char *name, uint64_t seed, uint8_t **file, size_t *size,
 		if (ret)
 			gfail(g, ret, "out of memory");
 	}
+	if (!ret && params_dir) {
+		write_params(g, name, seed, params_dir);
+		ret = g->err;
+		if (ret) {
+			free(*file);
+			*file = NULL;
+		}
+	}
+	for (i = 0; i < g->nl; i++)
+		free(g->layers[i].sw);
 	free(g->cb);
 	free(g);
 	return ret;

@@ -39,9 +39,31 @@ const struct mg_net *mg_nets(size_t *count);
  * Weights come from a fixed-seed PRNG; the quantization parameters of every
  * activation are calibrated by a float forward pass over PRNG inputs.
  *
+ * The file has a layer table (include/npu/npu_model_layers.h) naming
+ * every operator after its layer (Documentation/npu/model.rst,
+ * "Generated networks").
+ *
  * Return: 0, -ENOENT for an unknown name, -ENOMEM.
  */
 int mg_build(const char *name, uint64_t seed, uint8_t **file, size_t *size,
 	     char *err, size_t errlen);
+
+/**
+ * mg_build_params() - as mg_build(), also dumping the parameters
+ * @name: one of mg_nets()
+ * @seed: PRNG seed
+ * @params_dir: NULL, or a directory (created if missing, one level) that
+ *	receives params.json and the raw weight and bias files
+ *	(Documentation/npu/model.rst, "Parameters dump")
+ * @file: out: malloc()ed file image
+ * @size: out: bytes of @file
+ * @err: message buffer
+ * @errlen: bytes of @err
+ *
+ * Return: as mg_build(), or a negative errno of writing @params_dir (then
+ * @err names the file and no image is returned).
+ */
+int mg_build_params(const char *name, uint64_t seed, const char *params_dir,
+		    uint8_t **file, size_t *size, char *err, size_t errlen);
 
 #endif /* NPU_MODELGEN_H */

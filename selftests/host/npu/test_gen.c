@@ -3,17 +3,24 @@
  * Host tests of npu-model-gen's networks: deterministic bytes, files that
  * pass the runtime's validation, and programs that run under lib/npuref
  * with outputs that depend on the input and are not saturated constants.
+ * Their layer tables: the documented names and op types, shapes equal to
+ * the program's tensors, MACs by program.rst's cost model. The parameters
+ * dump: the weight and bias files are the constant blob's bytes, and the
+ * scales of params.json give the model's requantization tables exactly.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "libnpu.h"
 #include "modelgen.h"
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
 #include "npuref.h"
 
 struct host_run {
@@ -200,6 +207,320 @@ TEST(mnist_runs_on_npuref)
 {
 	/* conv, pool, conv, pool, reshape, fc */
 	check_net(_metadata, "mnist", 6, 10, 3);
+}
+
+static const char *const mnist_names[] = {
+	"conv1", "pool1", "conv2", "pool2", "flatten", "fc",
+};
+
+static const char *const mobilenet_names[] = {
+	"conv1",
+	"conv_dw_1", "conv_pw_1", "conv_dw_2", "conv_pw_2", "conv_dw_3",
+	"conv_pw_3", "conv_dw_4", "conv_pw_4", "conv_dw_5", "conv_pw_5",
+	"conv_dw_6", "conv_pw_6", "conv_dw_7", "conv_pw_7", "conv_dw_8",
+	"conv_pw_8", "conv_dw_9", "conv_pw_9", "conv_dw_10", "conv_pw_10",
+	"conv_dw_11", "conv_pw_11", "conv_dw_12", "conv_pw_12", "conv_dw_13",
+	"conv_pw_13", "avg_pool", "reshape", "fc",
+};
+
+static uint64_t prod(const uint32_t *d, unsigned int n)
+{
+	uint64_t p = 1;
+
+	while (n--)
+		p *= d[n];
+	return p;
+}
+
+/* the program of a loaded model: its header, tensors and operators */
+struct prog {
+	const struct npu_prog_hdr *ph;
+	const struct npu_prog_tensor *t;
+	const struct npu_prog_op *ops;
+	const uint8_t *img;
+};
+
+static void prog_of(const struct npu_model *m, struct prog *p)
+{
+	size_t sz;
+
+	p->ph = npu_model_program(m, &sz);
+	p->t = (const void *)((const uint8_t *)p->ph + p->ph->tensors_off);
+	p->ops = (const void *)((const uint8_t *)p->ph + p->ph->ops_off);
+	p->img = npu_model_const_image(m, NULL, NULL, NULL);
+}
+
+/* a layer shape equals program tensor @t (NHWC dims), of dtype @dt */
+static int same_shape(const struct npu_layer_shape *s,
+		      const struct npu_prog_tensor *t, unsigned int dt)
+{
+	return s->dtype == dt && s->ndim == t->ndim &&
+	       !memcmp(s->dims, t->dims, t->ndim * sizeof(s->dims[0]));
+}
+
+static void check_layers(struct __test_metadata *_metadata, const char *net,
+			 const char *const *names, unsigned int n,
+			 uint64_t macs_want)
+{
+	const struct npu_layers_hdr *h;
+	struct npu_model *m;
+	uint64_t macs = 0;
+	unsigned int i, first, cnt;
+	struct prog p;
+	uint8_t *file;
+	size_t size;
+	char err[256];
+
+	ASSERT_EQ(0, mg_build(net, 1, &file, &size, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(0, npu_model_load_mem(file, size, &m, err, sizeof(err)))
+		TH_LOG("%s", err);
+	free(file);
+	ASSERT_EQ(0, npu_model_layers(m, (const void **)&h, &size));
+	prog_of(m, &p);
+	ASSERT_EQ(n, h->n_layers);
+	ASSERT_EQ(n, p.ph->n_ops);
+	for (i = 0; i < n; i++) {
+		const struct npu_layer_desc *d = npu_layers_desc(h, i);
+		const struct npu_prog_op *op = &p.ops[i];
+		const struct npu_prog_tensor *y = &p.t[op->out];
+		const char *type = npu_layers_str(h, d->op_type);
+		uint64_t want = 0, wb = 0;
+
+		EXPECT_STREQ(names[i], npu_layers_str(h, d->name));
+		ASSERT_EQ(0, npu_model_find_layer(m, names[i], &first, &cnt));
+		EXPECT_EQ(i, first);
+		EXPECT_EQ(1u, cnt);
+		EXPECT_EQ(1u, d->n_out);
+		EXPECT_TRUE(same_shape(&d->in[0], &p.t[op->in[0]],
+				       NPU_LAYER_DT_U8)) TH_LOG("layer %u", i);
+		EXPECT_TRUE(same_shape(&d->out, y, NPU_LAYER_DT_U8))
+			TH_LOG("layer %u", i);
+		switch (op->opcode) {
+		case NPU_OP_CONV2D:
+		case NPU_OP_DWCONV2D:
+		case NPU_OP_FC:
+			ASSERT_EQ(3u, d->n_in);
+			EXPECT_TRUE(same_shape(&d->in[1], &p.t[op->in[1]],
+					       NPU_LAYER_DT_I8));
+			EXPECT_TRUE(same_shape(&d->in[2], &p.t[op->in[2]],
+					       NPU_LAYER_DT_I32));
+			/* N*OH*OW*(Cout*KH*KW*Cin | C*KH*KW), M*(N*K) */
+			want = prod(y->dims, y->ndim - 1) *
+			       prod(p.t[op->in[1]].dims, p.t[op->in[1]].ndim);
+			wb = prod(p.t[op->in[1]].dims, p.t[op->in[1]].ndim) +
+			     4 * p.t[op->in[2]].dims[0];
+			break;
+		case NPU_OP_MAXPOOL:
+		case NPU_OP_AVGPOOL:
+			want = prod(y->dims, 4) * op->u.conv.kh * op->u.conv.kw;
+			/* fall through */
+		default:
+			EXPECT_EQ(1u, d->n_in);
+		}
+		EXPECT_EQ(want, d->macs) TH_LOG("layer %u", i);
+		EXPECT_EQ(wb, d->weight_bytes) TH_LOG("layer %u", i);
+		macs += d->macs;
+		EXPECT_STREQ(op->opcode == NPU_OP_CONV2D ?
+			     (strcmp(net, "mnist") ? "Conv2D+Relu6" : "Conv2D+Relu") :
+			     op->opcode == NPU_OP_DWCONV2D ? "DepthwiseConv2D+Relu6" :
+			     op->opcode == NPU_OP_MAXPOOL ? "MaxPool2D" :
+			     op->opcode == NPU_OP_AVGPOOL ? "AveragePool2D" :
+			     op->opcode == NPU_OP_RESHAPE ? "Reshape" :
+			     "FullyConnected", type);
+	}
+	EXPECT_EQ(macs_want, macs);
+	npu_model_free(m);
+}
+
+TEST(mnist_layers)
+{
+	char buf[128];
+	const struct npu_layers_hdr *h;
+	struct npu_model *m;
+	uint8_t *file;
+	size_t size;
+
+	check_layers(_metadata, "mnist", mnist_names, 6, 1050560);
+	/* the shapes as every report prints them */
+	ASSERT_EQ(0, mg_build("mnist", 1, &file, &size, buf, sizeof(buf)));
+	ASSERT_EQ(0, npu_model_load_mem(file, size, &m, buf, sizeof(buf)));
+	free(file);
+	ASSERT_EQ(0, npu_model_layers(m, (const void **)&h, NULL));
+	npu_layer_shapes_fmt(npu_layers_desc(h, 2)->in, 3, buf, sizeof(buf));
+	EXPECT_STREQ("u8[1,14,14,16] i8[32,3,3,16] i32[32]", buf);
+	npu_layer_shapes_fmt(&npu_layers_desc(h, 4)->out, 1, buf, sizeof(buf));
+	EXPECT_STREQ("u8[1,1568]", buf);
+	npu_model_free(m);
+}
+
+/* Howard et al.: 569 million mult-adds; the 7x7 average pool's 50,176 too */
+TEST(mobilenet_layers)
+{
+	check_layers(_metadata, "mobilenet-v1", mobilenet_names, 30,
+		     568791552);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
+	    !fseek(f, 0, SEEK_SET) && (buf = malloc(n + 1))) {
+		if (fread(buf, 1, n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else {
+			buf[n] = 0;
+			*len = n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* the number after @key in [@p, @end), or NAN */
+static double num_after(const char *p, const char *end, const char *key)
+{
+	const char *k = strstr(p, key);
+
+	return k && k < end ? strtod(k + strlen(key), NULL) : NAN;
+}
+
+/*
+ * The dump of @net: per layer with weights, the files equal the constant
+ * blob's bytes, and npu_quantize_multiplier((double)s_x * s_w[c] / s_y)
+ * of the dumped float32 scales gives the model's rq table exactly.
+ */
+static void check_params(struct __test_metadata *_metadata, const char *net,
+			 const char *const *names, unsigned int n)
+{
+	char dir[64], path[128], err[256];
+	const char *p, *end, *prev_end;
+	struct npu_model *m;
+	unsigned int i, c, checked = 0;
+	size_t size, jlen, blen;
+	struct prog p_;
+	uint8_t *file;
+	char *json, *blob;
+	float sx, sy;
+
+	snprintf(dir, sizeof(dir), "/tmp/npu-params-%d", (int)getpid());
+	ASSERT_EQ(0, mg_build_params(net, 1, dir, &file, &size, err,
+				     sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, npu_model_load_mem(file, size, &m, err, sizeof(err)));
+	free(file);
+	prog_of(m, &p_);
+	snprintf(path, sizeof(path), "%s/params.json", dir);
+	json = slurp(path, &jlen);
+	ASSERT_NE(NULL, json);
+	p = strstr(json, "\"input\": {");
+	ASSERT_NE(NULL, p);
+	sx = (float)num_after(p, json + jlen, "\"scale\": ");
+	EXPECT_EQ(npu_model_input(m, 0)->scale, sx);
+	prev_end = p;
+	for (i = 0; i < n; i++) {
+		const struct npu_prog_op *op = &p_.ops[i];
+		const struct npu_prog_tensor *y = &p_.t[op->out];
+		const int32_t *rq;
+		char key[64];
+
+		snprintf(key, sizeof(key), "{\"name\": \"%s\"", names[i]);
+		p = strstr(json, key);
+		ASSERT_NE(NULL, p) TH_LOG("no layer %s", names[i]);
+		/* in execution order */
+		EXPECT_GT(p, prev_end);
+		end = strstr(p, "}}");
+		ASSERT_NE(NULL, end);
+		prev_end = end;
+		sy = (float)num_after(strstr(p, "\"out\": {"), end + 2,
+				      "\"scale\": ");
+		EXPECT_EQ(y->zero_point,
+			  (int32_t)num_after(strstr(p, "\"out\": {"), end + 2,
+					     "\"zero_point\": "));
+		EXPECT_EQ(op->act_min, (int32_t)num_after(p, end, "\"act_min\": "));
+		EXPECT_EQ(op->act_max, (int32_t)num_after(p, end, "\"act_max\": "));
+		if (op->in[1] != NPU_PROG_NONE) {
+			const struct npu_prog_tensor *w = &p_.t[op->in[1]];
+			const struct npu_prog_tensor *b = &p_.t[op->in[2]];
+			const char *q = strstr(p, "\"scales\": [");
+
+			snprintf(path, sizeof(path), "%s/%s.weights.bin", dir,
+				 names[i]);
+			blob = slurp(path, &blen);
+			ASSERT_NE(NULL, blob) TH_LOG("%s", path);
+			ASSERT_EQ(prod(w->dims, w->ndim), blen);
+			EXPECT_EQ(0, memcmp(blob, p_.img + w->offset, blen));
+			free(blob);
+			snprintf(path, sizeof(path), "%s/%s.bias.bin", dir,
+				 names[i]);
+			blob = slurp(path, &blen);
+			ASSERT_NE(NULL, blob) TH_LOG("%s", path);
+			ASSERT_EQ(4 * b->dims[0], blen);
+			EXPECT_EQ(0, memcmp(blob, p_.img + b->offset, blen));
+			free(blob);
+			unlink(path);
+			snprintf(path, sizeof(path), "%s/%s.weights.bin", dir,
+				 names[i]);
+			unlink(path);
+			ASSERT_NE(NULL, q);
+			ASSERT_LT(q, end);
+			q += strlen("\"scales\": [");
+			rq = (const int32_t *)(p_.img + p_.t[op->rq].offset);
+			for (c = 0; c < b->dims[0]; c++) {
+				char *e;
+				float sw = strtof(q, &e);
+				int32_t mul, sh;
+
+				ASSERT_NE(q, e);
+				q = e + 1;
+				ASSERT_EQ(0, npu_quantize_multiplier((double)sx * sw / sy,
+								     &mul, &sh));
+				EXPECT_EQ(rq[2 * c], mul) TH_LOG("%s c %u", names[i], c);
+				EXPECT_EQ(rq[2 * c + 1], sh) TH_LOG("%s c %u", names[i], c);
+				checked++;
+			}
+			EXPECT_EQ(']', q[-1]);
+		} else {
+			/* pools and reshape keep the input's quantization */
+			EXPECT_EQ(sx, sy);
+		}
+		sx = sy;
+	}
+	EXPECT_EQ(npu_model_output(m, 0)->scale, sy);
+	TH_LOG("%s: %u requantization pairs reproduced", net, checked);
+	EXPECT_GT(checked, 0u);
+	snprintf(path, sizeof(path), "%s/params.json", dir);
+	unlink(path);
+	rmdir(dir);
+	free(json);
+	npu_model_free(m);
+}
+
+TEST(mnist_params)
+{
+	check_params(_metadata, "mnist", mnist_names, 6);
+}
+
+TEST(mobilenet_params)
+{
+	check_params(_metadata, "mobilenet-v1", mobilenet_names, 30);
+}
+
+TEST(params_dir_unwritable)
+{
+	uint8_t *file = (void *)1;
+	size_t size;
+	char err[256];
+
+	EXPECT_EQ(-ENOENT, mg_build_params("mnist", 1, "/nonexistent/x/y",
+					   &file, &size, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/x/y"));
+	EXPECT_EQ(NULL, file);
 }
 
 FIXTURE(slow) {

@@ -4,8 +4,11 @@
  * class of malformed file fails with its documented error and a message
  * naming the problem (Documentation/npu/model.rst, "Validation"). A loaded
  * model is described to the trace files of a profiling session started
- * after it (npuprof_model_register(): a MODEL item), and no longer once it
- * is freed.
+ * after it (npuprof_model_register(): a MODEL item, its layer table after
+ * the program), and no longer once it is freed. The layer table: found by
+ * npu_model_layers() and npu_model_find_layer(), optional, and one
+ * malformed table of each class of model.rst ("Layer table") refused with
+ * the message naming the check and the layer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include "modelgen.h"
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
 #include "npuref.h"
 #include "npuprof.h"
 #include "trace_items.h"
@@ -32,6 +36,8 @@ FIXTURE(model) {
 	struct npu_prog_hdr *ph;
 	struct npu_prog_tensor *t;
 	struct npu_prog_op *ops;
+	struct npu_layers_hdr *lh;
+	struct npu_layer_desc *ld;
 	char err[256];
 };
 
@@ -47,6 +53,9 @@ FIXTURE_SETUP(model)
 	self->ph = (void *)(self->file + self->h->prog_off);
 	self->t = (void *)((uint8_t *)self->ph + self->ph->tensors_off);
 	self->ops = (void *)((uint8_t *)self->ph + self->ph->ops_off);
+	ASSERT_EQ(NPU_MODEL_F_LAYERS, self->h->flags);
+	self->lh = (void *)(self->file + self->h->layers_off);
+	self->ld = (void *)(self->lh + 1);
 }
 
 FIXTURE_TEARDOWN(model)
@@ -58,6 +67,7 @@ FIXTURE_TEARDOWN(model)
 struct models {
 	int n;
 	uint64_t body[2][1024];		/* 8-aligned, as in a chunk */
+	uint32_t len[2];
 };
 
 static void on_item(void *ctx, uint16_t type, const void *body, uint32_t len)
@@ -66,8 +76,10 @@ static void on_item(void *ctx, uint16_t type, const void *body, uint32_t len)
 
 	if (type != NPF_ITEM_MODEL)
 		return;
-	if (m->n < 2 && len <= sizeof(m->body[0]))
+	if (m->n < 2 && len <= sizeof(m->body[0])) {
 		memcpy(m->body[m->n], body, len);
+		m->len[m->n] = len;
+	}
 	m->n++;
 }
 
@@ -123,6 +135,13 @@ TEST_F(model, described_to_trace_files)
 	EXPECT_EQ(0u, mi->slot_size[4]);
 	ASSERT_EQ(self->h->prog_size, mi->prog_size);
 	EXPECT_EQ(0, memcmp(mi + 1, self->ph, mi->prog_size));
+	/* the layer table follows the program, padded to 8 bytes with zeros */
+	sz = (mi->prog_size + 7) & ~7u;
+	for (i = mi->prog_size; i < sz; i++)
+		EXPECT_EQ(0, ((const uint8_t *)(mi + 1))[i]);
+	EXPECT_EQ(0, memcmp((const uint8_t *)(mi + 1) + sz, self->lh,
+			    self->h->layers_size));
+	EXPECT_EQ(sizeof(*mi) + sz + self->h->layers_size, items.len[0]);
 	npu_model_free(m);
 	/* freed: the next session does not describe it */
 	session(path);
@@ -237,8 +256,253 @@ TEST_F(model, checksum_mismatch)
 
 TEST_F(model, reserved_field)
 {
-	self->h->rsvd[2] = 1;
+	self->h->rsvd[1] = 1;
 	EXPECT_REJECT(-EINVAL, "reserved");
+}
+
+TEST_F(model, unknown_flag)
+{
+	self->h->flags |= 1u << 1;
+	EXPECT_REJECT(-EINVAL, "reserved header field");
+}
+
+/* ---- the layer table (model.rst, "Layer table") ---- */
+
+TEST_F(model, layers_found)
+{
+	static const char *const names[] = {
+		"conv1", "pool1", "conv2", "pool2", "flatten", "fc",
+	};
+	const struct npu_layers_hdr *lh;
+	unsigned int first = 99, n = 99, i;
+	struct npu_model *m;
+	const void *table;
+	size_t sz;
+
+	ASSERT_EQ(0, npu_model_load_mem(self->file, self->size, &m, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, npu_model_layers(m, &table, &sz));
+	ASSERT_EQ(self->h->layers_size, sz);
+	/* a copy of the file's bytes */
+	EXPECT_EQ(0, memcmp(table, self->lh, sz));
+	EXPECT_NE((const void *)self->lh, table);
+	lh = table;
+	ASSERT_EQ(6u, lh->n_layers);
+	for (i = 0; i < 6; i++) {
+		EXPECT_STREQ(names[i],
+			     npu_layers_str(lh, npu_layers_desc(lh, i)->name));
+		EXPECT_EQ(0, npu_model_find_layer(m, names[i], &first, &n));
+		EXPECT_EQ(i, first);
+		EXPECT_EQ(1u, n);
+	}
+	EXPECT_EQ(-ENOENT, npu_model_find_layer(m, "conv", &first, &n));
+	EXPECT_EQ(-ENOENT, npu_model_find_layer(m, "", NULL, NULL));
+	EXPECT_EQ(-EINVAL, npu_model_find_layer(m, NULL, &first, &n));
+	/* the program: the file's, as npu_model_const_image() places it */
+	{
+		uint32_t poff, psize;
+		const uint8_t *img = npu_model_const_image(m, NULL, &poff, &psize);
+		const void *prog = npu_model_program(m, &sz);
+
+		EXPECT_EQ(psize, sz);
+		EXPECT_EQ((const void *)(img + poff), prog);
+		EXPECT_EQ(0, memcmp(prog, self->ph, sz));
+		EXPECT_EQ(0, (uintptr_t)prog % 8);
+	}
+	npu_model_free(m);
+}
+
+/* consecutive operators of one layer: the run; a repeated name: the first */
+TEST_F(model, find_layer_runs)
+{
+	struct npu_model *m;
+	unsigned int first, n;
+
+	self->ld[3].name = self->ld[2].name;	/* pool2 is conv2 too */
+	self->ld[5].name = self->ld[2].name;	/* and fc, after flatten */
+	fix_crc(self->file, self->size);
+	ASSERT_EQ(0, npu_model_load_mem(self->file, self->size, &m, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, npu_model_find_layer(m, "conv2", &first, &n));
+	EXPECT_EQ(2u, first);
+	EXPECT_EQ(2u, n);
+	npu_model_free(m);
+}
+
+/* a file without the table (as before it existed) still loads */
+TEST_F(model, layers_optional)
+{
+	struct npu_model *m;
+	const void *table = &m;
+	size_t sz = 7;
+
+	self->size = self->h->layers_off;
+	self->h->file_size = self->size;
+	self->h->flags = 0;
+	self->h->layers_off = 0;
+	self->h->layers_size = 0;
+	fix_crc(self->file, self->size);
+	ASSERT_EQ(0, npu_model_load_mem(self->file, self->size, &m, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(-ENOENT, npu_model_layers(m, &table, &sz));
+	EXPECT_EQ((const void *)&m, table);
+	EXPECT_EQ(7u, sz);
+	EXPECT_EQ(-ENOENT, npu_model_find_layer(m, "conv1", NULL, NULL));
+	npu_model_free(m);
+}
+
+TEST_F(model, layers_fields_without_flag)
+{
+	self->h->flags = 0;
+	EXPECT_REJECT(-EINVAL, "without the layers flag");
+}
+
+TEST_F(model, layers_shorter_than_header)
+{
+	self->h->layers_size = 8;
+	EXPECT_REJECT(-EINVAL, "layer table: 8 bytes, shorter than its header");
+}
+
+TEST_F(model, layers_outside_file)
+{
+	self->h->layers_off += 8;
+	EXPECT_REJECT(-EINVAL, "layer table [");
+	EXPECT_NE(NULL, strstr(self->err, "outside the file"));
+}
+
+TEST_F(model, layers_misaligned)
+{
+	self->h->layers_off -= 4;
+	EXPECT_REJECT(-EINVAL, "layer table offset");
+	EXPECT_NE(NULL, strstr(self->err, "misaligned"));
+}
+
+TEST_F(model, layers_overlap_constants)
+{
+	self->h->layers_off = self->h->const_off;
+	EXPECT_REJECT(-EINVAL, "layer table overlaps constants");
+}
+
+TEST_F(model, layers_bad_magic)
+{
+	self->lh->magic = NPU_MODEL_MAGIC;
+	EXPECT_REJECT(-EINVAL, "layer table: bad magic");
+}
+
+TEST_F(model, layers_bad_version)
+{
+	self->lh->version = 2;
+	EXPECT_REJECT(-EINVAL, "layer table: unknown version");
+}
+
+TEST_F(model, layers_bad_header_size)
+{
+	self->lh->hdr_size = 20;
+	EXPECT_REJECT(-EINVAL, "layer table: bad header size");
+}
+
+TEST_F(model, layers_count_differs)
+{
+	self->lh->n_layers = 5;
+	EXPECT_REJECT(-EINVAL,
+		      "layer table: n_layers differs from the program's operators");
+}
+
+TEST_F(model, layers_no_strings)
+{
+	self->lh->str_size = 0;
+	EXPECT_REJECT(-EINVAL, "layer table: string area size out of range");
+}
+
+TEST_F(model, layers_larger_than_section)
+{
+	self->lh->str_size += 8;
+	EXPECT_REJECT(-EINVAL, "layer table: larger than the bytes that hold it");
+}
+
+/* a sound table in a section longer than the table: exact size required */
+TEST_F(model, layers_section_longer)
+{
+	char *str = (char *)(self->ld + self->lh->n_layers);
+
+	/* the strings are padded with NULs: drop one, the table stays sound */
+	ASSERT_EQ(0, str[self->lh->str_size - 2]);
+	self->lh->str_size--;
+	EXPECT_REJECT(-EINVAL, "layer table: ");
+	EXPECT_NE(NULL, strstr(self->err, "its header describes"))
+		TH_LOG("message: '%s'", self->err);
+}
+
+TEST_F(model, layers_strings_not_terminated)
+{
+	char *str = (char *)(self->ld + self->lh->n_layers);
+
+	str[self->lh->str_size - 1] = 'x';
+	EXPECT_REJECT(-EINVAL, "layer table: string area not NUL-delimited");
+}
+
+TEST_F(model, layers_name_outside_strings)
+{
+	self->ld[3].name = self->lh->str_size;
+	EXPECT_REJECT(-EINVAL,
+		      "layer table: layer 3: name or op type outside the strings or empty");
+}
+
+TEST_F(model, layers_empty_op_type)
+{
+	self->ld[4].op_type = 0;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 4: name or op type");
+}
+
+TEST_F(model, layers_too_many_shapes)
+{
+	self->ld[0].n_in = NPU_LAYER_MAX_IN + 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 0: too many shapes");
+}
+
+TEST_F(model, layers_reserved_set)
+{
+	self->ld[5].rsvd[5] = 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 5: reserved field set");
+}
+
+TEST_F(model, layers_shape_reserved_set)
+{
+	self->ld[2].in[1].rsvd = 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 2: reserved field set");
+}
+
+/* pool1 has one input: its unused second entry must be all zero */
+TEST_F(model, layers_unused_shape_not_zero)
+{
+	ASSERT_EQ(1, self->ld[1].n_in);
+	self->ld[1].in[1].dims[2] = 3;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 1: unused shape not zero");
+}
+
+TEST_F(model, layers_unknown_dtype)
+{
+	self->ld[2].in[2].dtype = NPU_LAYER_DT_MAX + 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 2: unknown dtype");
+}
+
+TEST_F(model, layers_too_many_dims)
+{
+	self->ld[5].out.ndim = NPU_LAYER_MAX_DIMS + 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 5: ndim above 4");
+}
+
+TEST_F(model, layers_zero_dim)
+{
+	self->ld[0].out.dims[2] = 0;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 0: bad dims");
+}
+
+TEST_F(model, layers_dim_beyond_ndim)
+{
+	/* fc's output is [1, 10]: a third dim is not zero */
+	self->ld[5].out.dims[2] = 1;
+	EXPECT_REJECT(-EINVAL, "layer table: layer 5: bad dims");
 }
 
 TEST_F(model, too_many_slots)
