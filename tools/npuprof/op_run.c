@@ -178,15 +178,12 @@ static int collect(struct trace_ring *ring, struct run_ctx *c,
 			npc_err("op: the trace ring holds a malformed record");
 			return 1;
 		}
-		if (c->lost || st.seq_errors) {
-			npc_err("op: trace records were lost; the run cannot be timed");
-			return 1;
-		}
 		if (c->exec_seen)
 			return 0;
 		if (waited >= timeout_ms) {
-			npc_err("op: no trace record of job %" PRIu64 " after %u ms",
-				c->job_id, timeout_ms);
+			npc_err("op: no trace record of job %" PRIu64 " after %u ms%s",
+				c->job_id, timeout_ms,
+				c->lost ? " (trace records were lost)" : "");
 			return 1;
 		}
 		poll(&pfd, 1, 10);
@@ -274,9 +271,10 @@ static int run_once(int fd, const struct npo_job *job,
 	if (ret)
 		return ret;
 	if (!c->exec_device || c->ops_seen != job->n_ops) {
-		npc_err("op: job %llu has %u of its %u operator records%s", id,
-			c->ops_seen, job->n_ops,
-			c->exec_device ? "" : " and no device times");
+		npc_err("op: job %llu has %u of its %u operator records%s%s",
+			id, c->ops_seen, job->n_ops,
+			c->exec_device ? "" : " and no device times",
+			c->lost ? " (trace records were lost)" : "");
 		return 1;
 	}
 	return 0;
