@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include <npu/npu_model_file.h>
+#include <npu/npu_model_layers.h>
 #include <npu/npu_program.h>
 
 #include "libnpu.h"
@@ -313,6 +314,88 @@ static PyObject *npu_model_get_path(npu_model_obj *self, void *closure)
 	return Py_NewRef(self->path);
 }
 
+/* @n shapes as every report prints them: "u8[1,28,28,1] i8[16,3,3,1]" */
+static PyObject *npu_shapes_str(const struct npu_layer_shape *s,
+				unsigned int n)
+{
+	char buf[NPU_LAYER_MAX_IN * 64];
+
+	/* 3 shapes of 4 dims of at most 10 digits: under 64 bytes each */
+	npu_layer_shapes_fmt(s, n, buf, sizeof(buf));
+	return PyUnicode_FromString(buf);
+}
+
+/*
+ * One layer: the descriptors [@first, @first + @n) of @h, consecutive
+ * operators of one name; shapes of the first's inputs and the last's
+ * output, MACs and weight bytes summed
+ */
+static PyObject *npu_layer_dict(const struct npu_layers_hdr *h,
+				uint32_t first, uint32_t n)
+{
+	const struct npu_layer_desc *d = npu_layers_desc(h, first);
+	const struct npu_layer_desc *last = npu_layers_desc(h, first + n - 1);
+	unsigned long long macs = 0, wb = 0;
+	PyObject *ops, *in, *out, *dict;
+	uint32_t i;
+
+	ops = PyList_New(n);
+	if (!ops)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		PyObject *v = PyLong_FromUnsignedLong(first + i);
+
+		if (!v) {
+			Py_DECREF(ops);
+			return NULL;
+		}
+		PyList_SET_ITEM(ops, i, v);
+		macs += npu_layers_desc(h, first + i)->macs;
+		wb += npu_layers_desc(h, first + i)->weight_bytes;
+	}
+	in = npu_shapes_str(d->in, d->n_in);
+	out = npu_shapes_str(&last->out, last->n_out);
+	dict = in && out ?
+		Py_BuildValue("{s:s,s:s,s:O,s:O,s:K,s:K,s:O}",
+			      "name", npu_layers_str(h, d->name),
+			      "op_type", npu_layers_str(h, d->op_type),
+			      "in_shapes", in, "out_shapes", out,
+			      "macs", macs, "weight_bytes", wb, "ops", ops) :
+		NULL;
+	Py_XDECREF(in);
+	Py_XDECREF(out);
+	Py_DECREF(ops);
+	return dict;
+}
+
+static PyObject *npu_model_get_layers(npu_model_obj *self, void *closure)
+{
+	const struct npu_layers_hdr *h;
+	PyObject *list, *d;
+	uint32_t i, n;
+
+	(void)closure;
+	list = PyList_New(0);
+	if (!list || npu_model_layers(self->m, (const void **)&h, NULL))
+		return list;
+	for (i = 0; i < h->n_layers; i += n) {
+		const char *name = npu_layers_str(h, npu_layers_desc(h, i)->name);
+
+		for (n = 1; i + n < h->n_layers; n++)
+			if (strcmp(name, npu_layers_str(h,
+					npu_layers_desc(h, i + n)->name)))
+				break;
+		d = npu_layer_dict(h, i, n);
+		if (!d || PyList_Append(list, d)) {
+			Py_XDECREF(d);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(d);
+	}
+	return list;
+}
+
 static PyObject *npu_model_repr(npu_model_obj *self)
 {
 	return PyUnicode_FromFormat("<npu.Model %s from %R: %u inputs, %u outputs>",
@@ -332,6 +415,18 @@ static PyMethodDef npu_model_methods[] = {
 static PyGetSetDef npu_model_getset[] = {
 	{ "name", (getter)npu_model_get_name, NULL, "the model's name", NULL },
 	{ "path", (getter)npu_model_get_path, NULL, "the file it was loaded from", NULL },
+	{ "layers", (getter)npu_model_get_layers, NULL,
+	  "list of dict: the source model's layers, from the model file's\n"
+	  "layer table (Documentation/npu/model.rst, \"Layer table\"), in\n"
+	  "program order; [] for a file without one. Consecutive operators of\n"
+	  "one layer name make one entry. Keys: name (str: the layer, ONNX:\n"
+	  "the node name), op_type (str, fused ops joined by '+', e.g.\n"
+	  "'Conv2D+Relu6'), in_shapes (str: the data inputs, weights and bias\n"
+	  "of its first operator, 'u8[1,28,28,1] i8[16,3,3,1] i32[16]', the\n"
+	  "source model's dims as every report prints them), out_shapes (str:\n"
+	  "its last operator's output), macs and weight_bytes (int: summed\n"
+	  "over its operators), ops (list of int: the program operator\n"
+	  "indices, consecutive).", NULL },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -12,6 +12,9 @@
         (y,) = fut.wait(timeout=5.0)
 
 npu.Model(path) loads and validates a model file with no device;
+Model.layers lists the source model's layers from the file's layer table
+(name, op_type, in_shapes, out_shapes, macs, weight_bytes, ops: the
+program operators that carry it), [] for a file without one;
 npu.Session(model, device=None, pes=None, contexts=0, timeout=None,
 output_dtype=numpy.float32) prepares it on /dev/npuN. Inputs are numpy
 arrays of the input's shape, float32 (Quantized by the runtime) or uint8
