@@ -630,6 +630,36 @@ static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 	npf_js_end(o, p);
 }
 
+/* Bytes of a layer name and op type the args keep (NPF_JS_ROOM holds 6x) */
+#define NPF_JS_LAYER_MAX	200
+#define NPF_JS_OPTYPE_MAX	96
+
+static const struct npf_model *npf_js_mjob_model(struct npf_js *o,
+						 uint32_t minor,
+						 uint64_t job_id);
+
+/* An OP's layer args, when its job's model has a layer table */
+static char *npf_js_layer(struct npf_js *o, char *p,
+			  const struct npf_tl_item *it,
+			  const struct npu_trace_rec_op *r)
+{
+	struct npf_layer l;
+
+	npf_model_layer(npf_js_mjob_model(o, it->minor, r->job_id),
+			r->op_index, &l);
+	if (!*l.name)
+		return p;
+	p = NPF_LIT(p, ",\"layer\":");
+	p = npf_js_str_to(p, l.name, NPF_JS_LAYER_MAX);
+	p = NPF_LIT(p, ",\"op_type\":");
+	p = npf_js_str_to(p, l.op_type, NPF_JS_OPTYPE_MAX);
+	/* shapes: ASCII, at most 146 bytes (npu_layer_shapes_fmt()) */
+	p = NPF_LIT(p, ",\"in_shapes\":");
+	p = npf_js_str_to(p, l.in_shapes, 256);
+	p = NPF_LIT(p, ",\"out_shapes\":");
+	return npf_js_str_to(p, l.out_shapes, 256);
+}
+
 static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_op *r = it->ev->rec;
@@ -649,6 +679,8 @@ static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 	p = NPF_LIT(p, ",\"dma\":");
 	p = npf_u64(p, r->dma_bytes);
 	p = npf_js_dur_args(p, it);
+	if (npf_unlikely(o->mjobs != NULL))
+		p = npf_js_layer(o, p, it, r);
 	p = NPF_LIT(p, "}}");
 	npf_js_end(o, p);
 }

@@ -42,7 +42,7 @@
 #include "trace.h"
 
 #define NPF_SQ_CACHE_KB	16384	/* SQLite page cache */
-#define NPF_SQ_VERSION	4	/* PRAGMA user_version of the schema */
+#define NPF_SQ_VERSION	5	/* PRAGMA user_version of the schema */
 #define NPF_SQ_ANALYZE	"1000"	/* PRAGMA analysis_limit: rows sampled */
 #define NPF_SQ_ROWS	32	/* rows per INSERT into the large tables */
 
@@ -84,8 +84,11 @@ static const char npf_sq_schema[] =
 "  o.tid, o.pe, o.exec_index, o.op_index, o.opcode, c.name, o.start_ns,\n"
 "  o.end_ns, o.run_ns + o.iowait_ns AS dur_ns, o.run_ns, o.iowait_ns,\n"
 "  o.err_ns, o.start_tick, o.end_tick, o.iowait_ticks, o.dma_bytes,\n"
-"  o.macs, o.inconsistent\n"
-"  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode;\n"
+"  o.macs, o.inconsistent, o.model_id, m.layer, m.op_type, m.in_shapes,\n"
+"  m.out_shapes\n"
+"  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode\n"
+"  LEFT JOIN model_operators m\n"
+"  ON m.model_id = o.model_id AND m.op_index = o.op_index;\n"
 "CREATE TABLE clock_samples(dev INTEGER, host_before_ns INTEGER,\n"
 "  device_tick INTEGER, host_after_ns INTEGER, samples INTEGER);\n"
 "CREATE TABLE clock_fits(dev INTEGER, source TEXT, samples INTEGER,\n"
@@ -109,12 +112,13 @@ static const char npf_sq_schema[] =
 "  WHERE a.event = 'alloc';\n"
 "CREATE TABLE model_operators(model_id INTEGER, model TEXT,\n"
 "  op_index INTEGER, name TEXT, in_bytes INTEGER, out_bytes INTEGER,\n"
-"  live_bytes INTEGER, alloc_bytes INTEGER,\n"
+"  live_bytes INTEGER, alloc_bytes INTEGER, layer TEXT, op_type TEXT,\n"
+"  in_shapes TEXT, out_shapes TEXT, macs INTEGER, weight_bytes INTEGER,\n"
 "  PRIMARY KEY(model_id, op_index));\n"
 "CREATE VIEW operator_memory AS SELECT o.id, o.dev, o.minor, o.job_id,\n"
 "  o.pid, o.tid, o.pe, o.model_id, m.model, o.op_index, m.name,\n"
 "  o.start_ns, o.end_ns, m.in_bytes, m.out_bytes, m.live_bytes,\n"
-"  m.alloc_bytes\n"
+"  m.alloc_bytes, m.layer, m.op_type, m.in_shapes, m.out_shapes\n"
 "  FROM operator_rows o JOIN model_operators m\n"
 "  ON m.model_id = o.model_id AND m.op_index = o.op_index;\n"
 "CREATE VIEW inferences AS SELECT trace_id, span_id, tid AS \"thread.id\",\n"
@@ -129,6 +133,16 @@ static const char npf_sq_schema[] =
 "  COUNT(*) AS count\n"
 "  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode\n"
 "  WHERE o.run_ns IS NOT NULL GROUP BY o.opcode ORDER BY 2 DESC, 1;\n"
+"CREATE VIEW npu_layers AS SELECT m.layer, c.name, m.op_type,\n"
+"  m.in_shapes, m.out_shapes,\n"
+"  AVG(o.run_ns + o.iowait_ns) AS \"average elapsed(ns)\",\n"
+"  COUNT(*) AS count, SUM(o.run_ns + o.iowait_ns) AS total_ns, m.macs,\n"
+"  m.weight_bytes, o.model_id, m.model, o.op_index\n"
+"  FROM operator_rows o JOIN opcodes c ON c.opcode = o.opcode\n"
+"  JOIN model_operators m\n"
+"  ON m.model_id = o.model_id AND m.op_index = o.op_index\n"
+"  WHERE o.run_ns IS NOT NULL AND m.layer IS NOT NULL\n"
+"  GROUP BY o.model_id, o.op_index ORDER BY 6 DESC, 1;\n"
 "CREATE VIEW external_operators AS SELECT trace_id, span_id,\n"
 "  tid AS \"thread.id\", kind AS name, op_index AS operator_index,\n"
 "  dur_ns AS dur FROM spans WHERE kind_id IN (6, 7, 8, 9);\n"
@@ -179,7 +193,8 @@ static const char *const npf_sq_insert[SQ_N] = {
 	[SQ_KIND] = "INSERT INTO span_kinds VALUES(?,?)",
 	[SQ_OPCODE] = "INSERT INTO opcodes VALUES(?,?)",
 	[SQ_MEM] = "INSERT INTO memory_events VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_MODEL_OP] = "INSERT INTO model_operators VALUES(?,?,?,?,?,?,?,?)",
+	[SQ_MODEL_OP] = "INSERT INTO model_operators VALUES(?,?,?,?,?,?,?,?,?,?,?,"
+			"?,?,?)",
 };
 
 /* The hex ids of one row, bound SQLITE_STATIC: they outlive the step */
@@ -684,13 +699,16 @@ static int npf_sq_models(struct npf_sq *s)
 	for (i = 0; !ret && i < n; i++) {
 		const struct npf_model *m = npf_trace_model_at(s->trace, i);
 		uint32_t op, nops = npf_model_nops(m);
+		bool lay = npf_model_has_layers(m);
 		struct npf_op_mem om;
+		struct npf_layer l;
 
 		for (op = 0; !ret && op < nops; op++) {
 			struct npf_sqb b = npf_sqb(s, SQ_MODEL_OP);
 
 			if (npf_model_op_mem(m, op, &om))
 				continue;
+			npf_model_layer(m, op, &l);
 			npf_b_i(&b, npf_model_id(m));
 			npf_b_s(&b, npf_model_name(m));
 			npf_b_i(&b, op);
@@ -699,6 +717,13 @@ static int npf_sq_models(struct npf_sq *s)
 			npf_b_u(&b, om.out_bytes);
 			npf_b_u(&b, om.live_bytes);
 			npf_b_u(&b, om.alloc_bytes);
+			/* the layer table's columns: NULL without one */
+			npf_b_s(&b, lay ? l.name : NULL);
+			npf_b_s(&b, lay ? l.op_type : NULL);
+			npf_b_s(&b, lay ? l.in_shapes : NULL);
+			npf_b_s(&b, lay ? l.out_shapes : NULL);
+			npf_b_opt(&b, lay, (int64_t)l.macs);
+			npf_b_opt(&b, lay, (int64_t)l.weight_bytes);
 			ret = npf_sq_step(s, &b);
 		}
 	}

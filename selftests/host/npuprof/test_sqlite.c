@@ -103,7 +103,7 @@ TEST_F(sq, tables)
 {
 	sqlite3 *db = self->db;
 
-	EXPECT_Q(db, "4\n", "PRAGMA user_version");
+	EXPECT_Q(db, "5\n", "PRAGMA user_version");
 	/* no MODEL item: no model on any operator record */
 	EXPECT_Q(db, "0|0\n", "SELECT COUNT(model_id), (SELECT COUNT(*) "
 		 "FROM model_operators) FROM operator_rows");
@@ -471,8 +471,11 @@ TEST(operator_memory)
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
 					     NULL));
-	EXPECT_Q(db, "5|tiny|0|CONV2D|1000|1000|2000|7424\n"
-		 "5|tiny|1|FC|1400|200|1600|7424\n",
+	/* with the layer table's columns (layers_gen.h) */
+	EXPECT_Q(db, "5|tiny|0|CONV2D|1000|1000|2000|7424|" LAY_NAME0 "|"
+		 LAY_TYPE0 "|" LAY_IN0 "|" LAY_OUT0 "|3888|124\n"
+		 "5|tiny|1|FC|1400|200|1600|7424|" LAY_NAME1 "|" LAY_TYPE1 "|"
+		 LAY_IN1 "|" LAY_OUT1 "|1440|1440\n",
 		 "SELECT * FROM model_operators ORDER BY model_id, op_index");
 	EXPECT_Q(db, "4|4\n", "SELECT COUNT(*), COUNT(model_id) "
 		 "FROM operator_rows");
@@ -484,6 +487,40 @@ TEST(operator_memory)
 		 "SELECT job_id, pid, pe, model_id, model, op_index, name, "
 		 "start_ns, in_bytes, out_bytes, live_bytes, alloc_bytes "
 		 "FROM operator_memory ORDER BY start_ns");
+	EXPECT_Q(db, "1|0|" LAY_NAME0 "|" LAY_IN0 "\n"
+		 "2|0|" LAY_NAME0 "|" LAY_IN0 "\n"
+		 "1|1|" LAY_NAME1 "|" LAY_IN1 "\n"
+		 "2|1|" LAY_NAME1 "|" LAY_IN1 "\n",
+		 "SELECT job_id, op_index, layer, in_shapes "
+		 "FROM operator_memory ORDER BY start_ns");
+	/* the operators view names each record's layer */
+	EXPECT_Q(db, "1|CONV2D|" LAY_NAME0 "|" LAY_TYPE0 "|" LAY_IN0 "|"
+		 LAY_OUT0 "\n"
+		 "2|CONV2D|" LAY_NAME0 "|" LAY_TYPE0 "|" LAY_IN0 "|"
+		 LAY_OUT0 "\n"
+		 "1|FC|" LAY_NAME1 "|" LAY_TYPE1 "|" LAY_IN1 "|" LAY_OUT1 "\n"
+		 "2|FC|" LAY_NAME1 "|" LAY_TYPE1 "|" LAY_IN1 "|" LAY_OUT1 "\n",
+		 "SELECT job_id, name, layer, op_type, in_shapes, out_shapes "
+		 "FROM operators ORDER BY start_ns");
+	/* per layer: both jobs' records, 5 ticks (ns) each */
+	EXPECT_Q(db, LAY_NAME0 "|CONV2D|5.0|2|10|3888|124\n"
+		 LAY_NAME1 "|FC|5.0|2|10|1440|1440\n",
+		 "SELECT layer, name, \"average elapsed(ns)\", count, total_ns, "
+		 "macs, weight_bytes FROM npu_layers");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+
+	/* a model without a layer table: NULL there, no layer rows */
+	mem_gen_jobs_write_tail(trace, NULL, 0);
+	path = export(trace, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(SQLITE_OK, sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					     NULL));
+	EXPECT_Q(db, "2|0|0|0\n", "SELECT COUNT(*), COUNT(layer), "
+		 "COUNT(macs), COUNT(weight_bytes) FROM model_operators");
+	EXPECT_Q(db, "4|0\n", "SELECT COUNT(*), COUNT(layer) FROM operators");
+	EXPECT_Q(db, "0\n", "SELECT COUNT(*) FROM npu_layers");
 	sqlite3_close(db);
 	unlink(path);
 	unlink(trace);
