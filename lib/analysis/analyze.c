@@ -6,8 +6,11 @@
  * the reports do) and host spans (self time: the span less its children);
  * each has MACs and bytes moved (operators), hence GMAC/s, the share of
  * the device's peak (npu_info.macs_per_cycle * clock_hz) and GB/s.
- * Filters by type and self time apply to records; aggregation is by type
- * (sum, mean, or the record with the max or min self time); the rows are
+ * Filters by type and self time apply to records; aggregation is by type,
+ * or for the NPU operators of a model with a layer table by layer name or
+ * by op_type and in_shapes (sum, mean, or the record with the max or min
+ * self time); an operator's layer columns come from its model (memuse.h)
+ * as pointers the trace owns; the rows are
  * ordered by a column and cut to the top N; cumulative time runs down
  * the printed rows.
  *
@@ -18,7 +21,8 @@
  * and every child found there or after it is subtracted; the time of
  * children that come first waits for their parent in a map.
  *
- * Memory: one accumulator per type when aggregating, else the top 2N rows
+ * Memory: one accumulator per type (and per layer or shape) when
+ * aggregating, else the top 2N rows
  * (all of them with top 0); the spans of the window (at most NPF_WIN_MAX)
  * and the children's time of parents that have not come yet.
  * Each call uses its trace alone; callers serialize calls on one trace.
@@ -33,6 +37,7 @@
 #include "amap.h"
 #include "analyze.h"
 #include "join.h"
+#include "memuse.h"
 #include "report_util.h"
 
 #define AN_NOPS		65536
@@ -47,6 +52,12 @@ struct an_acc {
 	int64_t self;
 	uint64_t macs, bytes;
 	struct npf_an_row rec;	/* the first record; MAX/MIN: the chosen */
+};
+
+/* The aggregate of a layer or a shape, by the two hashes of its key */
+struct an_gacc {
+	struct npf_anode node;
+	struct an_acc a;
 };
 
 /* A span's children's time so far, by (pid, span_id) of the parent */
@@ -64,6 +75,7 @@ struct an_held {
 
 struct an_ctx {
 	const struct npuprof_analyze_opts *o;
+	const struct npuprof_trace *trace;
 	enum an_col col;
 	bool asc;
 	double peak[AN_DEVS];
@@ -74,6 +86,7 @@ struct an_ctx {
 	size_t n, cap;
 	struct an_acc *ops;	/* by opcode */
 	struct an_acc kinds[AN_NKINDS];
+	struct npf_amap groups;	/* by layer or shape: struct an_gacc */
 	int64_t total;
 	int err;
 };
@@ -175,6 +188,10 @@ static int an_cmp(const void *pa, const void *pb, void *ctx)
 	if (!r)
 		r = strcmp(a->name, b->name);
 	if (!r)
+		r = strcmp(a->layer, b->layer);
+	if (!r)
+		r = strcmp(a->in_shapes, b->in_shapes);
+	if (!r)
 		r = (a->start > b->start) - (a->start < b->start);
 	return r;
 }
@@ -200,6 +217,43 @@ static void an_sort(struct an_ctx *c)
 	qsort_r(c->rows, c->n, sizeof(*c->rows), an_cmp, c);
 	if (c->o->top && c->n > c->o->top)
 		c->n = c->o->top;
+}
+
+/* FNV-1a of @s from @h, a 0x1f after it */
+static uint64_t an_hash(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0x1f) * 0x100000001b3ull;
+}
+
+/*
+ * The accumulator of row @r: its type's, or with aggregate_by layer or
+ * shape, its layer's or shape's when it has one. A key is its string's
+ * two 64-bit FNV-1a hashes (two offset bases): two strings that differ
+ * share both with a probability of about 2^-128. NULL: out of memory.
+ */
+static struct an_acc *an_acc_of(struct an_ctx *c, const struct npf_an_row *r,
+				unsigned int type)
+{
+	static const uint64_t base[2] = { 0xcbf29ce484222325ull,
+					  0x84222325cbf29ce4ull };
+	uint64_t k[2];
+	struct an_gacc *g;
+	int i;
+
+	if (!r->npu)
+		return &c->kinds[type];
+	if (c->o->aggregate_by == NPUPROF_AGG_BY_TYPE || !*r->layer)
+		return &c->ops[type];
+	for (i = 0; i < 2; i++)
+		k[i] = c->o->aggregate_by == NPUPROF_AGG_BY_LAYER ?
+		       an_hash(base[i], r->layer) :
+		       an_hash(an_hash(base[i], r->op_type), r->in_shapes);
+	g = npf_amap_find(&c->groups, k[0], k[1]);
+	if (!g)
+		g = npf_amap_add(&c->groups, k[0], k[1], sizeof(*g));
+	return g ? &g->a : NULL;
 }
 
 static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int type)
@@ -229,7 +283,9 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 			an_sort(c);
 		return 0;
 	}
-	a = r->npu ? &c->ops[type] : &c->kinds[type];
+	a = an_acc_of(c, r, type);
+	if (!a)
+		return -ENOMEM;
 	if (!a->count++ ||
 	    (c->o->aggregate == NPUPROF_AGG_MAX && r->self > a->rec.self) ||
 	    (c->o->aggregate == NPUPROF_AGG_MIN && r->self < a->rec.self))
@@ -245,6 +301,7 @@ static int an_op(void *ctx, const struct npf_op_row *r)
 	struct an_ctx *c = ctx;
 	const struct npu_trace_rec_op *o = r->rec;
 	const char *name = npf_opcode_name(o->opcode);
+	struct npf_layer l;
 	struct npf_an_row row = {
 		.npu = true, .count = 1, .self = r->dur.total, .macs = o->macs,
 		.bytes = o->dma_bytes, .minor = r->minor, .job_id = o->job_id,
@@ -255,6 +312,12 @@ static int an_op(void *ctx, const struct npf_op_row *r)
 
 	if (!r->dur.ok)
 		return 0;
+	npf_model_layer(npf_trace_model(c->trace, r->model_id), o->op_index,
+			&l);
+	row.layer = l.name;
+	row.op_type = l.op_type;
+	row.in_shapes = l.in_shapes;
+	row.out_shapes = l.out_shapes;
 	if (name)
 		snprintf(row.name, sizeof(row.name), "%s", name);
 	else
@@ -286,6 +349,7 @@ static int an_span(struct an_ctx *c, const struct npuprof_span_rec *s)
 		.count = 1, .self = dur, .minor = UINT32_MAX,
 		.op_index = UINT32_MAX, .pe = UINT32_MAX,
 		.start = s->start_ns > INT64_MAX ? INT64_MAX : (int64_t)s->start_ns,
+		.layer = "", .op_type = "", .in_shapes = "", .out_shapes = "",
 	};
 	unsigned int type = s->kind < AN_NKINDS ? s->kind : 0;
 	struct an_held *h;
@@ -353,10 +417,39 @@ static int64_t an_mean(int64_t a, uint64_t n)
 	return (int64_t)q;
 }
 
+/* The row of accumulator @a into @r */
+static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
+			   struct npf_an_row *r)
+{
+	*r = a->rec;
+	r->count = a->count;
+	if (c->o->aggregate != NPUPROF_AGG_SUM &&
+	    c->o->aggregate != NPUPROF_AGG_MEAN)
+		return;
+	r->self = a->self;
+	r->macs = a->macs;
+	r->bytes = a->bytes;
+	r->minor = UINT32_MAX;
+	r->job_id = 0;
+	r->op_index = r->pe = UINT32_MAX;
+	r->start = 0;
+	/* the key's columns stay, the first record's with them */
+	if (c->o->aggregate_by == NPUPROF_AGG_BY_TYPE || !*r->layer)
+		r->layer = r->op_type = r->in_shapes = r->out_shapes = "";
+	else if (c->o->aggregate_by == NPUPROF_AGG_BY_SHAPE)
+		r->layer = "";
+	if (c->o->aggregate == NPUPROF_AGG_MEAN) {
+		r->self = an_mean(a->self, a->count);
+		r->macs = (uint64_t)an_mean((int64_t)a->macs, a->count);
+		r->bytes = (uint64_t)an_mean((int64_t)a->bytes, a->count);
+	}
+}
+
 /* The rows of the accumulators */
 static int an_collect(struct an_ctx *c)
 {
-	size_t i, n = 0;
+	const struct an_gacc *g;
+	size_t i, n = c->groups.n;
 
 	for (i = 0; i < AN_NOPS + AN_NKINDS; i++) {
 		const struct an_acc *a = i < AN_NOPS ? &c->ops[i] :
@@ -370,29 +463,14 @@ static int an_collect(struct an_ctx *c)
 	for (i = 0; i < AN_NOPS + AN_NKINDS; i++) {
 		const struct an_acc *a = i < AN_NOPS ? &c->ops[i] :
 					 &c->kinds[i - AN_NOPS];
-		struct npf_an_row *r = &c->rows[c->n];
 
-		if (!a->count)
-			continue;
-		c->n++;
-		*r = a->rec;
-		r->count = a->count;
-		if (c->o->aggregate == NPUPROF_AGG_SUM ||
-		    c->o->aggregate == NPUPROF_AGG_MEAN) {
-			r->self = a->self;
-			r->macs = a->macs;
-			r->bytes = a->bytes;
-			r->minor = UINT32_MAX;
-			r->job_id = 0;
-			r->op_index = r->pe = UINT32_MAX;
-			r->start = 0;
-		}
-		if (c->o->aggregate == NPUPROF_AGG_MEAN) {
-			r->self = an_mean(a->self, a->count);
-			r->macs = (uint64_t)an_mean((int64_t)a->macs, a->count);
-			r->bytes = (uint64_t)an_mean((int64_t)a->bytes, a->count);
-		}
+		if (a->count)
+			an_collect_one(c, a, &c->rows[c->n++]);
 	}
+	for (g = npf_amap_first(&c->groups); g;
+	     g = g->node.next != &c->groups.head ?
+		 (const struct an_gacc *)g->node.next : NULL)
+		an_collect_one(c, &g->a, &c->rows[c->n++]);
 	return 0;
 }
 
@@ -414,7 +492,9 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	}
 	memset(&c, 0, sizeof(c));
 	c.o = o;
+	c.trace = trace;
 	if (o->sz < sizeof(*o) || o->aggregate > NPUPROF_AGG_MIN ||
+	    o->aggregate_by > NPUPROF_AGG_BY_SHAPE ||
 	    an_parse_col(o->order_by, &c.col, &c.asc))
 		return -EINVAL;
 	if (o->aggregate) {
@@ -425,6 +505,8 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	ret = npf_amap_init(&c.kids);
 	if (!ret)
 		ret = npf_amap_init(&c.held);
+	if (!ret)
+		ret = npf_amap_init(&c.groups);
 	if (!ret)
 		ret = npuprof_trace_rewind(trace);
 	if (!ret)
@@ -446,6 +528,7 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	npf_win_fini(&c.win);
 	if (!ret && o->aggregate)
 		ret = an_collect(&c);
+	npf_amap_fini(&c.groups);
 	free(c.ops);
 	if (ret) {
 		free(c.rows);
@@ -476,6 +559,11 @@ static const struct npf_col an_cols[] = {
 	{ "op_index", NPF_COL_U64, NPF_COL_DATA, 0 },
 	{ "pe", NPF_COL_U64, NPF_COL_DATA, 0 },
 	{ "start_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
+	/* last: a long name ends the line of the text */
+	{ "layer", NPF_COL_STR, NPF_COL_OPT, 0 },
+	{ "op_type", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "in_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
 };
 
 static struct npuprof_value an_f(double v)
@@ -532,16 +620,20 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	if (!trace ||
 	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
 	     !out ||
-	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
-	      format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON)))
+	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_WIDE &&
+	      format != NPUPROF_FORMAT_CSV && format != NPUPROF_FORMAT_JSONL &&
+	      format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
 	ret = npf_analyze_rows(trace, &o, &rows, &n, &total);
 	if (ret)
 		return ret;
 	/* a record's own columns: not for sums and means */
 	rec = o.aggregate == NPUPROF_AGG_NONE || o.aggregate >= NPUPROF_AGG_MAX;
-	npf_tw_begin(&tw, out, format, an_cols,
-		     sizeof(an_cols) / sizeof(an_cols[0]), false);
+	/* the layer column in the text when a row has a layer */
+	for (i = 0; i < n && !*rows[i].layer; i++)
+		;
+	npf_tw_begin_opt(&tw, out, format, an_cols,
+			 sizeof(an_cols) / sizeof(an_cols[0]), false, i < n);
 	if (format == NPUPROF_FORMAT_ROWS)
 		ret = npf_tw_sink(&tw, o.sink, 0);
 	for (i = 0; i < n && !ret; i++) {
@@ -559,7 +651,9 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 			an_u(r->job_id, !rec || r->minor == UINT32_MAX),
 			an_u(r->op_index, r->op_index == UINT32_MAX),
 			an_u(r->pe, r->pe == UINT32_MAX),
-			{ .null = !rec, .i = r->start } });
+			{ .null = !rec, .i = r->start }, { .s = r->layer },
+			{ .s = r->op_type },
+			{ .s = r->in_shapes }, { .s = r->out_shapes } });
 		ret = tw.err;
 	}
 	if (!ret)

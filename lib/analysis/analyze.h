@@ -23,6 +23,8 @@
  *	unknown
  * @minor, @job_id, @op_index, @pe: a record's (UINT32_MAX/0 otherwise)
  * @start: a record's start, ns (0 for aggregates)
+ * @layer, @op_type, @in_shapes, @out_shapes: an operator's layer
+ *	(memuse.h: struct npf_layer; owned by the trace's model), "" without
  */
 struct npf_an_row {
 	char name[32];
@@ -37,6 +39,10 @@ struct npf_an_row {
 	uint32_t op_index;
 	uint32_t pe;
 	int64_t start;
+	const char *layer;
+	const char *op_type;
+	const char *in_shapes;
+	const char *out_shapes;
 };
 
 /*

@@ -178,6 +178,10 @@ static const struct npf_col op_cols[] = {
 	{ "out_bytes", NPF_COL_U64, 0, 10 },
 	{ "live_bytes", NPF_COL_U64, 0, 10 },
 	{ "alloc_bytes", NPF_COL_U64, 0, 10 },
+	{ "layer", NPF_COL_STR, NPF_COL_OPT, 0 },
+	{ "op_type", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "in_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
 };
 
 static const struct npf_col tensor_cols[] = {
@@ -193,6 +197,10 @@ static const struct npf_col tensor_cols[] = {
 	{ "size", NPF_COL_U64, 0, 10 },
 	{ "first_op", NPF_COL_I64, 0, 5 },
 	{ "last_op", NPF_COL_I64, 0, 5 },
+	{ "layer", NPF_COL_STR, NPF_COL_OPT, 0 },
+	{ "op_type", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "in_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
 };
 
 static const struct npf_col ev_cols[] = {
@@ -275,9 +283,15 @@ static int npf_mr_begin(struct npf_mr *p, struct npf_tw *w, unsigned int t)
 {
 	unsigned int k = t - NPUPROF_MEM_DEVICES;
 	unsigned int f = p->o.format;
+	bool layers = false;
+	size_t i;
 
+	/* the layer column of the text: when a model has a layer table */
+	for (i = 0; i < npf_trace_nmodels(p->trace) && !layers; i++)
+		layers = npf_model_has_layers(npf_trace_model_at(p->trace, i));
 	switch (f) {
 	case NPUPROF_FORMAT_TABLE:
+	case NPUPROF_FORMAT_WIDE:
 		fprintf(p->out, "%s%s\n", p->ntables ? "\n" : "",
 			npf_mr_tabs[k].title);
 		break;
@@ -294,8 +308,8 @@ static int npf_mr_begin(struct npf_mr *p, struct npf_tw *w, unsigned int t)
 		break;
 	}
 	p->ntables++;
-	npf_tw_begin(w, p->out, f,
-		     npf_mr_tabs[k].cols, npf_mr_tabs[k].n, false);
+	npf_tw_begin_opt(w, p->out, f, npf_mr_tabs[k].cols, npf_mr_tabs[k].n,
+			 false, layers);
 	if (f == NPUPROF_FORMAT_ROWS)
 		return npf_tw_sink(w, p->o.sink, t);
 	return 0;
@@ -305,7 +319,8 @@ static int npf_mr_end(struct npf_mr *p, struct npf_tw *w)
 {
 	int ret = npf_tw_end(w);
 
-	if (p->o.format == NPUPROF_FORMAT_TABLE && !w->rows)
+	if ((p->o.format == NPUPROF_FORMAT_TABLE ||
+	     p->o.format == NPUPROF_FORMAT_WIDE) && !w->rows)
 		fputs("(none)\n", p->out);
 	return ret;
 }
@@ -781,16 +796,20 @@ static int npf_mr_ops(struct npf_mr *p)
 		uint32_t id = (uint32_t)(v[i].key >> 32), op = (uint32_t)v[i].key;
 		const struct npf_model *m = npf_trace_model(p->trace, id);
 		struct npf_op_mem om;
+		struct npf_layer l;
 		const char *name;
 
 		if (!m || npf_model_op_mem(m, op, &om))
 			continue;
 		name = npf_opcode_name(npf_model_opcode(m, op));
+		npf_model_layer(m, op, &l);
 		npf_tw_row(&w, (struct npuprof_value[]){
 			npf_v_u(id), npf_v_s(npf_model_name(m)), npf_v_u(op),
 			npf_v_s(name), npf_v_u(v[i].count),
 			npf_v_u(om.in_bytes), npf_v_u(om.out_bytes),
-			npf_v_u(om.live_bytes), npf_v_u(om.alloc_bytes) });
+			npf_v_u(om.live_bytes), npf_v_u(om.alloc_bytes),
+			npf_v_s(l.name), npf_v_s(l.op_type),
+			npf_v_s(l.in_shapes), npf_v_s(l.out_shapes) });
 	}
 	free(v);
 	return ret ? ret : npf_mr_end(p, &w);
@@ -828,11 +847,13 @@ static int npf_mr_tensors(struct npf_mr *p)
 		const struct npf_model *m;
 		struct npf_model_mem mm;
 		struct npf_mr_tensor *nv;
+		struct npf_layer l;
 		uint32_t i, n = 0;
 
 		if (!u->have || !(m = npf_trace_model(p->trace, u->model_id)) ||
 		    npf_model_mem(m, &mm))
 			continue;
+		npf_model_layer(m, u->op_index, &l);
 		nv = realloc(v, (mm.n_tensors ? mm.n_tensors : 1) * sizeof(*v));
 		if (!nv) {
 			ret = -ENOMEM;
@@ -857,7 +878,9 @@ static int npf_mr_tensors(struct npf_mr *p)
 				npf_v_u(v[i].i), npf_v_u(v[i].t.slot),
 				npf_v_u(v[i].t.offset), npf_v_u(v[i].t.bytes),
 				npf_v_i(v[i].t.first_op),
-				npf_v_i(v[i].t.last_op) });
+				npf_v_i(v[i].t.last_op), npf_v_s(l.name),
+				npf_v_s(l.op_type), npf_v_s(l.in_shapes),
+				npf_v_s(l.out_shapes) });
 	}
 	free(v);
 	return ret ? ret : npf_mr_end(p, &w);
@@ -956,8 +979,9 @@ int npuprof_memory(struct npuprof_trace *trace, FILE *out,
 	ret = -EINVAL;
 	if (!trace || (p->o.tables & ~all) ||
 	    (f == NPUPROF_FORMAT_ROWS ? !p->o.sink || !p->o.sink->row :
-	     !out || (f != NPUPROF_FORMAT_TABLE && f != NPUPROF_FORMAT_CSV &&
-		      f != NPUPROF_FORMAT_JSONL && f != NPUPROF_FORMAT_JSON)))
+	     !out || (f != NPUPROF_FORMAT_TABLE && f != NPUPROF_FORMAT_WIDE &&
+		      f != NPUPROF_FORMAT_CSV && f != NPUPROF_FORMAT_JSONL &&
+		      f != NPUPROF_FORMAT_JSON)))
 		goto out;
 	p->trace = trace;
 	p->out = out;

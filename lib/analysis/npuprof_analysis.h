@@ -239,6 +239,7 @@ enum npuprof_format {
 	NPUPROF_FORMAT_CHROME = 5,	/* Chrome Trace Event JSON */
 	NPUPROF_FORMAT_SQLITE = 6,	/* a SQLite database file */
 	NPUPROF_FORMAT_ROWS = 7,	/* typed rows to a row sink, no text */
+	NPUPROF_FORMAT_WIDE = 8,	/* TABLE with every column (shapes) */
 };
 
 /* Tables */
@@ -397,7 +398,7 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
  * @trace: an open trace
  * @out: the stream to write to (NULL with NPUPROF_FORMAT_ROWS)
  * @opts: @opts->table (enum npuprof_table) in @opts->format
- *	(NPUPROF_FORMAT_TABLE, _CSV, _JSONL or _JSON), or NULL: the
+ *	(NPUPROF_FORMAT_TABLE, _WIDE, _CSV, _JSONL or _JSON), or NULL: the
  *	inferences as aligned text; or with NPUPROF_FORMAT_ROWS, the rows of
  *	@opts->table, or of every table in @opts->tables, to @opts->sink
  *
@@ -446,6 +447,13 @@ enum npuprof_aggregate {
 	NPUPROF_AGG_MIN = 4,	/* ... the record with the shortest */
 };
 
+/* npuprof_analyze_opts.aggregate_by: what a row of an aggregate is */
+enum npuprof_aggregate_by {
+	NPUPROF_AGG_BY_TYPE = 0,	/* opcode or span kind */
+	NPUPROF_AGG_BY_LAYER = 1,	/* NPU operators: their layer name */
+	NPUPROF_AGG_BY_SHAPE = 2,	/* ... their op_type and in_shapes */
+};
+
 /**
  * struct npuprof_analyze_opts - what npuprof_analyze() prints
  * @sz: sizeof(struct npuprof_analyze_opts); set by
@@ -455,14 +463,19 @@ enum npuprof_aggregate {
  * @types: NULL-terminated list of types to keep ("CONV2D", "Quantize",
  *	"npu" for every NPU operator, "host" for every span; case does not
  *	matter), or NULL for all
- * @aggregate: enum npuprof_aggregate (by type)
+ * @aggregate: enum npuprof_aggregate (by @aggregate_by)
  * @order_by: column to sort by: "time" (self time, the default), "macs",
  *	"gmacs", "peak", "bytes", "gbps", "count" or "name"; a "+" prefix
  *	sorts ascending, else descending; NULL: "time"
  * @min_ns: keep records whose self time is at least this
  * @max_ns: ... and at most this (negative: no limit)
- * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL, _JSON or _ROWS
+ * @format: NPUPROF_FORMAT_TABLE (0 too), _WIDE, _CSV, _JSONL, _JSON or
+ *	_ROWS
  * @sink: NPUPROF_FORMAT_ROWS: where the rows go (then @out may be NULL)
+ * @aggregate_by: enum npuprof_aggregate_by: with @aggregate, one row per
+ *	type (0), or per layer name or per op_type and in_shapes of the
+ *	NPU operators whose model has a layer table (the other operators
+ *	and the host spans stay by type)
  */
 struct npuprof_analyze_opts {
 	size_t sz;
@@ -474,6 +487,7 @@ struct npuprof_analyze_opts {
 	int64_t max_ns;
 	unsigned int format;
 	const struct npuprof_row_sink *sink;
+	unsigned int aggregate_by;
 };
 
 /**
@@ -570,7 +584,8 @@ const char *npuprof_mem_table_name(unsigned int table);
 /**
  * struct npuprof_memory_opts - options of npuprof_memory()
  * @sz: sizeof(struct npuprof_memory_opts); NPUPROF_MEMORY_OPTS() sets it
- * @format: NPUPROF_FORMAT_TABLE (0 too), _CSV, _JSONL, _JSON or _ROWS
+ * @format: NPUPROF_FORMAT_TABLE (0 too), _WIDE, _CSV, _JSONL, _JSON or
+ *	_ROWS
  * @tables: a mask of NPUPROF_MEM_BIT(table); 0: every table but the
  *	events
  * @top: buffers listed per device at its peak, and tensors at its

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "amap.h"
 #include "join.h"
+#include "memuse.h"
 #include "report_util.h"
 #include "trace.h"
 
@@ -29,6 +31,15 @@ struct npf_opacc {
 	int64_t iowait_ns;
 	uint64_t count;
 	uint64_t skipped;	/* inconsistent or without a clock */
+	uint64_t macs;		/* of the counted records */
+};
+
+/* The operators of a model with a layer table, by (model id, op index) */
+struct npf_layacc {
+	struct npf_anode node;
+	struct npf_opacc a;
+	uint32_t opcode;
+	struct npf_layer l;
 };
 
 struct npf_rep {
@@ -37,6 +48,7 @@ struct npf_rep {
 	struct npf_tw tw[NPUPROF_TABLE_OP_RECORDS + 1];
 	unsigned int mask;
 	struct npf_opacc *ops;		/* NPUPROF_TABLE_OPERATORS */
+	struct npf_amap lays;		/* ... of the layers, npf_layacc */
 	/* summary */
 	int64_t *durs;
 	size_t ndur, capdur;
@@ -128,10 +140,17 @@ static const struct npf_col oper_cols[] = {
 	{ "name", NPF_COL_STR, 0, 24 },
 	{ "average elapsed(ns)", NPF_COL_F64, 0, 19 },
 	{ "count", NPF_COL_U64, 0, 6 },
+	{ "layer", NPF_COL_STR, NPF_COL_OPT, 0 },
 	{ "opcode", NPF_COL_U64, NPF_COL_DATA, 0 },
 	{ "total_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
 	{ "average_iowait_ns", NPF_COL_F64, NPF_COL_DATA, 0 },
 	{ "skipped", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "op_type", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "in_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "macs", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "model_id", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "op_index", NPF_COL_U64, NPF_COL_DATA, 0 },
 };
 
 static const struct npf_col ext_cols[] = {
@@ -173,6 +192,7 @@ static const struct npf_col oprec_cols[] = {
 	{ "exec_index", NPF_COL_U64, 0, 10 },
 	{ "op_index", NPF_COL_U64, 0, 8 },
 	{ "name", NPF_COL_STR, 0, 9 },
+	{ "layer", NPF_COL_STR, NPF_COL_DATA, 0 },
 	{ "start_ns", NPF_COL_I64, 0, 14 },
 	{ "dur", NPF_COL_I64, 0, 9 },
 	{ "run", NPF_COL_I64, 0, 9 },
@@ -185,6 +205,10 @@ static const struct npf_col oprec_cols[] = {
 	{ "dma_bytes", NPF_COL_U64, NPF_COL_DATA, 0 },
 	{ "macs", NPF_COL_U64, NPF_COL_DATA, 0 },
 	{ "inconsistent", NPF_COL_U64, NPF_COL_DATA, 0 },
+	{ "op_type", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "in_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
+	{ "model_id", NPF_COL_U64, NPF_COL_DATA, 0 },
 };
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
@@ -257,35 +281,73 @@ static int npf_rep_exec(void *ctx, const struct npf_exec_row *r)
 	return p->tw[NPUPROF_TABLE_EXECUTIONS].err;
 }
 
+/* Count an operator record into @a */
+static void npf_opacc_add(struct npf_opacc *a, const struct npf_op_row *r)
+{
+	if (!r->dur.ok) {
+		a->skipped++;
+		return;
+	}
+	a->sum_ns += r->dur.total;
+	a->iowait_ns += r->dur.iowait;
+	a->macs += r->rec->macs;
+	a->count++;
+}
+
+/* The operators table: by layer when the model has a table, else opcode */
+static int npf_rep_opacc(struct npf_rep *p, const struct npf_op_row *r,
+			 const struct npf_model *m)
+{
+	const struct npu_trace_rec_op *o = r->rec;
+	struct npf_layacc *la;
+
+	if (!npf_model_has_layers(m)) {
+		npf_opacc_add(&p->ops[o->opcode], r);
+		return 0;
+	}
+	la = npf_amap_find(&p->lays, r->model_id, o->op_index);
+	if (!la) {
+		la = npf_amap_add(&p->lays, r->model_id, o->op_index,
+				  sizeof(*la));
+		if (!la)
+			return -ENOMEM;
+		la->opcode = o->opcode;
+		npf_model_layer(m, o->op_index, &la->l);
+	}
+	npf_opacc_add(&la->a, r);
+	return 0;
+}
+
 static int npf_rep_op(void *ctx, const struct npf_op_row *r)
 {
 	struct npf_rep *p = ctx;
 	const struct npu_trace_rec_op *o = r->rec;
+	const struct npf_model *m = npf_trace_model(p->trace, r->model_id);
+	struct npf_layer l;
+	int ret;
 
 	p->op_records++;
 	if (npf_want(p, NPUPROF_TABLE_OPERATORS)) {
-		struct npf_opacc *a = &p->ops[o->opcode];
-
-		if (!r->dur.ok) {
-			a->skipped++;
-		} else {
-			a->sum_ns += r->dur.total;
-			a->iowait_ns += r->dur.iowait;
-			a->count++;
-		}
+		ret = npf_rep_opacc(p, r, m);
+		if (ret)
+			return ret;
 	}
 	if (!npf_want(p, NPUPROF_TABLE_OP_RECORDS))
 		return 0;
+	npf_model_layer(m, o->op_index, &l);
 	npf_tw_row(&p->tw[NPUPROF_TABLE_OP_RECORDS], (struct npuprof_value[]){
 		npf_minor(r->minor), npf_u(o->job_id), npf_u(o->pe),
 		npf_u(o->exec_index), npf_u(o->op_index),
-		npf_s(npf_opcode_name(o->opcode)), npf_mapped(&r->start),
+		npf_s(npf_opcode_name(o->opcode)), npf_s(l.name),
+		npf_mapped(&r->start),
 		npf_dur_v(&r->dur, r->dur.total),
 		npf_dur_v(&r->dur, r->dur.run),
 		npf_dur_v(&r->dur, r->dur.iowait), npf_bound(&r->dur),
 		npf_i(o->pid), npf_i(o->tid), npf_u(o->opcode),
 		npf_mapped(&r->end), npf_u(o->dma_bytes), npf_u(o->macs),
-		npf_u(r->inconsistent) });
+		npf_u(r->inconsistent), npf_s(l.op_type), npf_s(l.in_shapes),
+		npf_s(l.out_shapes),
+		{ .null = !r->model_id, .u = r->model_id } });
 	return p->tw[NPUPROF_TABLE_OP_RECORDS].err;
 }
 
@@ -403,69 +465,109 @@ static int npf_rep_pass(struct npf_rep *p, struct npf_join **jp)
 	return ret;
 }
 
-static int npf_opacc_cmp(const void *a, const void *b, void *ctx)
+/* A row of the operators table: an opcode's or a layer operator's */
+struct npf_oprow {
+	const struct npf_opacc *a;
+	uint32_t opcode;
+	char name[16];
+	const struct npf_layacc *la;	/* NULL: an opcode's */
+};
+
+static int npf_oprow_cmp(const void *pa, const void *pb)
 {
-	const struct npf_opacc *o = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct npf_oprow *x = pa, *y = pb;
 	/* average descending: sum_x / n_x > sum_y / n_y, exactly */
-	__int128 l = (__int128)o[x].sum_ns * (__int128)o[y].count;
-	__int128 r = (__int128)o[y].sum_ns * (__int128)o[x].count;
-	char bx[16], by[16];
-	const char *nx = npf_opcode_name(x), *ny = npf_opcode_name(y);
+	__int128 l = (__int128)x->a->sum_ns * (__int128)y->a->count;
+	__int128 r = (__int128)y->a->sum_ns * (__int128)x->a->count;
+	int c;
 
 	/* operators whose every record was skipped go last */
-	if (!o[x].count != !o[y].count)
-		return o[x].count ? -1 : 1;
+	if (!x->a->count != !y->a->count)
+		return x->a->count ? -1 : 1;
 	if (l != r)
 		return l > r ? -1 : 1;
-	if (!nx) {
-		snprintf(bx, sizeof(bx), "OP_%u", x);
-		nx = bx;
-	}
-	if (!ny) {
-		snprintf(by, sizeof(by), "OP_%u", y);
-		ny = by;
-	}
-	return strcmp(nx, ny);
+	c = strcmp(x->name, y->name);
+	if (c || !x->la != !y->la)
+		return c ? c : x->la ? 1 : -1;
+	if (!x->la)
+		return 0;
+	c = strcmp(x->la->l.name, y->la->l.name);
+	if (c)
+		return c;
+	if (x->la->node.k1 != y->la->node.k1)
+		return x->la->node.k1 < y->la->node.k1 ? -1 : 1;
+	return (x->la->node.k2 > y->la->node.k2) -
+	       (x->la->node.k2 < y->la->node.k2);
 }
 
-/* The operators table: aggregates, sorted by average time, descending */
+/* @a / @n rounded to the nearest, halves up (@n > 0) */
+static uint64_t npf_udiv_round(uint64_t a, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)a * 2 + n) / (2 * (__int128)n));
+}
+
+/*
+ * The operators table: aggregates, sorted by average time, descending;
+ * one row per opcode, and one per operator of a model with a layer table
+ */
 static int npf_rep_operators(struct npf_rep *p)
 {
-	uint32_t *idx, n = 0, i;
+	static const struct npf_layer none = { "", "", "", "", 0, 0 };
+	struct npf_oprow *rows;
+	const struct npf_layacc *la;
+	size_t n = 0, i;
 
-	idx = malloc(NPF_NOPS * sizeof(*idx));
-	if (!idx)
+	rows = malloc((NPF_NOPS + p->lays.n) * sizeof(*rows));
+	if (!rows)
 		return -ENOMEM;
 	for (i = 0; i < NPF_NOPS; i++)
 		if (p->ops[i].count || p->ops[i].skipped)
-			idx[n++] = i;
-	qsort_r(idx, n, sizeof(*idx), npf_opacc_cmp, p->ops);
+			rows[n++] = (struct npf_oprow){ .a = &p->ops[i],
+							.opcode = (uint32_t)i };
+	for (la = npf_amap_first(&p->lays); la;
+	     la = (const struct npf_layacc *)(la->node.next != &p->lays.head ?
+						la->node.next : NULL))
+		rows[n++] = (struct npf_oprow){ .a = &la->a,
+						.opcode = la->opcode, .la = la };
 	for (i = 0; i < n; i++) {
-		const struct npf_opacc *a = &p->ops[idx[i]];
-		const char *name = npf_opcode_name(idx[i]);
-		char buf[16];
+		const char *name = npf_opcode_name(rows[i].opcode);
 
-		if (!name) {
-			snprintf(buf, sizeof(buf), "OP_%u", idx[i]);
-			name = buf;
-		}
+		if (name)
+			snprintf(rows[i].name, sizeof(rows[i].name), "%s", name);
+		else
+			snprintf(rows[i].name, sizeof(rows[i].name), "OP_%u",
+				 rows[i].opcode);
+	}
+	qsort(rows, n, sizeof(*rows), npf_oprow_cmp);
+	for (i = 0; i < n; i++) {
+		const struct npf_opacc *a = rows[i].a;
+		const struct npf_layer *l = rows[i].la ? &rows[i].la->l : &none;
+		bool lay = rows[i].la;
+
 		npf_tw_row(&p->tw[NPUPROF_TABLE_OPERATORS], (struct npuprof_value[]){
-			npf_s(name),
+			npf_s(rows[i].name),
 			{ .null = !a->count,
 			  .f = a->count ? (double)a->sum_ns / (double)a->count : 0 },
-			npf_u(a->count), npf_u(idx[i]), npf_i(a->sum_ns),
+			npf_u(a->count), npf_s(l->name), npf_u(rows[i].opcode),
+			npf_i(a->sum_ns),
 			{ .null = !a->count,
 			  .f = a->count ? (double)a->iowait_ns / (double)a->count : 0 },
-			npf_u(a->skipped) });
+			npf_u(a->skipped), npf_s(l->op_type), npf_s(l->in_shapes),
+			npf_s(l->out_shapes),
+			{ .null = !a->count,
+			  .u = a->count ? npf_udiv_round(a->macs, a->count) : 0 },
+			{ .null = !lay, .u = lay ? rows[i].la->node.k1 : 0 },
+			{ .null = !lay, .u = lay ? rows[i].la->node.k2 : 0 } });
 	}
-	free(idx);
+	free(rows);
 	return 0;
 }
 
 static int npf_rep_done(struct npf_rep *p, FILE *out, int ret)
 {
 	free(p->ops);
+	if (p->lays.b)
+		npf_amap_fini(&p->lays);
 	free(p->durs);
 	if (!ret && out && (fflush(out) || ferror(out)))
 		ret = -EIO;
@@ -504,16 +606,19 @@ int npuprof_report(struct npuprof_trace *trace, FILE *out,
 	if (!trace || o.table >= NCOLS(tabs) || (p.mask & ~all) ||
 	    (format == NPUPROF_FORMAT_ROWS ? !o.sink || !o.sink->row :
 	     !out || o.tables ||
-	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_CSV &&
+	     (format != NPUPROF_FORMAT_TABLE && format != NPUPROF_FORMAT_WIDE &&
+	      format != NPUPROF_FORMAT_CSV &&
 	      format != NPUPROF_FORMAT_JSONL && format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
 	if (npf_want(&p, NPUPROF_TABLE_OPERATORS)) {
 		p.ops = calloc(NPF_NOPS, sizeof(*p.ops));
-		if (!p.ops)
-			return -ENOMEM;
+		if (!p.ops || npf_amap_init(&p.lays))
+			return npf_rep_done(&p, out, -ENOMEM);
 	}
 	for (t = NPUPROF_TABLE_INFERENCES; t < NCOLS(tabs) && !ret; t++) {
-		if (!npf_want(&p, t))
+		/* the operators as text: once their layers are known */
+		if (!npf_want(&p, t) || (t == NPUPROF_TABLE_OPERATORS &&
+					 format != NPUPROF_FORMAT_ROWS))
 			continue;
 		npf_tw_begin(&p.tw[t], out, format, tabs[t].cols, tabs[t].n,
 			     t == NPUPROF_TABLE_OPERATORS);
@@ -522,8 +627,13 @@ int npuprof_report(struct npuprof_trace *trace, FILE *out,
 	}
 	if (!ret)
 		ret = npf_rep_pass(&p, NULL);
-	if (!ret && npf_want(&p, NPUPROF_TABLE_OPERATORS))
+	if (!ret && npf_want(&p, NPUPROF_TABLE_OPERATORS)) {
+		if (format != NPUPROF_FORMAT_ROWS)
+			npf_tw_begin_opt(&p.tw[NPUPROF_TABLE_OPERATORS], out,
+					 format, oper_cols, NCOLS(oper_cols),
+					 true, p.lays.n > 0);
 		ret = npf_rep_operators(&p);
+	}
 	for (t = NPUPROF_TABLE_INFERENCES; t < NCOLS(tabs) && !ret; t++)
 		if (npf_want(&p, t))
 			ret = npf_tw_end(&p.tw[t]);

@@ -2,7 +2,8 @@
 /*
  * report_fmt.c - writes the rows of a report table in one of the output
  * formats: aligned text laid out as the reference documents' pandas
- * tables (NPUPROF_FORMAT_TABLE), CSV (RFC 4180), JSON Lines, and one JSON
+ * tables (NPUPROF_FORMAT_TABLE; NPUPROF_FORMAT_WIDE with the data
+ * columns too), CSV (RFC 4180), JSON Lines, and one JSON
  * document (an array of objects); or gives them, typed, to a caller's row
  * sink (NPUPROF_FORMAT_ROWS). Streams: nothing is kept between rows but
  * the row count. Strings are written as valid UTF-8 JSON (bytes that
@@ -25,7 +26,11 @@
 
 static bool npf_tw_shown(const struct npf_tw *w, const struct npf_col *c)
 {
-	return w->format != NPUPROF_FORMAT_TABLE || !(c->flags & NPF_COL_DATA);
+	if (w->format != NPUPROF_FORMAT_TABLE || w->wide)
+		return true;
+	if (c->flags & NPF_COL_DATA)
+		return false;
+	return !(c->flags & NPF_COL_OPT) || w->opt;
 }
 
 static int npf_col_w(const struct npf_col *c)
@@ -126,10 +131,21 @@ void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		  const struct npf_col *cols, unsigned int ncols,
 		  bool name_index)
 {
+	npf_tw_begin_opt(w, out, format, cols, ncols, name_index, false);
+}
+
+void npf_tw_begin_opt(struct npf_tw *w, FILE *out, unsigned int format,
+		      const struct npf_col *cols, unsigned int ncols,
+		      bool name_index, bool opt)
+{
 	unsigned int i;
 	bool first = true;
 
 	w->out = out;
+	w->opt = opt;
+	w->wide = format == NPUPROF_FORMAT_WIDE;
+	if (w->wide)
+		format = NPUPROF_FORMAT_TABLE;
 	w->format = format;
 	w->cols = cols;
 	w->ncols = ncols;

@@ -41,8 +41,16 @@ enum {
 	NPF_COL_U64 = NPUPROF_COL_U64,
 	NPF_COL_F64 = NPUPROF_COL_F64,
 };
-/* npf_col.flags: left out of NPUPROF_FORMAT_TABLE (machine formats only) */
+/*
+ * npf_col.flags: left out of NPUPROF_FORMAT_TABLE (machine formats and
+ * NPUPROF_FORMAT_WIDE only)
+ */
 #define NPF_COL_DATA	1u
+/*
+ * npf_col.flags: in NPUPROF_FORMAT_TABLE only when the table has such
+ * values (npf_tw.opt: the layer names of a trace with layer tables)
+ */
+#define NPF_COL_OPT	2u
 
 /* A column: its label, type, text width and flags */
 struct npf_col {
@@ -59,7 +67,9 @@ struct npf_col {
  */
 struct npf_tw {
 	FILE *out;
-	unsigned int format;
+	unsigned int format;	/* NPUPROF_FORMAT_WIDE is TABLE with @wide */
+	bool wide;
+	bool opt;		/* NPF_COL_OPT columns shown */
 	const struct npf_col *cols;
 	unsigned int ncols;
 	uint64_t rows;
@@ -70,14 +80,18 @@ struct npf_tw {
 };
 
 /*
- * npf_tw_begin() - start a table of @ncols @cols in @format (TABLE, CSV,
- * JSONL or JSON) on @out; @name_index: the first column is the row label
+ * npf_tw_begin() - start a table of @ncols @cols in @format (TABLE, WIDE,
+ * CSV, JSONL or JSON) on @out; @name_index: the first column is the row label
  * (pandas' named index) instead of a row number. For NPUPROF_FORMAT_ROWS,
  * npf_tw_sink() after it.
  */
 void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		  const struct npf_col *cols, unsigned int ncols,
 		  bool name_index);
+/* npf_tw_begin(), the NPF_COL_OPT columns shown in the text with @opt */
+void npf_tw_begin_opt(struct npf_tw *w, FILE *out, unsigned int format,
+		      const struct npf_col *cols, unsigned int ncols,
+		      bool name_index, bool opt);
 /* NPUPROF_FORMAT_ROWS: the columns of @table to @sink; returns w->err */
 int npf_tw_sink(struct npf_tw *w, const struct npuprof_row_sink *sink,
 		unsigned int table);

@@ -8,7 +8,9 @@
  *
  * The trace is memory_gen.h's mem_gen_jobs_write(): model 5, "tiny", two
  * operators, whose layers layers_gen.h describes (op0 "conv1/Conv",
- * op1 "fc/Gemm"); two jobs run it, so each operator has two records.
+ * op1 "fc/Gemm"); two jobs run it, so each operator has two records of
+ * 5 ticks (5 ns at 1 GHz) and no MACs. The SQLite rows are checked in
+ * test_sqlite.c (operator_memory).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -206,6 +208,334 @@ TEST(trace_warns_and_keeps_the_model)
 	EXPECT_EQ(0u, npf_trace_layers_bad(t, &msg));
 	EXPECT_STREQ("", msg);
 	EXPECT_TRUE(npf_model_has_layers(npf_trace_model(t, 5)));
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
+/* ---- the reports ---- */
+
+/* How often @needle occurs in @s */
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+static char *report_of(struct npuprof_trace *t, unsigned int table,
+		       unsigned int format)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f || npuprof_report(t, f, NPUPROF_REPORT_OPTS(.table = table,
+							   .format = format)))
+		abort();
+	fclose(f);
+	return s;
+}
+
+static char *analyze_of(struct npuprof_trace *t, unsigned int agg,
+			unsigned int by, unsigned int format)
+{
+	static const char *const npu[] = { "npu", NULL };
+	struct npuprof_analyze_opts o;
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	npuprof_analyze_opts_init(&o);
+	o.types = npu;
+	o.aggregate = agg;
+	o.aggregate_by = by;
+	o.format = format;
+	if (!f || npuprof_analyze(t, f, &o))
+		abort();
+	fclose(f);
+	return s;
+}
+
+static char *chrome_of(struct npuprof_trace *t)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f || npuprof_export_chrome(t, f, NULL))
+		abort();
+	fclose(f);
+	return s;
+}
+
+/* The CSV text of layer @n's op_type, in_shapes and out_shapes */
+#define LAY_CSV0	LAY_TYPE0 ",\"" LAY_IN0 "\",\"" LAY_OUT0 "\""
+#define LAY_CSV1	LAY_TYPE1 ",\"" LAY_IN1 "\",\"" LAY_OUT1 "\""
+
+FIXTURE(lay) {
+	char *path;
+	struct npuprof_trace *t;
+};
+
+FIXTURE_SETUP(lay)
+{
+	char err[256];
+
+	self->path = tmp_path("jobs.npuprof");
+	mem_gen_jobs_write(self->path);
+	ASSERT_EQ(0, npuprof_trace_open(self->path, &self->t, err,
+					sizeof(err)));
+}
+
+FIXTURE_TEARDOWN(lay)
+{
+	npuprof_trace_close(self->t);
+	unlink(self->path);
+	free(self->path);
+}
+
+TEST_F(lay, op_records)
+{
+	char *s = report_of(self->t, NPUPROF_TABLE_OP_RECORDS,
+			    NPUPROF_FORMAT_CSV);
+
+	EXPECT_EQ(0, strncmp(s, "minor,job_id,pe,exec_index,op_index,name,"
+			     "layer,start_ns,", 49));
+	EXPECT_NE(NULL, strstr(s, ",inconsistent,op_type,in_shapes,"
+			       "out_shapes,model_id\r\n"));
+	/* each job's two records, each with its layer */
+	EXPECT_EQ(1, count_of(s, ",1,0,0,0,CONV2D," LAY_NAME0 ",10000010000,"));
+	EXPECT_EQ(1, count_of(s, ",2,1,0,0,CONV2D," LAY_NAME0 ",10000010008,"));
+	EXPECT_EQ(1, count_of(s, ",1,0,0,1,FC," LAY_NAME1 ",10000010010,"));
+	EXPECT_EQ(1, count_of(s, ",2,1,0,1,FC," LAY_NAME1 ",10000010022,"));
+	EXPECT_EQ(2, count_of(s, "," LAY_CSV0 ",5\r\n"));
+	EXPECT_EQ(2, count_of(s, "," LAY_CSV1 ",5\r\n"));
+	free(s);
+	s = report_of(self->t, NPUPROF_TABLE_OP_RECORDS, NPUPROF_FORMAT_JSONL);
+	EXPECT_EQ(2, count_of(s, "\"layer\": \"" LAY_NAME1 "\""));
+	EXPECT_EQ(2, count_of(s, "\"op_type\": \"" LAY_TYPE0 "\", "
+			      "\"in_shapes\": \"" LAY_IN0 "\", "
+			      "\"out_shapes\": \"" LAY_OUT0 "\", "
+			      "\"model_id\": 5}"));
+	free(s);
+	/* the text: the layer is a data column, shown when wide */
+	s = report_of(self->t, NPUPROF_TABLE_OP_RECORDS, NPUPROF_FORMAT_TABLE);
+	EXPECT_EQ(NULL, strstr(s, LAY_NAME0));
+	free(s);
+	s = report_of(self->t, NPUPROF_TABLE_OP_RECORDS, NPUPROF_FORMAT_WIDE);
+	EXPECT_EQ(2, count_of(s, "  " LAY_NAME0 "  "));
+	EXPECT_EQ(2, count_of(s, "  " LAY_IN1 "  "));
+	EXPECT_NE(NULL, strstr(s, "  in_shapes  "));
+	free(s);
+}
+
+TEST_F(lay, operators)
+{
+	char opc[2][160], *s;
+
+	/* one row per layer operator; equal averages: by name */
+	snprintf(opc[0], sizeof(opc[0]),
+		 "CONV2D,5.000000,2," LAY_NAME0 ",%u,10,0.000000,0,"
+		 LAY_CSV0 ",0,5,0\r\n", NPU_OP_CONV2D);
+	snprintf(opc[1], sizeof(opc[1]),
+		 "FC,5.000000,2," LAY_NAME1 ",%u,10,0.000000,0,"
+		 LAY_CSV1 ",0,5,1\r\n", NPU_OP_FC);
+	s = report_of(self->t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(0, strncmp(s, "name,average elapsed(ns),count,layer,opcode,"
+			     "total_ns,average_iowait_ns,skipped,op_type,"
+			     "in_shapes,out_shapes,macs,model_id,op_index\r\n",
+			     124));
+	EXPECT_NE(NULL, strstr(s, opc[0]));
+	EXPECT_NE(NULL, strstr(s, opc[1]));
+	EXPECT_LT(strstr(s, opc[0]), strstr(s, opc[1]));
+	EXPECT_EQ(3, count_of(s, "\r\n"));
+	free(s);
+	/* the text shows the layer column, the shapes only when wide */
+	s = report_of(self->t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_TABLE);
+	EXPECT_STREQ(
+"                          average elapsed(ns)   count  layer\n"
+"name\n"
+"CONV2D                               5.000000       2  " LAY_NAME0 "\n"
+"FC                                   5.000000       2  " LAY_NAME1 "\n", s);
+	free(s);
+	s = report_of(self->t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_WIDE);
+	EXPECT_NE(NULL, strstr(s, "  " LAY_IN0 "  " LAY_OUT0 "  "));
+	free(s);
+}
+
+TEST_F(lay, analyze_by_layer)
+{
+	char *s;
+
+	/* a row per record: its layer */
+	s = analyze_of(self->t, NPUPROF_AGG_NONE, 0, NPUPROF_FORMAT_CSV);
+	EXPECT_NE(NULL, strstr(s, ",start_ns,layer,op_type,in_shapes,"
+			       "out_shapes\r\n"));
+	EXPECT_EQ(2, count_of(s, "," LAY_NAME0 "," LAY_CSV0 "\r\n"));
+	EXPECT_EQ(2, count_of(s, "," LAY_NAME1 "," LAY_CSV1 "\r\n"));
+	free(s);
+	/* by type: the key is the opcode, no layer */
+	s = analyze_of(self->t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_TYPE,
+		       NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(0, count_of(s, LAY_NAME0));
+	EXPECT_EQ(1, count_of(s, "\r\nCONV2D,npu,2,10,50.000000,"));
+	free(s);
+	s = analyze_of(self->t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
+		       NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(1, count_of(s, "\r\nCONV2D,npu,2,10,50.000000,"));
+	EXPECT_EQ(1, count_of(s, "\r\nFC,npu,2,10,50.000000,"));
+	EXPECT_EQ(1, count_of(s, "," LAY_NAME0 "," LAY_CSV0 "\r\n"));
+	EXPECT_EQ(1, count_of(s, "," LAY_NAME1 "," LAY_CSV1 "\r\n"));
+	free(s);
+	/* the text: the layer ends each line */
+	s = analyze_of(self->t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
+		       NPUPROF_FORMAT_TABLE);
+	EXPECT_NE(NULL, strstr(s, "  gb_s  layer\n"));
+	EXPECT_EQ(1, count_of(s, "  " LAY_NAME0 "\n"));
+	EXPECT_EQ(0, count_of(s, LAY_IN0));
+	free(s);
+	/* by shape: the key's columns, not the layer */
+	s = analyze_of(self->t, NPUPROF_AGG_MEAN, NPUPROF_AGG_BY_SHAPE,
+		       NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(1, count_of(s, "\r\nCONV2D,npu,2,5,25.000000,"));
+	EXPECT_EQ(1, count_of(s, ",," LAY_CSV0 "\r\n"));
+	EXPECT_EQ(1, count_of(s, ",," LAY_CSV1 "\r\n"));
+	EXPECT_EQ(0, count_of(s, LAY_NAME0));
+	free(s);
+}
+
+TEST(analyze_by_shape_merges_layers)
+{
+	char *path = tmp_path("shape.npuprof"), err[256], *s;
+	struct npuprof_trace *t;
+	struct lay_table tab;
+
+	/* fc/Gemm with conv1/Conv's op type and input shapes */
+	lay_gen_table(&tab);
+	tab.d[1].op_type = tab.d[0].op_type;
+	tab.d[1].n_in = tab.d[0].n_in;
+	memcpy(tab.d[1].in, tab.d[0].in, sizeof(tab.d[1].in));
+	mem_gen_jobs_write_tail(path, &tab, LAY_SIZE);
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	s = analyze_of(t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_SHAPE,
+		       NPUPROF_FORMAT_CSV);
+	/* one row of the 4 records, named after the first */
+	EXPECT_EQ(1, count_of(s, "\r\nCONV2D,npu,4,20,100.000000,"));
+	EXPECT_EQ(2, count_of(s, "\r\n"));
+	free(s);
+	s = analyze_of(t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
+		       NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(3, count_of(s, "\r\n"));
+	EXPECT_EQ(2, count_of(s, ",npu,2,10,50.000000,"));
+	free(s);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
+/* A row sink keeping the op_records' layer and in_shapes, typed */
+struct lay_sink {
+	int layer, in_shapes;
+	unsigned int types_ok;
+	char got[4][128];
+	unsigned int n;
+};
+
+static int lay_columns(void *ctx, unsigned int table,
+		       const struct npuprof_column *cols, unsigned int ncols)
+{
+	struct lay_sink *x = ctx;
+	unsigned int i;
+
+	x->layer = x->in_shapes = -1;
+	for (i = 0; i < ncols; i++) {
+		if (!strcmp(cols[i].name, "layer"))
+			x->layer = (int)i;
+		if (!strcmp(cols[i].name, "in_shapes"))
+			x->in_shapes = (int)i;
+		if ((!strcmp(cols[i].name, "layer") ||
+		     !strcmp(cols[i].name, "in_shapes")) &&
+		    cols[i].type == NPUPROF_COL_STR)
+			x->types_ok++;
+	}
+	return table == NPUPROF_TABLE_OP_RECORDS ? 0 : -EINVAL;
+}
+
+static int lay_row(void *ctx, unsigned int table,
+		   const struct npuprof_value *v)
+{
+	struct lay_sink *x = ctx;
+
+	if (x->layer < 0 || x->in_shapes < 0 || x->n == 4)
+		return -ERANGE;
+	snprintf(x->got[x->n++], sizeof(x->got[0]), "%s|%s", v[x->layer].s,
+		 v[x->in_shapes].s);
+	return 0;
+}
+
+TEST_F(lay, row_sink)
+{
+	struct lay_sink x = { 0 };
+	const struct npuprof_row_sink sink = { lay_columns, lay_row, &x };
+	unsigned int i, n0 = 0, n1 = 0;
+
+	ASSERT_EQ(0, npuprof_report(self->t, NULL, NPUPROF_REPORT_OPTS(
+		.table = NPUPROF_TABLE_OP_RECORDS,
+		.format = NPUPROF_FORMAT_ROWS, .sink = &sink)));
+	EXPECT_EQ(2u, x.types_ok);
+	ASSERT_EQ(4u, x.n);
+	for (i = 0; i < 4; i++) {
+		n0 += !strcmp(x.got[i], LAY_NAME0 "|" LAY_IN0);
+		n1 += !strcmp(x.got[i], LAY_NAME1 "|" LAY_IN1);
+	}
+	EXPECT_EQ(2u, n0);
+	EXPECT_EQ(2u, n1);
+}
+
+TEST_F(lay, chrome_args)
+{
+	char *s = chrome_of(self->t);
+	EXPECT_EQ(2, count_of(s, ",\"layer\":\"" LAY_NAME0 "\",\"op_type\":\""
+			      LAY_TYPE0 "\",\"in_shapes\":\"" LAY_IN0
+			      "\",\"out_shapes\":\"" LAY_OUT0 "\"}}"));
+	EXPECT_EQ(2, count_of(s, ",\"layer\":\"" LAY_NAME1 "\",\"op_type\":\""
+			      LAY_TYPE1 "\",\"in_shapes\":\"" LAY_IN1
+			      "\",\"out_shapes\":\"" LAY_OUT1 "\"}}"));
+	/* the operator's MACs were there already */
+	EXPECT_LE(4, count_of(s, "\"macs\":"));
+	free(s);
+}
+
+/* A model without a table: "" in the reports, no layer args or column */
+TEST(no_layer_table)
+{
+	char *path = tmp_path("nolayers.npuprof"), err[256], *s;
+	struct npuprof_trace *t;
+
+	mem_gen_jobs_write_tail(path, NULL, 0);
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	s = report_of(t, NPUPROF_TABLE_OP_RECORDS, NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(1, count_of(s, ",1,0,0,0,CONV2D,,10000010000,"));
+	EXPECT_EQ(4, count_of(s, ",0,0,,,,5\r\n"));
+	free(s);
+	/* by opcode, as before the layer tables, without a layer column */
+	s = report_of(t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_TABLE);
+	EXPECT_STREQ(
+"                          average elapsed(ns)   count\n"
+"name\n"
+"CONV2D                               5.000000       2\n"
+"FC                                   5.000000       2\n", s);
+	free(s);
+	s = analyze_of(t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
+		       NPUPROF_FORMAT_TABLE);
+	EXPECT_EQ(NULL, strstr(s, "layer"));
+	free(s);
+	s = chrome_of(t);
+	EXPECT_EQ(NULL, strstr(s, "\"layer\""));
+	free(s);
 	npuprof_trace_close(t);
 	unlink(path);
 	free(path);

@@ -487,20 +487,30 @@ TEST(used_bytes)
 	/* the process's own ratio, the same here: one process */
 	EXPECT_NE(NULL, strstr(s, "\r\n100,0,2,16384,10000004000,2000,4,0,0,"
 			       "16384,12.207031\r\n"));
+	/* with each operator's layer (layers_gen.h) */
 	EXPECT_NE(NULL, strstr(s, "model_id,model,op_index,name,records,"
-			       "in_bytes,out_bytes,live_bytes,alloc_bytes\r\n"
-			       "5,tiny,0,CONV2D,1,1000,1000,2000,7424\r\n"
-			       "5,tiny,1,FC,1,1400,200,1600,7424\r\n"));
+			       "in_bytes,out_bytes,live_bytes,alloc_bytes,"
+			       "layer,op_type,in_shapes,out_shapes\r\n"
+			       "5,tiny,0,CONV2D,1,1000,1000,2000,7424,"
+			       LAY_NAME0 "," LAY_TYPE0 ",\"" LAY_IN0 "\",\""
+			       LAY_OUT0 "\"\r\n"
+			       "5,tiny,1,FC,1,1400,200,1600,7424,"
+			       LAY_NAME1 "," LAY_TYPE1 ",\"" LAY_IN1 "\",\""
+			       LAY_OUT1 "\"\r\n"));
 	free(s);
 	/* the tensors live at op 0 (T0, T1, T2), largest first; T3 is not */
 	s = mem_str(t, NPUPROF_MEM_BIT(NPUPROF_MEM_TENSORS),
 		    NPUPROF_FORMAT_CSV, &ret);
 	EXPECT_EQ(0, ret);
 	EXPECT_STREQ("device,minor,model_id,model,op_index,rank,tensor,slot,"
-		     "offset,size,first_op,last_op\r\n"
-		     "0,2,5,tiny,0,1,2,3,0,1000,0,1\r\n"
-		     "0,2,5,tiny,0,2,0,1,0,600,0,0\r\n"
-		     "0,2,5,tiny,0,3,1,0,0,400,0,1\r\n", s);
+		     "offset,size,first_op,last_op,layer,op_type,in_shapes,"
+		     "out_shapes\r\n"
+		     "0,2,5,tiny,0,1,2,3,0,1000,0,1," LAY_NAME0 "," LAY_TYPE0
+		     ",\"" LAY_IN0 "\",\"" LAY_OUT0 "\"\r\n"
+		     "0,2,5,tiny,0,2,0,1,0,600,0,0," LAY_NAME0 "," LAY_TYPE0
+		     ",\"" LAY_IN0 "\",\"" LAY_OUT0 "\"\r\n"
+		     "0,2,5,tiny,0,3,1,0,0,400,0,1," LAY_NAME0 "," LAY_TYPE0
+		     ",\"" LAY_IN0 "\",\"" LAY_OUT0 "\"\r\n", s);
 	free(s);
 	/* --top 2 */
 	f = open_memstream(&s, &len);
@@ -510,7 +520,10 @@ TEST(used_bytes)
 	fclose(f);
 	EXPECT_NE(NULL, strstr(s, "\"rank\": 2, \"tensor\": 0, \"slot\": 1, "
 			       "\"offset\": 0, \"size\": 600, \"first_op\": 0, "
-			       "\"last_op\": 0}\n"));
+			       "\"last_op\": 0, \"layer\": \"" LAY_NAME0 "\", "
+			       "\"op_type\": \"" LAY_TYPE0 "\", "
+			       "\"in_shapes\": \"" LAY_IN0 "\", "
+			       "\"out_shapes\": \"" LAY_OUT0 "\"}\n"));
 	EXPECT_EQ(NULL, strstr(s, "\"size\": 400"));
 	free(s);
 	npuprof_trace_close(t);
