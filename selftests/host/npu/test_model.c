@@ -159,6 +159,45 @@ static void fix_crc(uint8_t *file, size_t size)
 	h->crc32 = npu_crc32(0, file, size);
 }
 
+/*
+ * A layer table too large for a trace item (a string area of 200 KiB of
+ * padding: the file is sound): the model is described without it.
+ */
+TEST_F(model, huge_layer_table_described_without_it)
+{
+	static struct models items;
+	const struct npf_item_model *mi = (const void *)items.body[0];
+	const size_t extra = 200 * 1024;
+	struct npu_model_file_hdr *h;
+	struct npu_layers_hdr *lh;
+	struct npu_model *m;
+	uint8_t *big = calloc(1, self->size + extra);
+	char path[64];
+	size_t sz;
+
+	ASSERT_NE(NULL, big);
+	memcpy(big, self->file, self->size);
+	h = (void *)big;
+	lh = (void *)(big + h->layers_off);
+	lh->str_size += extra;
+	h->layers_size += extra;
+	h->file_size += extra;
+	fix_crc(big, self->size + extra);
+	ASSERT_EQ(0, npu_model_load_mem(big, self->size + extra, &m, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	ASSERT_EQ(0, npu_model_layers(m, NULL, &sz));
+	EXPECT_EQ(h->layers_size, sz);
+	snprintf(path, sizeof(path), "/tmp/npu-model-big-%d.npuprof",
+		 (int)getpid());
+	session(path);
+	ASSERT_EQ(1, model_items(path, &items));
+	EXPECT_STREQ("mnist", mi->name);
+	EXPECT_EQ((sizeof(*mi) + mi->prog_size + 7) & ~7ul, items.len[0]);
+	npu_model_free(m);
+	unlink(path);
+	free(big);
+}
+
 static int load(uint8_t *file, size_t size, char *err, size_t errlen)
 {
 	struct npu_model *m = NULL;
