@@ -29,6 +29,7 @@ $(LIBNPUREF_A):
 	$(MAKE) -C $(TOP)/lib/npuref BUILD=$(BUILD) all
 
 $(OBJ)/_npu.o: $(SRC_DIR)/_npu.c $(TOP)/lib/npu/libnpu.h $(TOP)/uapi/linux/npu.h \
+		$(TOP)/include/npu/npu_model_layers.h \
 		$(TOP)/include/npu/npu_program.h $(TOP)/include/npu/npu_model_file.h \
 		$(TOP)/lib/npuref/npuref.h
 	@mkdir -p $(OBJ)
