@@ -1892,8 +1892,9 @@ static int lower_pad(struct ox_ctx *x, int node)
 	for (i = 0; i < (unsigned int)nd; i++) {
 		dims[i] = d->dims[i] + (uint32_t)(p[i] + p[nd + i]);
 	}
-	nhwc = nd == 4;
-	tin = nhwc ? get_nhwc(x, v->dev) : get_plain(x, v->dev);
+	/* 4-D: in the form the input has, NHWC when it has both */
+	nhwc = nd == 4 && d->t_nhwc >= 0;
+	tin = nhwc ? d->t_nhwc : get_plain(x, v->dev);
 	if (tin < 0)
 		return x->err;
 	o = new_out(x, nd, dims, d->zp, nhwc, &t);
@@ -1955,7 +1956,10 @@ static int lower_concat(struct ox_ctx *x, int node)
 	}
 	if (nv == 1)
 		return reshape_to(x, node, v[0], nd, x->dv[v[0]->dev].dims);
+	/* 4-D: NHWC when every input has that form, else plain */
 	nhwc = nd == 4;
+	for (i = 0; i < nv; i++)
+		nhwc = nhwc && x->dv[v[i]->dev].t_nhwc >= 0;
 	cur = v[0]->dev;
 	tcur = nhwc ? get_nhwc(x, cur) : get_plain(x, cur);
 	if (tcur < 0)

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_onnx_compile - the ONNX importer (tools/npu-onnx) on small models.
+ *
+ * gen_cases.py (python3-onnx, numpy) writes the models and cases.txt; this
+ * test compiles each model with onnx_import() (compiled in, with ASan and
+ * UBSan), then:
+ *  - "ok" cases: loads the file with libnpu's loader, checks the model
+ *    I/O's scale and zero point and the layer table (node names and op
+ *    types, in operator order), runs the program on the host reference
+ *    (lib/npuref) with the input bytes the script wrote, and compares every
+ *    output byte with the script's numpy result;
+ *  - "err" cases: checks the error code and the message.
+ * Skips when python3-onnx is missing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+
+#include "libnpu.h"
+#include "npuref.h"
+#include "npu/npu_model_file.h"
+#include "npu/npu_model_layers.h"
+#include "onnx_import.h"
+
+#ifndef GEN_SCRIPT
+#error GEN_SCRIPT must name gen_cases.py
+#endif
+#ifndef CASES_DIR
+#error CASES_DIR must name the directory of the generated cases
+#endif
+
+static uint8_t *slurp(const char *dir, const char *name, const char *ext,
+		      size_t *len)
+{
+	char path[1024];
+	struct stat st;
+	uint8_t *b;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, ext);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &st)) {
+		fclose(f);
+		return NULL;
+	}
+	b = malloc(st.st_size ? st.st_size : 1);
+	if (b && fread(b, 1, st.st_size, f) != (size_t)st.st_size) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*len = st.st_size;
+	return b;
+}
+
+/* the layer table of file image @f, or NULL */
+static const struct npu_layers_hdr *layers_of(const uint8_t *f, size_t size)
+{
+#ifdef NPU_MODEL_F_LAYERS
+	const struct npu_model_file_hdr *h = (const void *)f;
+
+	if (size < sizeof(*h) || !(h->flags & NPU_MODEL_F_LAYERS))
+		return NULL;
+	return (const void *)(f + h->layers_off);
+#else
+	(void)f;
+	(void)size;
+	return NULL;
+#endif
+}
+
+struct run {
+	int fails;
+	int oks, errs, skipped_layers;
+};
+
+/* "name|type name|type ..." against the table; 0 when equal */
+static int check_layers(const uint8_t *f, size_t size, const char *want,
+			char *why, size_t len)
+{
+	const struct npu_layers_hdr *h = layers_of(f, size);
+	const struct npu_model_file_hdr *fh = (const void *)f;
+	const struct npu_prog_hdr *ph = (const void *)(f + fh->prog_off);
+	char buf[4096], *tok, *save = NULL;
+	uint32_t i = 0;
+
+	if (!h) {
+		snprintf(why, len, "no layer table");
+		return -1;
+	}
+	if (npu_layers_check(h, fh->layers_size, ph->n_ops, NULL)) {
+		snprintf(why, len, "layer table: %s",
+			 npu_layers_check(h, fh->layers_size, ph->n_ops, NULL));
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", want);
+	for (tok = strtok_r(buf, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save), i++) {
+		char *bar = strchr(tok, '|');
+		const struct npu_layer_desc *d;
+
+		if (i >= h->n_layers) {
+			snprintf(why, len, "%u layers, more expected", h->n_layers);
+			return -1;
+		}
+		*bar = 0;
+		d = npu_layers_desc(h, i);
+		if (strcmp(npu_layers_str(h, d->name), tok) ||
+		    strcmp(npu_layers_str(h, d->op_type), bar + 1)) {
+			snprintf(why, len, "layer %u is %s|%s, expected %s|%s", i,
+				 npu_layers_str(h, d->name),
+				 npu_layers_str(h, d->op_type), tok, bar + 1);
+			return -1;
+		}
+		if (!d->n_out) {
+			snprintf(why, len, "layer %u has no output shape", i);
+			return -1;
+		}
+	}
+	if (i != h->n_layers) {
+		snprintf(why, len, "%u layers, %u expected", h->n_layers, i);
+		return -1;
+	}
+	return 0;
+}
+
+/* run @m on npuref with the case's inputs; compare the outputs */
+static int run_model(const char *dir, const char *name, struct npu_model *m,
+		     char *why, size_t len)
+{
+	struct npuref_buf slots[NPU_MODEL_MAX_SLOTS] = { 0 };
+	unsigned int n = npu_model_num_slots(m), i;
+	uint32_t prog_off, prog_size;
+	const void *img;
+	size_t isz, sz, blen;
+	uint16_t opi = 0;
+	int ret = -1, st;
+	char ext[32];
+	uint8_t *b;
+
+	for (i = 0; i < n; i++) {
+		npu_model_slot(m, i, NULL, &sz);
+		slots[i].base = calloc(1, sz);
+		slots[i].size = sz;
+	}
+	img = npu_model_const_image(m, &isz, &prog_off, &prog_size);
+	memcpy(slots[0].base, img, isz);
+	for (i = 0; i < npu_model_num_inputs(m); i++) {
+		const struct npu_tensor_desc *d = npu_model_input(m, i);
+
+		snprintf(ext, sizeof(ext), ".in%u.bin", i);
+		b = slurp(dir, name, ext, &blen);
+		if (!b || blen != d->count || d->layout != NPU_LAYOUT_PLAIN) {
+			snprintf(why, len, "input %u: %zu bytes for %zu elements, layout %u",
+				 i, b ? blen : 0, d->count, d->layout);
+			free(b);
+			goto out;
+		}
+		memcpy((uint8_t *)slots[d->slot].base + d->offset, b, blen);
+		free(b);
+	}
+	st = npuref_run((uint8_t *)slots[0].base + prog_off, prog_size, slots, n,
+			0, &opi);
+	if (st != NPU_PROG_OK) {
+		snprintf(why, len, "npuref_run: status %d at op %u", st, opi);
+		goto out;
+	}
+	for (i = 0; i < npu_model_num_outputs(m); i++) {
+		const struct npu_tensor_desc *d = npu_model_output(m, i);
+		const uint8_t *got;
+		size_t k;
+
+		snprintf(ext, sizeof(ext), ".out%u.bin", i);
+		b = slurp(dir, name, ext, &blen);
+		if (!b || blen != d->count || d->layout != NPU_LAYOUT_PLAIN) {
+			snprintf(why, len, "output %u: %zu bytes for %zu elements",
+				 i, b ? blen : 0, d->count);
+			free(b);
+			goto out;
+		}
+		got = (const uint8_t *)slots[d->slot].base + d->offset;
+		for (k = 0; k < blen && got[k] == b[k]; k++)
+			;
+		if (k < blen) {
+			snprintf(why, len, "output %u differs at element %zu: %u, expected %u",
+				 i, k, got[k], b[k]);
+			free(b);
+			goto out;
+		}
+		free(b);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(slots[i].base);
+	return ret;
+}
+
+/* the "io" and "layers" lines of case @name */
+static int check_meta(FILE *cases, const char *name, const uint8_t *f,
+		      size_t size, struct npu_model *m, char *why, size_t len)
+{
+	char line[8192], cname[256], dirn[8];
+	unsigned int k;
+	float scale;
+	int zp;
+	long pos = ftell(cases);
+
+	rewind(cases);
+	while (fgets(line, sizeof(line), cases)) {
+		if (sscanf(line, "io %255s %7s %u %f %d", cname, dirn, &k, &scale,
+			   &zp) == 5 && !strcmp(cname, name)) {
+			const struct npu_tensor_desc *d = dirn[0] == 'i' ?
+				npu_model_input(m, k) : npu_model_output(m, k);
+
+			if (!d || d->scale != scale || d->zero_point != zp) {
+				snprintf(why, len, "%s %u: scale %g zero point %d, expected %g %d",
+					 dirn, k, d ? d->scale : 0.0,
+					 d ? d->zero_point : -1, scale, zp);
+				fseek(cases, pos, SEEK_SET);
+				return -1;
+			}
+		}
+		if (sscanf(line, "layers %255s", cname) == 1 &&
+		    !strcmp(cname, name)) {
+			const char *l = line + strlen("layers ") + strlen(name) + 1;
+
+			if (check_layers(f, size, l, why, len)) {
+				fseek(cases, pos, SEEK_SET);
+				return -1;
+			}
+		}
+	}
+	fseek(cases, pos, SEEK_SET);
+	return 0;
+}
+
+TEST(onnx_compile)
+{
+	char cmd[2048], line[8192], name[256], why[1200], msg[512];
+	struct run r = { 0 };
+	FILE *cases;
+	int rc, want;
+
+	mkdir(CASES_DIR, 0755);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s", GEN_SCRIPT,
+		 CASES_DIR);
+	rc = system(cmd);
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 4)
+		SKIP(return, "python3-onnx or numpy is missing");
+	ASSERT_EQ(0, rc);
+	snprintf(cmd, sizeof(cmd), "%s/cases.txt", CASES_DIR);
+	cases = fopen(cmd, "r");
+	ASSERT_NE(NULL, cases);
+	while (fgets(line, sizeof(line), cases)) {
+		uint8_t *buf, *file = NULL;
+		size_t len, size = 0;
+		struct npu_model *m = NULL;
+		bool ok = !strncmp(line, "ok ", 3);
+		char text[400] = "";
+
+		if (!ok && strncmp(line, "err ", 4))
+			continue;
+		if (ok)
+			sscanf(line, "ok %255s", name);
+		else
+			sscanf(line, "err %255s %d %399[^\n]", name, &want, text);
+		buf = slurp(CASES_DIR, name, ".onnx", &len);
+		ASSERT_NE(NULL, buf);
+		rc = onnx_import(buf, len, NULL, &file, &size, msg, sizeof(msg));
+		free(buf);
+		why[0] = 0;
+		if (ok) {
+			if (rc)
+				snprintf(why, sizeof(why), "onnx_import: %d %s", rc, msg);
+			else if (npu_model_load_mem(file, size, &m, msg, sizeof(msg)))
+				snprintf(why, sizeof(why), "load: %s", msg);
+			else if (!check_meta(cases, name, file, size, m, why,
+					     sizeof(why)))
+				run_model(CASES_DIR, name, m, why, sizeof(why));
+			r.oks++;
+		} else {
+			if (rc != -want)
+				snprintf(why, sizeof(why), "returned %d (%s), expected %d",
+					 rc, msg, -want);
+			else if (!strstr(msg, text))
+				snprintf(why, sizeof(why), "message '%s' lacks '%s'",
+					 msg, text);
+			else if (file)
+				snprintf(why, sizeof(why), "a file on failure");
+			r.errs++;
+		}
+		if (why[0]) {
+			r.fails++;
+			printf("# FAIL %s: %s\n", name, why);
+		} else {
+			printf("# ok %s%s%s\n", name, ok ? "" : ": ", ok ? "" : msg);
+		}
+		fflush(stdout);
+		{
+		}
+		npu_model_free(m);
+		free(file);
+	}
+	fclose(cases);
+	printf("# %d compiled and run, %d refused or malformed, %d failed\n",
+	       r.oks, r.errs, r.fails);
+	fflush(stdout);
+	EXPECT_EQ(0, r.fails);
+	EXPECT_LT(40, r.oks + r.errs);
+}
+
+TEST_HARNESS_MAIN
