@@ -45,6 +45,7 @@ import threading
 
 from ._npuprof import Error, Trace, diff, open
 from . import _npuprof
+from .op import OpError, op_cache_clear, op_cache_info, profile_op  # noqa: F401
 
 __all__ = ["Error", "Trace", "diff", "open", "profile", "Profile",
            "RecordFormat",
