@@ -667,19 +667,21 @@ out:
 static PyObject *npp_analyze(npp_trace *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "top", "types", "aggregate", "order_by",
-				  "min_ns", "max_ns", NULL };
+				  "min_ns", "max_ns", "aggregate_by", NULL };
 	static const char *const aggs[] = { "none", "sum", "mean", "max",
 					    "min", NULL };
+	/* enum npuprof_aggregate_by */
+	static const char *const bys[] = { "type", "layer", "shape", NULL };
 	struct npp_fill how = { .run = NPP_RUN_ANALYZE };
 	PyObject *types = NULL, *keep, *df;
-	const char *agg = NULL, *order = NULL, **tv;
+	const char *agg = NULL, *order = NULL, *by = NULL, **tv;
 	long long min_ns = 0, max_ns = -1;
 	int top = 20;
 	unsigned int i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|iOzzLL:analyze", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|iOzzLLz:analyze", kwlist,
 					 &top, &types, &agg, &order, &min_ns,
-					 &max_ns))
+					 &max_ns, &by))
 		return NULL;
 	if (top < 0)
 		return PyErr_Format(PyExc_ValueError,
@@ -697,6 +699,18 @@ static PyObject *npp_analyze(npp_trace *self, PyObject *args, PyObject *kw)
 					    "analyze(): aggregate '%s': none, sum, mean, max or min",
 					    agg);
 		how.an.aggregate = i;
+	}
+	if (by) {
+		for (i = 0; bys[i] && strcasecmp(bys[i], by); i++)
+			;
+		if (!bys[i])
+			return PyErr_Format(PyExc_ValueError,
+					    "analyze(): aggregate_by '%s': type, layer or shape",
+					    by);
+		how.an.aggregate_by = i;
+		/* as npuprof analyze --aggregate-by: a sum unless told */
+		if (!agg)
+			how.an.aggregate = NPUPROF_AGG_SUM;
 	}
 	if (npp_names(types, &tv, &keep, "types"))
 		return NULL;
@@ -929,15 +943,22 @@ static PyMethodDef npp_trace_methods[] = {
 	       "DataFrame of every span, NPU execution and NPU operator record\n"
 	       "in the reference profiler's columns (trace_id, parent_span_id,\n"
 	       "span_id, name, cat, start, end, dur, pid, thread.id, job_id,\n"
-	       "minor, op_index, pe_index, error, flags); cat tells the kind."),
+	       "minor, op_index, pe_index, error, flags), then, when a record\n"
+	       "has a layer (or columns names them), an operator record's\n"
+	       "layer, op_type, in_shapes and out_shapes (strings, '' without\n"
+	       "a layer table, None for spans and executions); cat tells the\n"
+	       "kind."),
 	NPP_KW(table, "table(name, columns=None)\n--\n\n"
 	       "DataFrame of a table by name: inferences, executions, operators,\n"
 	       "external, spans or op_records."),
 	NPP_KW(analyze, "analyze(top=20, types=None, aggregate=None, order_by=None,\n"
-	       "        min_ns=0, max_ns=-1)\n--\n\n"
+	       "        min_ns=0, max_ns=-1, aggregate_by=None)\n--\n\n"
 	       "DataFrame of `npuprof analyze`: self and cumulative time, MACs,\n"
 	       "GMAC/s, bytes and GB/s per record or, with aggregate ('sum',\n"
-	       "'mean', 'max', 'min'), per type; top=0 keeps every row."),
+	       "'mean', 'max', 'min'), per type, or per layer or shape with\n"
+	       "aggregate_by ('type', 'layer', 'shape'; alone: a sum), and each\n"
+	       "operator's layer, op_type, in_shapes, out_shapes; top=0 keeps\n"
+	       "every row."),
 	NPP_NOARG(get_max_memory_info, "get_max_memory_info()\n--\n\n"
 		  "RAF's memory figures as a dict: max_allocated, the most device\n"
 		  "memory the trace's buffers held at once, and max_used, the most\n"

@@ -856,6 +856,14 @@ static const struct {
 	{ "pe_index", { N, C("pe_index"), C("pe") } },
 	{ "error", { C("error"), C("status"), N } },
 	{ "flags", { C("flags"), N, N } },
+	/*
+	 * an operator record's layer (its model's layer table), "" without;
+	 * last: columns=None has them only when a record has a layer
+	 */
+	{ "layer", { N, N, C("layer") } },
+	{ "op_type", { N, N, C("op_type") } },
+	{ "in_shapes", { N, N, C("in_shapes") } },
+	{ "out_shapes", { N, N, C("out_shapes") } },
 };
 
 #undef C
@@ -864,6 +872,8 @@ static const struct {
 #undef N
 
 #define NPP_NREF (sizeof(npp_ref) / sizeof(npp_ref[0]))
+/* The first of the layer columns, the last four */
+#define NPP_NREF_LAYER	(NPP_NREF - 4)
 
 unsigned int npp_reference_tables(void)
 {
@@ -1022,6 +1032,18 @@ static void npp_ref_segs(struct npp_tab **tabs, int r, struct npp_seg *segs,
 	}
 }
 
+/* Does a row of @t have a layer: a non-empty string in its "layer"? */
+static bool npp_has_layers(struct npp_tab *t)
+{
+	struct npp_col *c = npp_find(t, "layer");
+	uint32_t i;
+
+	for (i = 0; c && i < c->st.n; i++)
+		if (c->st.ent[i] & 0xffffff)
+			return true;
+	return false;
+}
+
 PyObject *npp_frames_reference(struct npp_frames *f, const char *const *cols)
 {
 	struct npp_tab *tabs[3];
@@ -1029,14 +1051,17 @@ PyObject *npp_frames_reference(struct npp_frames *f, const char *const *cols)
 	uint32_t *gather = NULL;
 	struct npp_seg segs[3];
 	int idx[NPP_MAXWANT];
-	unsigned int k, t, n;
+	unsigned int k, t, n, nall = NPP_NREF;
 	size_t rows = 0;
 
 	for (t = 0; t < 3; t++) {
 		tabs[t] = &f->tab[npp_ref_tabs[t]];
 		rows += tabs[t]->rows;
 	}
-	for (n = 0; cols ? cols[n] != NULL : n < NPP_NREF; n++) {
+	/* every column: the layer's when a record has one */
+	if (!cols && !npp_has_layers(tabs[2]))
+		nall = NPP_NREF_LAYER;
+	for (n = 0; cols ? cols[n] != NULL : n < nall; n++) {
 		if (n == NPP_MAXWANT) {
 			PyErr_SetString(PyExc_ValueError,
 					"get_pandas_dataframe(): too many columns");
