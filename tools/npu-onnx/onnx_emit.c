@@ -211,6 +211,49 @@ static void fill_io(struct ox_ctx *x, struct npu_model_io *io,
 	io->zero_point = t->zero_point;
 }
 
+/* macs and weight bytes of operator @i (program.rst, "Cost model") */
+static void op_cost(const struct ox_ctx *x, unsigned int i,
+		    struct npu_layer_desc *d)
+{
+	const struct npu_prog_op *op = &x->op[i];
+	const uint32_t *o = x->t[op->out].dims;
+	uint64_t n = (uint64_t)o[0] * o[1] * o[2] * o[3];
+	const uint32_t *w = op->in[1] != NPU_PROG_NONE ? x->t[op->in[1]].dims : NULL;
+	bool weighted = op->opcode == NPU_OP_CONV2D ||
+			op->opcode == NPU_OP_DWCONV2D ||
+			op->opcode == NPU_OP_FC || op->opcode == NPU_OP_MATMUL;
+
+	d->macs = 0;
+	d->weight_bytes = 0;
+	switch (op->opcode) {
+	case NPU_OP_CONV2D:
+		d->macs = n * w[1] * w[2] * w[3];
+		break;
+	case NPU_OP_DWCONV2D:
+		d->macs = n * w[1] * w[2];
+		break;
+	case NPU_OP_FC:
+	case NPU_OP_MATMUL:
+		d->macs = n * x->t[op->in[0]].dims[1];
+		break;
+	case NPU_OP_AVGPOOL:
+	case NPU_OP_MAXPOOL:
+		d->macs = n * op->u.conv.kh * op->u.conv.kw;
+		break;
+	case NPU_OP_ADD:
+	case NPU_OP_CLIP:
+		d->macs = n;
+		break;
+	default:
+		return;
+	}
+	if (!weighted || !w)
+		return;
+	d->weight_bytes = progbuild_bytes(&x->t[op->in[1]]);
+	if (op->in[2] != NPU_PROG_NONE)
+		d->weight_bytes += progbuild_bytes(&x->t[op->in[2]]);
+}
+
 /* the layer table: header, descriptors, strings */
 static int build_layers(struct ox_ctx *x, uint8_t **tab, size_t *size)
 {
@@ -241,6 +284,7 @@ static int build_layers(struct ox_ctx *x, uint8_t **tab, size_t *size)
 		char *s = (char *)(d + x->nop);
 
 		d[i] = x->ly[i].d;
+		op_cost(x, (unsigned int)i, &d[i]);
 		d[i].name = (uint32_t)pos;
 		n = strnlen(x->ly[i].name, OX_NAME_MAX);
 		memcpy(s + pos, x->ly[i].name, n);

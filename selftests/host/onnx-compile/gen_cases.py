@@ -134,7 +134,7 @@ def save(name, nodes, inputs, outputs, inits=(), check=True, opset=13,
          gname=None):
     if check:
         nodes = topo(nodes, [i.name for i in inputs] + [t.name for t in inits])
-    g = helper.make_graph(nodes, gname or name, inputs, outputs,
+    g = helper.make_graph(nodes, name if gname is None else gname, inputs, outputs,
                           list(inits))
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
@@ -699,6 +699,41 @@ dm("dm_squeeze_unsqueeze", [1, 6, 1, 2],
               helper.make_node("Unsqueeze", ["s", "ax2"], ["y"], name="usq")],
    lambda x: x.reshape(6, 2)[None],
    inits=[tensor("ax", np.array([0, 2], np.int64)), tensor("ax2", np.array([0], np.int64))])
+
+# ======================================================================
+# the layer table's shapes, MACs and weight bytes; the CLI's models
+# ======================================================================
+
+
+def lshape(name, idx, macs, wbytes, ins, out):
+    LINES.append("lshape %s %d %d %d %s|%s" % (name, idx, macs, wbytes, ins, out))
+
+
+# CONV2D 3x3 3->4 on 8x8: 8*8*4*3*3*3 MACs; weights 4*3*3*3 + bias 4*4
+lshape("qdq_conv_relu", 0, 0, 0, "u8[1,3,8,8]", "u8[1,3,8,8]")
+lshape("qdq_conv_relu", 1, 6912, 124, "u8[1,3,8,8] i8[4,3,3,3] i32[4]",
+       "u8[1,4,8,8]")
+# DWCONV2D 3x3/2 on 17 channels 7x7 -> 4x4: 4*4*17*9; 17*9 + 17*4
+lshape("qdq_dwconv_relu6_same", 1, 2448, 221,
+       "u8[1,17,7,7] i8[17,1,3,3] i32[17]", "u8[1,17,4,4]")
+# the MNIST-like FC: 1x36 by 5; no bias
+lshape("qdq_mnist_like", 5, 180, 180, "u8[1,36] i8[5,36]", "u8[1,5]")
+# MAXPOOL 2x2: 4 channels 3x3 out, 4 per window
+lshape("qdq_mnist_like", 2, 144, 0, "u8[1,4,6,6]", "u8[1,4,3,3]")
+lshape("qdq_add_relu", 2, 60, 0, "u8[1,3,4,5] u8[1,3,4,5]", "u8[1,3,4,5]")
+
+b_nodes, b_inits = join(q_in("x", 1.0, 0, [2, 3]))
+save("cli_bind", b_nodes, [vi("x", TensorProto.FLOAT, [2, 3]),
+                           vi("x_s", TensorProto.FLOAT, []),
+                           vi("x_z", TensorProto.UINT8, [])],
+     [vi("x_q", TensorProto.UINT8, [2, 3])], [], check=False)
+with open(os.path.join(OUT, "cli_bind_s.pb"), "wb") as f:
+    f.write(tensor("x_s", np.float32(0.25)).SerializeToString())
+with open(os.path.join(OUT, "cli_bind_z.pb"), "wb") as f:
+    f.write(tensor("x_z", np.uint8(9)).SerializeToString())
+save("cli_noname", [helper.make_node("Transpose", ["x"], ["y"], name="t")],
+     [vi("x", TensorProto.UINT8, [2, 3])], [vi("y", TensorProto.UINT8, [3, 2])],
+     gname="", check=False)
 
 # ======================================================================
 # refusals (-EOPNOTSUPP) and malformed files (-EINVAL, -E2BIG)

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
@@ -29,6 +31,9 @@
 
 #ifndef GEN_SCRIPT
 #error GEN_SCRIPT must name gen_cases.py
+#endif
+#ifndef NPU_ONNX
+#error NPU_ONNX must name the npu-onnx binary
 #endif
 #ifndef CASES_DIR
 #error CASES_DIR must name the directory of the generated cases
@@ -131,6 +136,39 @@ static int check_layers(const uint8_t *f, size_t size, const char *want,
 	return 0;
 }
 
+/* "lshape NAME IDX MACS WBYTES INS|OUT" against layer IDX */
+static int check_lshape(const uint8_t *f, size_t size, const char *line,
+			char *why, size_t len)
+{
+	const struct npu_layers_hdr *h = layers_of(f, size);
+	unsigned long long macs, wb;
+	char name[256], ins[512], out[128], got_in[512], got_out[128];
+	const struct npu_layer_desc *d;
+	unsigned int i;
+
+	if (sscanf(line, "lshape %255s %u %llu %llu %511[^|]|%127[^\n]", name,
+		   &i, &macs, &wb, ins, out) != 6) {
+		snprintf(why, len, "bad lshape line");
+		return -1;
+	}
+	if (!h || i >= h->n_layers) {
+		snprintf(why, len, "no layer %u", i);
+		return -1;
+	}
+	d = npu_layers_desc(h, i);
+	npu_layer_shapes_fmt(d->in, d->n_in, got_in, sizeof(got_in));
+	npu_layer_shapes_fmt(&d->out, d->n_out, got_out, sizeof(got_out));
+	if (d->macs != macs || d->weight_bytes != wb || strcmp(got_in, ins) ||
+	    strcmp(got_out, out)) {
+		snprintf(why, len,
+			 "layer %u: %s -> %s, %llu MACs, %llu weight bytes; expected %s -> %s, %llu, %llu",
+			 i, got_in, got_out, (unsigned long long)d->macs,
+			 (unsigned long long)d->weight_bytes, ins, out, macs, wb);
+		return -1;
+	}
+	return 0;
+}
+
 /* run @m on npuref with the case's inputs; compare the outputs */
 static int run_model(const char *dir, const char *name, struct npu_model *m,
 		     char *why, size_t len)
@@ -228,6 +266,12 @@ static int check_meta(FILE *cases, const char *name, const uint8_t *f,
 				return -1;
 			}
 		}
+		if (sscanf(line, "lshape %255s %u", cname, &k) == 2 &&
+		    !strcmp(cname, name) &&
+		    check_lshape(f, size, line, why, len)) {
+			fseek(cases, pos, SEEK_SET);
+			return -1;
+		}
 		if (sscanf(line, "layers %255s", cname) == 1 &&
 		    !strcmp(cname, name)) {
 			const char *l = line + strlen("layers ") + strlen(name) + 1;
@@ -315,6 +359,101 @@ TEST(onnx_compile)
 	fflush(stdout);
 	EXPECT_EQ(0, r.fails);
 	EXPECT_LT(40, r.oks + r.errs);
+}
+
+/* run npu-onnx with @args in CASES_DIR; its exit status, output in @out */
+static int run_cli(const char *args, char *out, size_t len)
+{
+	char cmd[2048];
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s 2>&1", CASES_DIR, NPU_ONNX,
+		 args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len && fgets(out + n, (int)(len - n), p))
+		n += strlen(out + n);
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static struct npu_model *load(const char *file)
+{
+	char path[1024], err[256];
+	struct npu_model *m = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", CASES_DIR, file);
+	if (npu_model_load(path, &m, err, sizeof(err)))
+		printf("# %s\n", err);
+	return m;
+}
+
+TEST(command_line)
+{
+	char out[8192];
+	struct npu_model *m;
+
+	/* the models come from the first test's run of gen_cases.py */
+	if (access(CASES_DIR "/cli_bind.onnx", R_OK))
+		SKIP(return, "no generated models (python3-onnx missing?)");
+	ASSERT_EQ(0, run_cli("--help", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "EXIT STATUS"));
+	EXPECT_NE(NULL, strstr(out, "EXAMPLES"));
+	EXPECT_EQ(2, run_cli("", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "missing MODEL.onnx"));
+	EXPECT_EQ(2, run_cli("--bogus x.onnx", out, sizeof(out)));
+	EXPECT_EQ(2, run_cli("--bind x_s cli_bind.onnx", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "expected NAME=FILE.pb"));
+	EXPECT_EQ(2, run_cli("a.onnx b.onnx", out, sizeof(out)));
+	EXPECT_EQ(2, run_cli("--check -o x.nmdl qdq_conv_relu.onnx", out, sizeof(out)));
+
+	EXPECT_EQ(0, run_cli("--check qdq_conv_relu.onnx", out, sizeof(out)));
+	EXPECT_STREQ("ok\n", out);
+	EXPECT_EQ(3, run_cli("--check refuse_float_conv.onnx", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "node 'conv' (Conv): float-only path"));
+	EXPECT_EQ(1, run_cli("--check bad_truncated.onnx", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "truncated or malformed"));
+	EXPECT_EQ(1, run_cli("--check no-such-file.onnx", out, sizeof(out)));
+	EXPECT_EQ(1, run_cli("--check bad_too_many_ops.onnx", out, sizeof(out)));
+
+	/* names: --name, else the graph's, else the file's stem */
+	unlink(CASES_DIR "/named.nmdl");
+	ASSERT_EQ(0, run_cli("-o named.nmdl --name custom qdq_gemm_kn.onnx", out,
+			 sizeof(out)));
+	m = load("named.nmdl");
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("custom", npu_model_name(m));
+	npu_model_free(m);
+	ASSERT_EQ(0, run_cli("-o graph.nmdl qdq_gemm_kn.onnx", out, sizeof(out)));
+	m = load("graph.nmdl");
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("qdq_gemm_kn", npu_model_name(m));
+	npu_model_free(m);
+	unlink(CASES_DIR "/cli_noname.nmdl");
+	ASSERT_EQ(0, run_cli("cli_noname.onnx", out, sizeof(out)));
+	m = load("cli_noname.nmdl");
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("cli_noname", npu_model_name(m));
+	npu_model_free(m);
+
+	/* --bind: scales and zero points from TensorProto files */
+	EXPECT_EQ(3, run_cli("--check cli_bind.onnx", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "the scale 'x_s' is not a constant"));
+	EXPECT_EQ(1, run_cli("--check --bind nope=cli_bind_s.pb cli_bind.onnx", out,
+			 sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "the graph has no input 'nope'"));
+	ASSERT_EQ(0, run_cli("-o bound.nmdl --bind x_s=cli_bind_s.pb --bind x_z=cli_bind_z.pb cli_bind.onnx",
+			 out, sizeof(out)));
+	m = load("bound.nmdl");
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0.25f, npu_model_input(m, 0)->scale);
+	EXPECT_EQ(9, npu_model_input(m, 0)->zero_point);
+	EXPECT_EQ(1, npu_model_num_inputs(m));
+	npu_model_free(m);
 }
 
 TEST_HARNESS_MAIN
