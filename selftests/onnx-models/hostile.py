@@ -4,14 +4,17 @@
 
 Writes into OUT_DIR one NAME.onnx per case and OUT_DIR/expect.txt, one line
 per case: "NAME STATUSES WORDS", where STATUSES are the npu-onnx exit
-statuses accepted, joined by '|' (0 valid, 1 malformed, 3 refused), and
+statuses accepted, joined by '|' (0 valid, 1 malformed or too large, 3
+refused), and
 WORDS is '-' or a '|'-separated list of words of which the one-line
-message must contain one (case-insensitive). The cases start from a small
+message must contain one (case-insensitive). A limit of the program or
+model format exceeded is status 1, as npu-onnx documents. The cases start from a small
 valid QDQ convolution (QuantizeLinear -> DQ -> Conv -> Q -> DQ, weights and
 bias as initializers) and break one thing each: truncated files, bytes
 that are no protobuf, huge or negative dims, a dims product that
 overflows, cycles, a missing initializer, dangling names, wrong element
-types, raw data of the wrong length, duplicate producers, a chain of more
+types, raw data of the wrong length, names with control characters,
+duplicate producers, a chain of more
 nodes than a program holds. The files are made without onnx.checker
 (most would not pass it: that is the point).
 
@@ -112,7 +115,7 @@ def main():
     cuts = [n for n in (1, 7, len(vb) // 3, len(vb) // 2, len(vb) - 3)
             if not parses(vb[:n])]
     for n in cuts:
-        add("truncated_%d" % n, vb[:n], "1")
+        add("truncated_%d" % n, vb[:n], "1", "truncated|malformed|not an ONNX")
     add("empty", b"", "1")
     add("not_protobuf", b"\xff" * 64 + b"this is not an ONNX file\n", "1")
     add("text", b"ir_version: 7\ngraph { name: 'x' }\n", "1")
@@ -120,10 +123,10 @@ def main():
     # huge, negative and overflowing dims
     m = base_model(inputs=[helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, [1, 2, 1 << 40, 5])])
-    add("huge_input_dim", m, "1|3")
+    add("huge_input_dim", m, "1|3", "1099511627776|dim|too large")
     m = base_model(inputs=[helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, [1, 2, -5, 5])])
-    add("negative_input_dim", m, "1|3")
+    add("negative_input_dim", m, "1|3", "-5|negative")
     m = base_model(inputs=[helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, [1 << 31, 1 << 31, 1 << 31, 1 << 31])])
     add("overflow_input_dims", m, "1|3")
@@ -131,12 +134,12 @@ def main():
     t = init(m, "W")
     del t.dims[:]
     t.dims.extend([1 << 40, 1 << 40, 3, 3])
-    add("huge_initializer_dims", m, "1|3")
+    add("huge_initializer_dims", m, "1|3", "'W'")
     m = base_model()
     t = init(m, "W")
     del t.dims[:]
     t.dims.extend([3, 2, 3, -3])
-    add("negative_initializer_dim", m, "1")
+    add("negative_initializer_dim", m, "1", "-3|negative")
     m = base_model(inputs=[helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, [1, 2, 0, 5])])
     add("zero_input_dim", m, "1|3")
@@ -144,35 +147,51 @@ def main():
     # cycles
     m = base_model()
     node(m, "dq_x").input[0] = "yq"		# dq_x <- ... <- quant_y <- conv <- dq_x
-    add("cycle", m, "1")
+    add("cycle", m, "1", "cycle")
     m = base_model()
     node(m, "dq_W").input[0] = "Wf"		# a node reading its own output
-    add("self_loop", m, "1")
+    add("self_loop", m, "1", "cycle")
 
     # missing initializer, dangling names
     m = base_model()
     keep = [t for t in m.graph.initializer if t.name != "W"]
     del m.graph.initializer[:]
     m.graph.initializer.extend(keep)
-    add("missing_initializer", m, "1")
+    add("missing_initializer", m, "1", "'W'")
     m = base_model()
     node(m, "conv").input[2] = "nowhere"
-    add("dangling_input", m, "1")
+    add("dangling_input", m, "1", "nowhere")
     m = base_model()
     m.graph.output[0].name = "no_such_output"
-    add("dangling_output", m, "1")
+    add("dangling_output", m, "1", "no_such_output")
     m = base_model()
     node(m, "quant_in").input[1] = ""		# a required input left empty
     add("empty_required_input", m, "1")
 
-    # the weights as a graph input nobody binds: not a constant
-    m = base_model(inputs=[
-        helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5]),
-        helper.make_tensor_value_info("W", TensorProto.INT8, [3, 2, 3, 3])])
-    keep = [t for t in m.graph.initializer if t.name != "W"]
-    del m.graph.initializer[:]
-    m.graph.initializer.extend(keep)
-    add("weights_not_constant", m, "3")
+    # the weights of a QLinearConv as a graph input nobody binds: not a
+    # constant
+    w = np.ones((3, 2, 3, 3), np.int8)
+    qinits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "x_scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "x_zp"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "w_scale"),
+        numpy_helper.from_array(np.array(0, np.int8), "w_zp"),
+        numpy_helper.from_array(np.array(0.1, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(10, np.uint8), "y_zp"),
+    ]
+    qconv = helper.make_node(
+        "QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
+                        "y_scale", "y_zp"], ["y"], name="qconv",
+        kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    qin = [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 5, 5])]
+    qout = [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 3, 5, 5])]
+    m = base_model(nodes=[qconv], inits=qinits + [
+        numpy_helper.from_array(w, "w")], inputs=qin, outputs=qout)
+    onnx.checker.check_model(m)
+    add("qlinearconv_valid", m, "0")
+    m = base_model(nodes=[qconv], inits=qinits, outputs=qout, inputs=qin + [
+        helper.make_tensor_value_info("w", TensorProto.INT8, [3, 2, 3, 3])])
+    add("weights_not_constant", m, "3", "constant|weight")
 
     # wrong types
     m = base_model()
@@ -191,30 +210,35 @@ def main():
     m = base_model()
     t = init(m, "W")
     t.data_type = 999
-    add("unknown_element_type", m, "1")
+    add("unknown_element_type", m, "1", "'W'")
     m = base_model(inputs=[helper.make_tensor_value_info(
         "x", TensorProto.STRING, [1, 2, 5, 5])])
-    add("string_input", m, "1|3")
+    add("string_input", m, "1|3", "string")
     m = base_model()
     c = node(m, "conv")
     del c.attribute[:]
     c.attribute.extend([helper.make_attribute("kernel_shape", [3.0, 3.0]),
                         helper.make_attribute("pads", [1, 1, 1, 1])])
-    add("float_kernel_shape", m, "1|3")
+    add("float_kernel_shape", m, "1|3", "kernel_shape")
     m = base_model()
     t = init(m, "W")
     t.raw_data = t.raw_data[:-5]
-    add("short_raw_data", m, "1")
+    add("short_raw_data", m, "1", "'W'")
     m = base_model()
     t = init(m, "B")
     t.raw_data = t.raw_data + b"\0" * 4
-    add("long_raw_data", m, "1")
+    add("long_raw_data", m, "1", "'B'")
+
+    # names are data: a message quotes them on one line, whatever they hold
+    m = base_model()
+    m.graph.output[0].name = "out\nput\x01\x1b[2J"
+    add("control_chars_in_name", m, "1")
 
     # one tensor, two producers
     m = base_model()
     node(m, "dq_B").output[0] = "Wf"
     node(m, "conv").input[2] = "Wf"
-    add("duplicate_producer", m, "1")
+    add("duplicate_producer", m, "1", "Wf")
     m = base_model()
     node(m, "conv").op_type = ""
     add("empty_op_type", m, "1|3")
@@ -239,7 +263,7 @@ def main():
         "y", TensorProto.FLOAT, [1, 2, 5, 5])],
         inits=[numpy_helper.from_array(np.array(0.05, np.float32), "x_scale"),
                numpy_helper.from_array(np.array(128, np.uint8), "x_zp")])
-    add("too_many_nodes", m, "3")
+    add("too_many_nodes", m, "1", "more than|too many|limit")
 
     with open(os.path.join(out, "expect.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")

@@ -196,6 +196,13 @@ out_model:
 	return ret;
 }
 
+/* the tests run in forked children that end with _exit(): no stdio
+ * buffer may hold their "#" lines then */
+__attribute__((constructor)) static void line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 FIXTURE(dev) {
 	struct npu_device *dev;
 	unsigned int pes;

@@ -216,13 +216,17 @@ int ov_graph_io(const void *buf, size_t len, struct ov_graph *g)
 	ret = -ENOMEM;
 	g->in = calloc(gp->n_input + 1, sizeof(char *));
 	g->out = calloc(gp->n_output + 1, sizeof(char *));
-	if (!g->in || !g->out)
+	g->in_tensor = calloc(gp->n_input + 1, sizeof(bool));
+	if (!g->in || !g->out || !g->in_tensor)
 		goto out;
 	for (i = 0; i < gp->n_input; i++) {
-		const char *n = gp->input[i]->name ? gp->input[i]->name : "";
+		const Onnx__ValueInfoProto *v = gp->input[i];
+		const char *n = v->name ? v->name : "";
 
 		if (is_init(gp, n))
 			continue;
+		g->in_tensor[g->n_in] = v->type && v->type->value_case ==
+					ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
 		if (!(g->in[g->n_in++] = strdup(n)))
 			goto out;
 	}
@@ -250,6 +254,7 @@ void ov_graph_free(struct ov_graph *g)
 		free(g->out[i]);
 	free(g->in);
 	free(g->out);
+	free(g->in_tensor);
 	memset(g, 0, sizeof(*g));
 }
 

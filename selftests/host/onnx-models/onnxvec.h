@@ -58,10 +58,13 @@ struct ov_tensor {
  * @n_out: outputs
  * @in: their names
  * @out: their names
+ * @in_tensor: input i is a tensor (not a sequence, map or optional), so
+ *	its input_K.pb is a TensorProto
  */
 struct ov_graph {
 	unsigned int n_in, n_out;
 	char **in, **out;
+	bool *in_tensor;
 };
 
 /**

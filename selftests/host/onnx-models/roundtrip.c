@@ -142,6 +142,13 @@ static void roundtrip(struct __test_metadata *_metadata, const char *net,
 	npu_model_free(imp);
 }
 
+/* the tests run in forked children that end with _exit(): no stdio
+ * buffer may hold their "#" lines then */
+__attribute__((constructor)) static void line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 FIXTURE(rt) {
 	int unused;
 };
