@@ -121,6 +121,8 @@ TEST(three_layers)
 					     &m[layers[i].index - 1] : NULL;
 		uint64_t clock_hz, mpc, dma_bw, dma, pc, iso_min, iso_iow;
 		uint64_t want_in_iow, diff;
+		char name[64];
+		bool named;
 		int64_t gap;
 		const char *o;
 		int st;
@@ -129,11 +131,16 @@ TEST(three_layers)
 		EXPECT_EQ(3, in->n);
 		snprintf(idx, sizeof(idx), "%u", layers[i].index);
 		st = op_json(buf, by_layer);
+		named = st == 0;
 		if (st == 2 && strstr(buf, "no layer table"))
 			st = op_json(buf, by_index);
 		ASSERT_EQ(0, st) TH_LOG("%s", buf);
 		o = op_obj(buf, 0);
 		ASSERT_NE(NULL, o);
+		if (named) {
+			op_str(o, "layer", name, sizeof(name));
+			EXPECT_STREQ(layers[i].layer, name);
+		}
 		EXPECT_EQ(NULL, op_obj(buf, 1));
 		EXPECT_EQ(layers[i].index, op_u64(o, "index"));
 		clock_hz = op_u64(buf, "clock_hz");

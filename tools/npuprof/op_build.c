@@ -651,6 +651,7 @@ int npo_list_model(const char *path, FILE *out)
 {
 	const struct npu_prog_hdr *h;
 	const struct npu_prog_tensor *t;
+	const struct npu_layers_hdr *lh;
 	struct npu_model *m = NULL;
 	char layer[NPO_NAME_LEN], din[64], dout[64];
 	uint32_t prog_off, i;
@@ -665,18 +666,22 @@ int npo_list_model(const char *path, FILE *out)
 		return 1;
 	}
 	t = (const struct npu_prog_tensor *)((const uint8_t *)h + h->tensors_off);
-	fprintf(out, "%-5s %-10s %-16s %-18s %s\n", "index", "opcode", "layer",
-		"input", "output");
+	lh = model_layers(m);
+	fprintf(out, "%-5s %-10s %-16s %-18s %-18s %s\n", "index", "opcode",
+		"layer", "input", "output", "source op");
 	for (i = 0; i < h->n_ops; i++) {
 		const struct npu_prog_op *op = prog_op(h, i);
 
 		op_layer(m, i, layer, sizeof(layer));
 		fmt_dims(din, sizeof(din), t[op->in[0]].dims, t[op->in[0]].ndim);
 		fmt_dims(dout, sizeof(dout), t[op->out].dims, t[op->out].ndim);
-		fprintf(out, "%-5" PRIu32 " %-10s %-16s %-18s %s\n", i,
+		fprintf(out, "%-5" PRIu32 " %-10s %-16s %-18s %-18s %s\n", i,
 			npo_opcode_cli_name(op->opcode) ?
 			npo_opcode_cli_name(op->opcode) : "?",
-			layer[0] ? layer : "-", din, dout);
+			layer[0] ? layer : "-", din, dout,
+			lh && i < lh->n_layers ?
+			npu_layers_str(lh, npu_layers_desc(lh, i)->op_type) :
+			"-");
 	}
 	npu_model_free(m);
 	return 0;
