@@ -25,7 +25,9 @@
  * (selftests/onnx). The test fails when the supported set is not exactly
  * supported.txt next to this file (a regression, or a vector newly
  * supported: update the list), when a supported model does not load or
- * differs from its output_K.pb, or when the importer fails otherwise.
+ * differs from its output_K.pb, when the importer fails otherwise, or
+ * when a message breaks onnx_import.h's contract (a refusal that names
+ * no node, an empty message or one of several lines).
  *
  * Locking: single-threaded. Lifetime: everything is freed per vector.
  */
@@ -380,7 +382,7 @@ TEST_F_TIMEOUT(sweep, node_vectors, 600)
 	const char *data = env_or("NPU_ONNX_DATA", DATA_DIR);
 	char out[4096], path[4096], **names = NULL, **want;
 	unsigned int i, j, n = 0, nwant, cnt[4] = { 0 }, nreasons = 0, bad = 0;
-	unsigned int missing = 0, extra = 0;
+	unsigned int missing = 0, extra = 0, badmsg = 0;
 	struct reason *reasons = calloc(MAX_REASONS, sizeof(*reasons));
 	struct vec *v = calloc(MAX_VEC, sizeof(*v));
 	struct dirent *de;
@@ -484,6 +486,19 @@ TEST_F_TIMEOUT(sweep, node_vectors, 600)
 			TH_LOG("%s: WRONG: %s", v[i].name, v[i].msg);
 		if (v[i].v == V_ERROR)
 			TH_LOG("%s: importer error: %s", v[i].name, v[i].msg);
+		/* onnx_import.h: a refusal is "node 'NAME' (OpType): why" */
+		if (v[i].v == V_REFUSED && strncmp(v[i].msg, "node '", 6) &&
+		    !strstr(v[i].reason, "(E2BIG)")) {
+			badmsg++;
+			TH_LOG("%s: refusal names no node: %s", v[i].name,
+			       v[i].msg);
+		}
+		if (v[i].v != V_SUPPORTED && (!v[i].msg[0] ||
+					      strchr(v[i].msg, '\n'))) {
+			badmsg++;
+			TH_LOG("%s: not a one-line message: '%s'", v[i].name,
+			       v[i].msg);
+		}
 	}
 	for (i = 0; i < nwant; i++) {
 		for (j = 0; j < n && strcmp(want[i], v[j].name); j++)
@@ -497,6 +512,7 @@ TEST_F_TIMEOUT(sweep, node_vectors, 600)
 	EXPECT_EQ(0u, extra);
 	EXPECT_EQ(0u, bad);
 	EXPECT_EQ(0u, cnt[V_ERROR]);
+	EXPECT_EQ(0u, badmsg);
 	for (i = 0; i < nwant; i++)
 		free(want[i]);
 	free(want);
