@@ -185,6 +185,21 @@ const char *npuprof_trace_error(const struct npuprof_trace *trace);
 int npuprof_trace_truncated(const struct npuprof_trace *trace);
 
 /**
+ * npuprof_trace_skipped() - what the reader left out of the part of the
+ * file read so far: damaged MODEL items (skipped whole) and bad layer
+ * tables (dropped, their model kept)
+ * @trace: the reader
+ * @last: out (or NULL): the last one's message, "PATH: offset N: model:
+ *	why" or "PATH: offset N: model M: layer table: why"; "" when none
+ *
+ * Each is counted once however often the file is read again.
+ *
+ * Return: how many.
+ */
+uint64_t npuprof_trace_skipped(const struct npuprof_trace *trace,
+			       const char **last);
+
+/**
  * npuprof_trace_rewind() - start over from the first event
  * @trace: the reader
  *

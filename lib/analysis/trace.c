@@ -77,6 +77,7 @@ struct npuprof_trace {
 	char models_err[256];		/* the last one's message */
 	uint64_t layers_bad;		/* layer tables dropped */
 	char layers_err[256];		/* the last one's message */
+	const char *skipped_last;	/* models_err or layers_err, or "" */
 };
 
 /* Room in @v for @n more samples */
@@ -138,6 +139,7 @@ static int npf_model_item(struct npuprof_trace *t, const struct npf_item *it,
 		snprintf(t->models_err, sizeof(t->models_err),
 			 "%s: offset %llu: model: %s", t->path,
 			 (unsigned long long)off, msg);
+		t->skipped_last = t->models_err;
 		return 0;
 	}
 	if (npf_trace_model(t, npf_model_id(m))) {
@@ -151,6 +153,7 @@ static int npf_model_item(struct npuprof_trace *t, const struct npf_item *it,
 			 "%s: offset %llu: model %u: layer table: %s", t->path,
 			 (unsigned long long)off, npf_model_id(m),
 			 npf_model_layers_error(m));
+		t->skipped_last = t->layers_err;
 	}
 	if (t->nmodels == t->models_cap) {
 		size_t cap = t->models_cap ? 2 * t->models_cap : 8;
@@ -906,6 +909,15 @@ const struct npf_clock_fit *npf_trace_fit(const struct npuprof_trace *t,
 					  uint32_t dev)
 {
 	return dev < t->ndev ? &t->fit[dev] : NULL;
+}
+
+NPUPROF_EXPORT
+uint64_t npuprof_trace_skipped(const struct npuprof_trace *t,
+			       const char **last)
+{
+	if (last)
+		*last = t && t->skipped_last ? t->skipped_last : "";
+	return t ? t->models_bad + t->layers_bad : 0;
 }
 
 NPUPROF_EXPORT

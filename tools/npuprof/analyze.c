@@ -24,10 +24,10 @@ static const char analyze_help[] =
 "    inference's latency goes (--breakdown)\n"
 "\n"
 "SYNOPSIS\n"
-"    npuprof analyze [-t N] [--type TYPE]... [--aggregate-by type]\n"
+"    npuprof analyze [-t N] [--type TYPE]... [--aggregate-by type|layer|shape]\n"
 "                    [--aggregate sum|mean|max|min] [--order-by [+]COL]\n"
 "                    [--min-time T] [--max-time T]\n"
-"                    [--format table|csv|json|jsonl] [[-i] FILE]\n"
+"                    [--format table|csv|json|jsonl] [--wide] [[-i] FILE]\n"
 "    npuprof analyze --breakdown [--format table|csv|json|jsonl] [[-i] FILE]\n"
 "\n"
 "DESCRIPTION\n"
@@ -48,7 +48,13 @@ static const char analyze_help[] =
 "                  * clock_hz (one PE)\n"
 "    bytes, gb_s   bytes moved by DMA, and bytes / self_ns (GB/s)\n"
 "\n"
-"    Machine formats add minor, job_id, op_index, pe and start_ns.\n"
+"    layer         the operator's layer (source node) name, when the\n"
+"                  trace has its model's layer table; shown when a row\n"
+"                  has one\n"
+"\n"
+"    Machine formats (and --wide) add minor, job_id, op_index, pe,\n"
+"    start_ns, and the layer's op_type, in_shapes and out_shapes\n"
+"    (\"u8[1,3,224,224] i8[32,3,3,3] i32[32]\"; \"\" without a table).\n"
 "\n"
 "    --breakdown prints instead the latency breakdown of each inference:\n"
 "    every ns of its wall time (its inference span) attributed once, by\n"
@@ -72,12 +78,16 @@ static const char analyze_help[] =
 "    --type TYPE\n"
 "        Keep records of this type only (an opcode, a span kind, \"npu\"\n"
 "        or \"host\"; any case). Repeatable.\n"
-"    --aggregate-by type\n"
-"        One row per type (the sum, unless --aggregate says otherwise).\n"
+"    --aggregate-by type|layer|shape\n"
+"        One row per type (the sum, unless --aggregate says otherwise);\n"
+"        layer: per layer name of the operators whose model has a layer\n"
+"        table; shape: per op_type and in_shapes of those (the layers\n"
+"        that do the same work at the same shapes). Other operators and\n"
+"        host spans stay by type.\n"
 "    --aggregate sum|mean|max|min\n"
-"        How a type's records are aggregated: sum and mean of self time,\n"
+"        How a row's records are aggregated: sum and mean of self time,\n"
 "        MACs and bytes; max and min: the record with the longest or\n"
-"        shortest self time. Implies --aggregate-by type.\n"
+"        shortest self time. Alone it implies --aggregate-by type.\n"
 "    --order-by [+]COL\n"
 "        Sort by time (the default), macs, gmacs, peak, bytes, gbps, count\n"
 "        or name (also profile_analyze's computation, flops, memory,\n"
@@ -88,6 +98,8 @@ static const char analyze_help[] =
 "        500ns, 1s.\n"
 "    -f, --format table|csv|json|jsonl\n"
 "        table (the default), csv (RFC 4180), json (one array) or jsonl.\n"
+"    -w, --wide\n"
+"        With the table format: every column, the machine ones too.\n"
 "    -b, --breakdown\n"
 "        Print the latency breakdown (see above).\n"
 "    -h, --help\n"
@@ -102,6 +114,8 @@ static const char analyze_help[] =
 "EXAMPLES\n"
 "    npuprof analyze -t 5\n"
 "    npuprof analyze -t 5 --aggregate-by type --aggregate sum\n"
+"    npuprof analyze -t 10 --type npu --aggregate-by layer\n"
+"    npuprof analyze -t 10 --aggregate-by shape --aggregate mean --wide\n"
 "    npuprof analyze -t 5 --order-by bytes --min-time 1e-6 --type CONV2D\n"
 "    npuprof analyze --breakdown\n"
 "    npuprof analyze --breakdown --format csv > breakdown.csv\n";
@@ -168,23 +182,26 @@ static int analyze_main(int argc, char **argv)
 		{ "min-time", required_argument, NULL, O_MIN },
 		{ "max-time", required_argument, NULL, O_MAX },
 		{ "breakdown", no_argument, NULL, 'b' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const aggs[] = { "", "sum", "mean", "max", "min" };
+	/* enum npuprof_aggregate_by */
+	static const char *const bys[] = { "type", "layer", "shape" };
 	const char *prog = NPC_PROG " analyze", *input = NULL;
 	const char *types[MAX_TYPES + 1] = { NULL };
 	struct npuprof_analyze_opts o;
 	unsigned int format = NPUPROF_FORMAT_TABLE, ntypes = 0, i;
 	struct npuprof_trace *tr;
-	bool breakdown = false, by_type = false;
+	bool breakdown = false, by_type = false, wide = false;
 	uint64_t v;
 	int c, ret;
 
 	npuprof_analyze_opts_init(&o);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:f:t:bh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:f:t:bwh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -206,9 +223,12 @@ static int analyze_main(int argc, char **argv)
 			o.types = types;
 			break;
 		case O_AGG_BY:
-			if (strcmp(optarg, "type"))
-				return npu_cli_usage_error(prog, "--aggregate-by: invalid value '%s': must be type",
+			for (i = 0; i < 3 && strcmp(optarg, bys[i]); i++)
+				;
+			if (i == 3)
+				return npu_cli_usage_error(prog, "--aggregate-by: invalid value '%s': must be type, layer or shape",
 							   optarg);
+			o.aggregate_by = i;
 			by_type = true;
 			break;
 		case O_AGG:
@@ -232,6 +252,9 @@ static int analyze_main(int argc, char **argv)
 		case 'b':
 			breakdown = true;
 			break;
+		case 'w':
+			wide = true;
+			break;
 		case 'h':
 			return npc_help(&npc_cmd_analyze);
 		default:
@@ -243,6 +266,10 @@ static int analyze_main(int argc, char **argv)
 		return ret;
 	if (by_type && !o.aggregate)
 		o.aggregate = NPUPROF_AGG_SUM;
+	if (wide && (breakdown || format != NPUPROF_FORMAT_TABLE))
+		return npu_cli_usage_error(prog, "--wide is for the table format of the operators and spans");
+	if (wide)
+		format = NPUPROF_FORMAT_WIDE;
 	tr = npc_open_trace(input);
 	if (!tr)
 		return 1;
@@ -262,6 +289,8 @@ static int analyze_main(int argc, char **argv)
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): analyzed up to its last complete chunk",
 			 input ? input : NPC_DEFAULT_FILE);
+	if (!ret)
+		npc_warn_skipped(tr);
 	npuprof_trace_close(tr);
 	return ret;
 }

@@ -175,6 +175,11 @@ int npc_file_operand(const char *prog, int argc, char **argv,
 /* Open a trace, NULL after a message; a library error's message, returns 1 */
 struct npuprof_trace *npc_open_trace(const char *input);
 int npc_trace_failed(struct npuprof_trace *tr, int ret);
+/*
+ * The warning of what the reader of @tr skipped (npuprof_trace_skipped():
+ * damaged MODEL items, dropped layer tables), if anything
+ */
+void npc_warn_skipped(const struct npuprof_trace *tr);
 
 /* Print @help to stdout; returns 0 (the status of --help) */
 int npc_help(const struct npc_cmd *cmd);

@@ -256,6 +256,8 @@ static int export_main(int argc, char **argv)
 	if (!status && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (its writer was killed?): exported up to its last complete chunk",
 			 input);
+	if (!status)
+		npc_warn_skipped(tr);
 	npuprof_trace_close(tr);
 	return status;
 }

@@ -189,6 +189,18 @@ struct npuprof_trace *npc_open_trace(const char *input)
 	return tr;
 }
 
+void npc_warn_skipped(const struct npuprof_trace *tr)
+{
+	const char *last;
+	uint64_t n = npuprof_trace_skipped(tr, &last);
+
+	if (n == 1)
+		npc_warn("%s (left out)", last);
+	else if (n)
+		npc_warn("%s (left out, and %llu more model items or layer tables)",
+			 last, (unsigned long long)(n - 1));
+}
+
 /* The message of the library's error @ret on @tr; returns 1 */
 int npc_trace_failed(struct npuprof_trace *tr, int ret)
 {

@@ -171,6 +171,8 @@ static int memory_main(int argc, char **argv)
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): reported up to its last complete chunk",
 			 input);
+	if (!ret)
+		npc_warn_skipped(tr);
 	npuprof_trace_close(tr);
 	return ret ? 1 : 0;
 }

@@ -82,7 +82,7 @@ static const char report_help[] =
 "    NPU operators, CPU operators, spans or operator records\n"
 "\n"
 "SYNOPSIS\n"
-"    npuprof report TABLE [--format table|csv|json|jsonl] [[-i] FILE]\n"
+"    npuprof report TABLE [--format table|csv|json|jsonl] [--wide] [[-i] FILE]\n"
 "    TABLE: --inferences | --executions | --operators | --external |\n"
 "           --spans | --op-records\n"
 "\n"
@@ -110,9 +110,12 @@ static const char report_help[] =
 "        inference_span_id and violation.\n"
 "    --operators (print_npu_operators)\n"
 "        NPU operators by opcode: name, average elapsed(ns) and count,\n"
-"        slowest first. Machine formats add opcode, total_ns,\n"
-"        average_iowait_ns and skipped (records whose ticks do not add\n"
-"        up, or without a clock).\n"
+"        slowest first; the operators of a model whose trace has its\n"
+"        layer table one row each, with their layer (the source model's\n"
+"        node name). Machine formats add opcode, total_ns,\n"
+"        average_iowait_ns, skipped (records whose ticks do not add up,\n"
+"        or without a clock), op_type, in_shapes, out_shapes, macs (the\n"
+"        records' mean), model_id and op_index.\n"
 "    --external (print_external_operators)\n"
 "        CPU operators (Quantize, Lower, Unlower, Dequantize): trace_id,\n"
 "        span_id, thread.id, name, operator_index, dur.\n"
@@ -123,6 +126,16 @@ static const char report_help[] =
 "    --op-records\n"
 "        Every NPU operator record: minor, job_id, pe, exec_index,\n"
 "        op_index, name, start_ns, dur, run, iowait, Bound (+-ns).\n"
+"        Machine formats add layer, pid, tid, opcode, end_ns, dma_bytes,\n"
+"        macs, inconsistent, op_type, in_shapes, out_shapes, model_id.\n"
+"\n"
+"    Layers: when the trace carries a model's layer table (written with\n"
+"    its MODEL item), every operator row names its layer: layer (the\n"
+"    node name, \"\" without a table), op_type (QLinearConv+Clip),\n"
+"    in_shapes and out_shapes (\"u8[1,3,224,224] i8[32,3,3,3] i32[32]\").\n"
+"    The text shows the layer when a row has one, the shapes with\n"
+"    --wide; CSV and JSON always have them. A damaged layer table is\n"
+"    dropped with a warning, its model kept.\n"
 "\n"
 "    Executions are joined to their submit spans by (device minor, job\n"
 "    id) whatever their order in the file; rows come in the order the join\n"
@@ -139,6 +152,9 @@ static const char report_help[] =
 "        show, a missing value as -. csv: RFC 4180 with a header line,\n"
 "        a missing value empty. json: one array of objects. jsonl: one\n"
 "        object per line. Missing values are null in JSON.\n"
+"    -w, --wide\n"
+"        With the table format: every column, the machine ones too\n"
+"        (shapes, ids, times), for a wide terminal or a pager.\n"
 "    -h, --help\n"
 "        Print this help and exit.\n"
 "\n"
@@ -151,6 +167,7 @@ static const char report_help[] =
 "EXAMPLES\n"
 "    npuprof report --executions\n"
 "    npuprof report --operators mnist.npuprof\n"
+"    npuprof report --op-records --wide | less -S\n"
 "    npuprof report --external --format csv -i t.npuprof > cpu-ops.csv\n"
 "    npuprof report --inferences --format jsonl | jq .dur\n";
 
@@ -158,6 +175,7 @@ struct rep_opts {
 	const char *input;
 	unsigned int format;
 	unsigned int table;
+	bool wide;
 };
 
 static int parse_format(const char *prog, const char *s, bool tables,
@@ -205,6 +223,8 @@ static int rep_run(const struct rep_opts *o, bool summary)
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): reported up to its last complete chunk",
 			 o->input);
+	if (!ret)
+		npc_warn_skipped(tr);
 	npuprof_trace_close(tr);
 	return ret ? 1 : 0;
 }
@@ -220,6 +240,7 @@ static int rep_main(int argc, char **argv, bool summary)
 		{ "external", no_argument, NULL, NPUPROF_TABLE_EXTERNAL },
 		{ "spans", no_argument, NULL, NPUPROF_TABLE_SPANS },
 		{ "op-records", no_argument, NULL, NPUPROF_TABLE_OP_RECORDS },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -229,10 +250,17 @@ static int rep_main(int argc, char **argv, bool summary)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, summary ? ":i:f:h" : ":i:f:wh",
+				lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
+			break;
+		case 'w':
+			if (summary)
+				return npu_cli_usage_error(prog, "unknown option '%s'",
+							   argv[optind - 1]);
+			o.wide = true;
 			break;
 		case 'f':
 			if (parse_format(prog, optarg, !summary, &o.format))
@@ -263,6 +291,10 @@ static int rep_main(int argc, char **argv, bool summary)
 		return ret;
 	if (!summary && !o.table)
 		return npu_cli_usage_error(prog, "which table? --inferences, --executions, --operators, --external, --spans or --op-records");
+	if (o.wide && o.format != NPUPROF_FORMAT_TABLE)
+		return npu_cli_usage_error(prog, "--wide is for the table format (csv and json have every column)");
+	if (o.wide)
+		o.format = NPUPROF_FORMAT_WIDE;
 	return rep_run(&o, summary);
 }
 

@@ -174,7 +174,7 @@ TEST(trace_warns_and_keeps_the_model)
 	const struct npf_model *m;
 	struct lay_table tab;
 	struct npf_layer l;
-	const char *msg;
+	const char *msg, *last;
 	char err[256], want[64];
 
 	lay_gen_table(&tab);
@@ -190,6 +190,9 @@ TEST(trace_warns_and_keeps_the_model)
 	snprintf(want, sizeof(want), ": model 5: layer table: %s",
 		 "layer 1: ndim above 4");
 	EXPECT_NE(NULL, strstr(msg, want));
+	/* the public count and message: the same */
+	EXPECT_EQ(1u, npuprof_trace_skipped(t, &last));
+	EXPECT_STREQ(msg, last);
 	m = npf_trace_model(t, 5);
 	ASSERT_NE(NULL, m);
 	EXPECT_FALSE(npf_model_has_layers(m));
@@ -207,6 +210,8 @@ TEST(trace_warns_and_keeps_the_model)
 	ASSERT_EQ(1, npf_trace_load_models(t));
 	EXPECT_EQ(0u, npf_trace_layers_bad(t, &msg));
 	EXPECT_STREQ("", msg);
+	EXPECT_EQ(0u, npuprof_trace_skipped(t, &last));
+	EXPECT_STREQ("", last);
 	EXPECT_TRUE(npf_model_has_layers(npf_trace_model(t, 5)));
 	npuprof_trace_close(t);
 	unlink(path);
