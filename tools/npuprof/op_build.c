@@ -313,12 +313,24 @@ static uint8_t act_layout(const struct npo_spec *s, unsigned int ndim)
 	return ndim == 4 && !s->plain ? NPU_LAYOUT_NCHWC16 : NPU_LAYOUT_PLAIN;
 }
 
+/* a * b, saturating: sizes beyond a slot's limit are refused anyway */
+static uint64_t smul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 static uint64_t act_bytes(uint8_t layout, const uint32_t *d)
 {
-	if (layout == NPU_LAYOUT_NCHWC16)
-		return (uint64_t)d[0] * ((d[3] + 15ull) / 16) * d[1] * d[2] * 16;
-	return (uint64_t)d[0] * d[1] * d[2] * d[3];
+	uint64_t c = layout == NPU_LAYOUT_NCHWC16 ? (d[3] + 15ull) / 16 * 16 :
+						     d[3];
+
+	return smul(smul(smul(d[0], d[1]), d[2]), c);
 }
+
+/* the largest slot a command-line operator gets (a model file's limit) */
+#define MAX_SLOT	(1ull << 30)
 
 /* bytes of an allocation of @n bytes in a slot, 64-byte aligned */
 #define ALIGN64(n)	(((n) + 63) & ~63ull)
@@ -330,7 +342,7 @@ int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
 	struct spec_plan p;
 	struct progbuild *b;
 	uint32_t din[4] = { 1, 1, 1, 1 };
-	uint64_t slot_sz[3], ibytes, obytes;
+	uint64_t slot_sz[3], ibytes, obytes, wbytes;
 	uint16_t x, x1 = NPU_PROG_NONE, x2 = NPU_PROG_NONE, w = NPU_PROG_NONE;
 	uint16_t bias = NPU_PROG_NONE, rq = NPU_PROG_NONE, y;
 	uint8_t lin, lout;
@@ -350,16 +362,20 @@ int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
 	obytes = act_bytes(lout, p.out);
 	nin = s->opcode == NPU_OP_ADD ? 2 :
 	      s->opcode == NPU_OP_CONCAT ? s->inputs : 1;
-	slot_sz[0] = PROGBUILD_PROG_BYTES +
-		     ALIGN64((uint64_t)p.w_dims[0] * p.w_dims[1] *
-			     (p.w_ndim == 4 ? (uint64_t)p.w_dims[2] * p.w_dims[3] : 1)) +
+	wbytes = p.w_ndim ? smul(smul(p.w_dims[0], p.w_dims[1]),
+				 p.w_ndim == 4 ? smul(p.w_dims[2], p.w_dims[3]) : 1) : 0;
+	/* each term is below 2^62 or refused: no sum wraps */
+	if (wbytes > MAX_SLOT || ibytes > MAX_SLOT || obytes > MAX_SLOT)
+		return spec_err("%s: a tensor of the operator is larger than %llu bytes",
+				npo_opcode_cli_name(s->opcode), MAX_SLOT);
+	slot_sz[0] = PROGBUILD_PROG_BYTES + ALIGN64(wbytes) +
 		     ALIGN64(4 * p.bias) + ALIGN64(8 * p.rq_pairs) + 64;
 	slot_sz[1] = nin * ALIGN64(ibytes) + 64;
 	slot_sz[2] = ALIGN64(obytes) + 64;
 	for (i = 0; i < 3; i++)
-		if (slot_sz[i] > (1u << 30))
-			return spec_err("%s: a tensor of the operator is larger than %llu bytes",
-					npo_opcode_cli_name(s->opcode), 1u << 30);
+		if (slot_sz[i] > MAX_SLOT)
+			return spec_err("%s: the operator's slot %llu would be larger than 1 GiB",
+					npo_opcode_cli_name(s->opcode), i);
 	b = calloc(1, sizeof(*b));
 	if (!b || progbuild_init_slots(b, 1, (uint32_t)slot_sz[0])) {
 		npc_err("op: out of memory");
