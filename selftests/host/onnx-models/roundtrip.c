@@ -10,6 +10,8 @@
  *
  * - compiles FORM.onnx again with onnx_import() (here, under ASan and
  *   UBSan) and requires the bytes of the CLI's FORM.nmdl;
+ * - requires every layer of the network (conv1 ... fc) to be a layer of
+ *   both models' layer tables under its name, in the network's order;
  * - requires the imported model's input to be the generated one's in
  *   ONNX's NCHW order with the same scale and zero point (the input's
  *   QuantizeLinear), and its output the same dims, scale and zero point
@@ -50,6 +52,56 @@ static struct npu_model *load(struct __test_metadata *_metadata,
 		return NULL;
 	}
 	return m;
+}
+
+/* the layer names of npu-model-gen's networks (model.rst), in order */
+static unsigned int layer_names(const char *net, char names[][16])
+{
+	static const char *const mnist[] = { "conv1", "pool1", "conv2", "pool2",
+					     "flatten", "fc" };
+	unsigned int n = 0, i;
+
+	if (!strcmp(net, "mnist")) {
+		for (i = 0; i < 6; i++)
+			snprintf(names[n++], 16, "%s", mnist[i]);
+		return n;
+	}
+	snprintf(names[n++], 16, "conv1");
+	for (i = 1; i <= 13; i++) {
+		snprintf(names[n++], 16, "conv_dw_%u", i);
+		snprintf(names[n++], 16, "conv_pw_%u", i);
+	}
+	snprintf(names[n++], 16, "avg_pool");
+	snprintf(names[n++], 16, "reshape");
+	snprintf(names[n++], 16, "fc");
+	return n;
+}
+
+/*
+ * Every layer of the network is a layer of @m by its ONNX node name, in
+ * the network's order (the importer may add operators of its own between
+ * them, e.g. the TRANSPOSE of the NCHW input).
+ */
+static void layers_named(struct __test_metadata *_metadata,
+			 const struct npu_model *m, const char *net,
+			 const char *form)
+{
+	char names[32][16];
+	unsigned int n = layer_names(net, names), i, first, cnt, next = 0;
+
+	for (i = 0; i < n; i++) {
+		int ret = npu_model_find_layer(m, names[i], &first, &cnt);
+
+		EXPECT_EQ(0, ret)
+			TH_LOG("%s %s: no layer '%s' (%s)", net, form, names[i],
+			       strerror(-ret));
+		if (ret)
+			continue;
+		EXPECT_LE(next, first)
+			TH_LOG("%s %s: layer '%s' at operator %u, before the previous layer's end %u",
+			       net, form, names[i], first, next);
+		next = first + cnt;
+	}
 }
 
 static void roundtrip(struct __test_metadata *_metadata, const char *net,
@@ -106,6 +158,10 @@ static void roundtrip(struct __test_metadata *_metadata, const char *net,
 	EXPECT_EQ(0, memcmp(&go->scale, &io->scale, sizeof(float)))
 		TH_LOG("output scale %.9g, generated %.9g", io->scale, go->scale);
 	EXPECT_EQ(go->zero_point, io->zero_point);
+
+	/* layers by name: the ONNX node names, as the generator names them */
+	layers_named(_metadata, gen, net, "gen");
+	layers_named(_metadata, imp, net, form);
 
 	for (k = 0; k < n_inputs; k++) {
 		uint8_t *xg = malloc(gi->count), *xi = malloc(gi->count);
