@@ -583,6 +583,13 @@ TEST(cli_usage_errors)
 		{ { "--model", "m.nmdl", "--layer", "a", "--op-count", "2", NULL }, "--op-count goes with --op-index" },
 		{ { "--cache-info", "--cache-clear", NULL }, "not each other" },
 		{ { "clip", "extra", NULL }, "unexpected argument 'extra'" },
+		/* dims allowed one by one, whose products would wrap */
+		{ { "pad", "--input", "64x1x1x16777216", "--pad", "65535,65535,65535,65535", NULL },
+		  "larger than 1073741824 bytes" },
+		{ { "fc", "--input", "16777216x64", "--filters", "16777216", NULL },
+		  "larger than 1073741824 bytes" },
+		{ { "conv2d", "--input", "1x8x8x3", "--filters", "2", "--kernel", "3", "--pad", "256,0,0,0", NULL },
+		  "padding must be at most 255" },
 	};
 	char err[512];
 	unsigned int i;
