@@ -648,7 +648,12 @@ int npo_build_model(const char *path, const char *layer, uint32_t first,
 		snprintf(job->desc, sizeof(job->desc), "%s op %" PRIu32 "%s%s",
 			 npu_model_name(m), first, job->layer[0][0] ? " " : "",
 			 job->layer[0]);
-	else
+	else if (strcmp(job->layer[0], job->layer[count - 1]))
+		snprintf(job->desc, sizeof(job->desc),
+			 "%s ops %" PRIu32 "..%" PRIu32 " %s..%s",
+			 npu_model_name(m), first, first + count - 1,
+			 job->layer[0], job->layer[count - 1]);
+	else	/* one layer of several operators, or no names */
 		snprintf(job->desc, sizeof(job->desc),
 			 "%s ops %" PRIu32 "..%" PRIu32 "%s%s",
 			 npu_model_name(m), first, first + count - 1,

@@ -330,6 +330,9 @@ TEST(model_operators)
 	EXPECT_EQ(NPU_OP_DWCONV2D, log.opcode[1]);
 	EXPECT_EQ(1ull * 14 * 14 * 512 * 9, log.c[1].macs);
 	EXPECT_NE(NULL, strstr(job.desc, "ops 12..14"));
+	if (job.layer[0][0])	/* a layer table: the first and last layers */
+		EXPECT_STREQ("mobilenet-v1 ops 12..14 conv_pw_6..conv_pw_7",
+			     job.desc);
 	npo_job_free(&job);
 	/* out of range */
 	EXPECT_EQ(2, npo_build_model(path, NULL, 30, 1, &job));
