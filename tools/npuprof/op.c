@@ -116,7 +116,7 @@ static const char op_help[] =
 "        With --op-index: K operators from N (default 1, at most 16).\n"
 "    --list\n"
 "        Print the model's operators (index, opcode, layer, input and\n"
-"        output dims) and exit.\n"
+"        output dims, the source model's op type) and exit.\n"
 "\n"
 "OPTIONS\n"
 "    -n, --runs N\n"
