@@ -20,9 +20,13 @@
  * an index of clock samples, a file cut by an aborted writer, an empty
  * trace, one with a MODEL item and the SUBMIT span and OP records of its
  * job, memory_gen.h's two traces of BO records and the one of BO records
- * that make no sense), as selftests/host/npuprof/run-fuzz.sh expects. The
- * public reader also reads the file's models (memuse.h: a damaged MODEL
- * item is skipped with its message, never fatal), and then the memory
+ * that make no sense, and its traces of a model whose MODEL item carries
+ * a layer table (layers_gen.h), sound and damaged), as
+ * selftests/host/npuprof/run-fuzz.sh expects. The public reader also
+ * reads the file's models (memuse.h: a damaged MODEL item is skipped
+ * with its message, never fatal; a bad layer table is dropped with its
+ * own), every operator's layer is read back (its strings NUL-terminated,
+ * the shapes as npu_layer_shapes_fmt() prints them), and then the memory
  * consumers run on the trace (mem_pass()): npuprof_memory() with every
  * table in each format, its rows, and npuprof_export_memsvg(). Not the
  * Chrome export: the timeline's sums of times overflow int64 on random
@@ -218,6 +222,40 @@ static void mem_pass(struct npuprof_trace *t, uint64_t len)
 	CHECK(bytes < (256u << 20));
 }
 
+/*
+ * Every operator's layer of every model: a sound table's strings (a name
+ * and an op type not empty), shapes that start with a dtype's name and
+ * end with ']'; nothing at all without a table
+ */
+static void layers_pass(const struct npuprof_trace *t)
+{
+	size_t i;
+	uint32_t op;
+
+	for (i = 0; i < npf_trace_nmodels(t); i++) {
+		const struct npf_model *m = npf_trace_model_at(t, i);
+		bool has = npf_model_has_layers(m);
+		struct npf_layer l;
+
+		CHECK(!has || !*npf_model_layers_error(m));
+		for (op = 0; op <= npf_model_nops(m); op++) {
+			size_t n;
+
+			npf_model_layer(m, op, &l);
+			if (!has || op == npf_model_nops(m)) {
+				CHECK(!*l.name && !*l.op_type && !l.macs);
+				continue;
+			}
+			CHECK(*l.name && *l.op_type);
+			CHECK(strlen(l.name) < NPU_LAYERS_MAX_STR);
+			n = strlen(l.in_shapes);
+			CHECK(!n || l.in_shapes[n - 1] == ']');
+			n = strlen(l.out_shapes);
+			CHECK(n < 64 && (!n || l.out_shapes[n - 1] == ']'));
+		}
+	}
+}
+
 /* The public reader: an open (from the index or by a pass), every event */
 static void trace_pass(const char *path, uint64_t len)
 {
@@ -242,6 +280,9 @@ static void trace_pass(const char *path, uint64_t len)
 	CHECK(ret >= 0 || ret == -EBADMSG || ret == -ENOMEM || ret == -EIO);
 	if (npf_trace_models_bad(t, &msg))
 		check_msg(msg, path, len);
+	if (npf_trace_layers_bad(t, &msg))
+		check_msg(msg, path, len);
+	layers_pass(t);
 	mem_pass(t, len);
 	npuprof_trace_close(t);
 }
@@ -504,6 +545,16 @@ static int seed_bo_odd(const char *path)
 	return npf_writer_close(w);
 }
 
+/* memory_gen.h's jobs, the layer table's second shape of 5 dims */
+static void seed_layers_bad(const char *path)
+{
+	struct lay_table t;
+
+	lay_gen_table(&t);
+	t.d[1].in[0].ndim = 5;
+	mem_gen_jobs_write_tail(path, &t, LAY_SIZE);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const struct {
@@ -543,5 +594,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	mem_gen_model_write(path);
 	snprintf(path, sizeof(path), "%s/seed-bo-odd", dir);
 	CHECK(seed_bo_odd(path) == 0);
+	/* a model with its layer table (two jobs of it), and a bad table */
+	snprintf(path, sizeof(path), "%s/seed-layers", dir);
+	mem_gen_jobs_write(path);
+	snprintf(path, sizeof(path), "%s/seed-layers-bad", dir);
+	seed_layers_bad(path);
 	return 0;
 }
