@@ -18,6 +18,12 @@
 #define PROG		"npu-onnx"
 #define MAX_BINDS	64
 #define MAX_INPUT	(2ull << 30)	/* bytes of an ONNX file we read */
+/* a usage error: message, exit status 2, what was read is freed */
+#define USAGE(...)							\
+	do {								\
+		status = npu_cli_usage_error(PROG, __VA_ARGS__);	\
+		goto out;						\
+	} while (0)
 
 static const char usage_text[] =
 "NAME\n"
@@ -170,36 +176,39 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return npu_cli_usage_error(PROG, "--output: empty file name");
+				USAGE("--output: empty file name");
 			out = optarg;
 			break;
 		case 'n':
 			if (!*optarg)
-				return npu_cli_usage_error(PROG, "--name: empty name");
+				USAGE("--name: empty name");
 			name = optarg;
 			break;
 		case 'b': {
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || !eq[1])
-				return npu_cli_usage_error(PROG, "--bind: expected NAME=FILE.pb, got '%s'",
+				USAGE("--bind: expected NAME=FILE.pb, got '%s'",
 							   optarg);
 			if (nb == MAX_BINDS)
-				return npu_cli_usage_error(PROG, "--bind: more than %d values",
+				USAGE("--bind: more than %d values",
 							   MAX_BINDS);
 			bind_names[nb] = strndup(optarg, (size_t)(eq - optarg));
 			if (!bind_names[nb]) {
 				fprintf(stderr, PROG ": out of memory\n");
-				return 1;
+				status = 1;
+				goto out;
 			}
 			ret = read_file(eq + 1, (uint8_t **)&binds[nb].pb,
 					&binds[nb].len);
+			binds[nb].name = bind_names[nb];
 			if (ret) {
 				fprintf(stderr, PROG ": %s: %s\n", eq + 1,
 					strerror(-ret));
-				return 1;
+				free(bind_names[nb]);
+				status = 1;
+				goto out;
 			}
-			binds[nb].name = bind_names[nb];
 			nb++;
 			break;
 		}
@@ -208,22 +217,22 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			goto out;
 		case ':':
-			return npu_cli_usage_error(PROG, "option '%s' needs a value",
+			USAGE("option '%s' needs a value",
 						   argv[optind - 1]);
 		default:
-			return npu_cli_usage_error(PROG, "unknown option '%s'",
+			USAGE("unknown option '%s'",
 						   argv[optind - 1]);
 		}
 	}
 	if (optind == argc)
-		return npu_cli_usage_error(PROG, "missing MODEL.onnx");
+		USAGE("missing MODEL.onnx");
 	if (optind < argc - 1)
-		return npu_cli_usage_error(PROG, "unexpected argument '%s'",
+		USAGE("unexpected argument '%s'",
 					   argv[optind + 1]);
 	if (check && out)
-		return npu_cli_usage_error(PROG, "--check writes nothing: no --output");
+		USAGE("--check writes nothing: no --output");
 	model = argv[optind];
 	ret = read_file(model, &buf, &len);
 	if (ret) {

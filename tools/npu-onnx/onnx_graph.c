@@ -476,14 +476,22 @@ static int bind_value(struct ox_ctx *x, struct ox_val *v)
 	for (i = 0; o && i < o->n_binds; i++) {
 		if (!o->binds[i].name || strcmp(o->binds[i].name, v->name))
 			continue;
+		/*
+		 * A value that is not a tensor (the test data of sequences,
+		 * optionals) is an error only where a node needs it.
+		 */
 		x->binds[i] = onnx__tensor_proto__unpack(NULL, o->binds[i].len,
 							 o->binds[i].pb);
-		if (!x->binds[i])
-			return ox_fail(x, -EINVAL,
-				       "bound value of '%.80s' is not a valid TensorProto",
-				       v->name);
+		if (!x->binds[i] ||
+		    ox_const_from_tp(x, x->binds[i], &v->c, v->name)) {
+			x->err = 0;
+			if (x->msg && x->msglen)
+				x->msg[0] = 0;
+			v->bad_bind = true;
+			return 0;
+		}
 		v->has_bind = true;
-		return ox_const_from_tp(x, x->binds[i], &v->c, v->name);
+		return 0;
 	}
 	return 0;
 }

@@ -69,6 +69,7 @@ struct ox_val {
 	bool graph_out;
 	int input;		/* graph input index, or -1 */
 	bool has_bind;		/* a graph input with a bound value in @c */
+	bool bad_bind;		/* its bound value is not a valid tensor */
 	int32_t elem;		/* OT_* of a graph input */
 	/* VK_CONST (and bound graph inputs): the value */
 	struct ox_const c;

@@ -211,6 +211,11 @@ static const struct ox_const *get_const(struct ox_ctx *x, int node,
 	}
 	if (v->kind == VK_CONST || v->has_bind)
 		return &v->c;
+	if (v->bad_bind) {
+		ox_bad(x, node, "the bound value of '%.80s' is not a valid TensorProto",
+		       v->name);
+		return NULL;
+	}
 	ox_refuse(x, node, "the %s '%.80s' is not a constant (an initializer or a bound graph input)",
 		  what, v->name);
 	return NULL;
@@ -353,7 +358,8 @@ static struct ox_val *act_in(struct ox_ctx *x, int node, unsigned int i,
 			v->kind = VK_FIN;
 		} else if (v->elem != OT_UINT8) {
 			ox_refuse(x, node, "input '%.80s' of type %s is not supported",
-				  v->name, ox_elem_name(v->elem));
+				  v->name, v->elem ? ox_elem_name(v->elem) :
+				  "other than a tensor");
 			return NULL;
 		} else {
 			d = model_input(x, node, v, stated ? s : 1.0f,
@@ -2083,9 +2089,23 @@ static int lower_node(struct ox_ctx *x, int node)
 	const Onnx__NodeProto *n = ox_node(x, node);
 	struct ox_val *v, *o;
 
+	static const char *const known[] = {
+		"QuantizeLinear", "DequantizeLinear", "Conv", "MatMul", "Gemm",
+		"Add", "AveragePool", "GlobalAveragePool", "QLinearConv",
+		"QLinearMatMul", "MaxPool", "Relu", "Clip", "Reshape", "Flatten",
+		"Squeeze", "Unsqueeze", "Transpose", "Slice", "Concat", "Pad",
+		"Constant", "Identity", NULL,
+	};
+	unsigned int k;
+
 	if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
 		return ox_refuse(x, node, "operator domain '%.60s' is not supported",
 				 n->domain);
+	for (k = 0; known[k] && strcmp(known[k], t); k++)
+		;
+	if (!known[k])
+		return ox_refuse(x, node, "operator %.40s is not supported by the NPU",
+				 t);
 	if (!n->n_output || !ox_out(x, node, 0))
 		return ox_bad(x, node, "no output");
 	if (!strcmp(t, "QuantizeLinear"))
@@ -2140,7 +2160,7 @@ static int lower_node(struct ox_ctx *x, int node)
 		memcpy(o->fused, v->fused, sizeof(o->fused));
 		return 0;
 	}
-	return ox_refuse(x, node, "operator %.40s is not supported by the NPU", t);
+	return ox_refuse(x, node, "operator %.40s is not supported", t);
 }
 
 /* the device tensor of graph output @v, in the OUTPUT slot */
