@@ -53,7 +53,7 @@ case $NAME in
 		fail "NPU_EMU_STALL_PE not set (npu-vm --stall-pe N: see $0.npu-vm)"
 	TESTS="$SRC/test_npu_stall.py" ;;
 *)
-	TESTS="$SRC/test_npu_device.py $SRC/test_seed_example.py" ;;
+	TESTS="$SRC/test_npu_device.py $SRC/test_seed_example.py $SRC/test_profile_op.py" ;;
 esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX") || fail "mktemp failed"
