@@ -21,6 +21,7 @@
 #include "kselftest_harness.h"
 #include "layers_gen.h"
 #include "memory_gen.h"
+#include "npuprof.h"
 #include "npuprof_analysis.h"
 #include "memuse.h"
 #include "trace.h"
@@ -213,6 +214,60 @@ TEST(trace_warns_and_keeps_the_model)
 	EXPECT_EQ(0u, npuprof_trace_skipped(t, &last));
 	EXPECT_STREQ("", last);
 	EXPECT_TRUE(npf_model_has_layers(npf_trace_model(t, 5)));
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
+/*
+ * The capture's side (libnpuprof, npuprof_model_register() with .layers):
+ * a session's MODEL item reads back with its layers, and a SUBMIT span's
+ * model is the one they belong to
+ */
+TEST(captured_table_reads_back)
+{
+	static const char *const no_devices[] = { NULL };
+	static const uint64_t slot_size[4] = { 4096, 1024, 256, 2048 };
+	struct npuprof_model_desc d = { .sz = sizeof(d) };
+	char *path = tmp_path("cap.npuprof"), err[256];
+	struct npuprof_session *sess;
+	struct npuprof_trace *t;
+	struct mem_gen_body b;
+	struct npuprof_opts o;
+	struct lay_table tab;
+	struct npf_layer l;
+	uint32_t id = 0;
+
+	mem_gen_model_body(&b);
+	lay_gen_table(&tab);
+	d.name = "tiny";
+	d.program = b.prog;
+	d.program_size = MEM_PROG_SIZE;
+	d.n_slots = 4;
+	d.slot_sizes = slot_size;
+	d.layers = &tab;
+	d.layers_size = LAY_SIZE;
+	ASSERT_EQ(0, npuprof_model_register(&d, &id));
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = no_devices;
+	ASSERT_EQ(0, npuprof_session_create(&o, &sess));
+	ASSERT_EQ(0, npuprof_session_start(sess));
+	ASSERT_EQ(0, npuprof_session_stop(sess));
+	npuprof_session_free(sess);
+	EXPECT_EQ(0, npuprof_model_unregister(id));
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	ASSERT_EQ(1, npf_trace_load_models(t));
+	EXPECT_EQ(0u, npuprof_trace_skipped(t, NULL));
+	ASSERT_TRUE(npf_model_has_layers(npf_trace_model(t, id)));
+	npf_model_layer(npf_trace_model(t, id), 1, &l);
+	EXPECT_STREQ(LAY_NAME1, l.name);
+	EXPECT_STREQ(LAY_TYPE1, l.op_type);
+	EXPECT_STREQ(LAY_IN1, l.in_shapes);
+	EXPECT_STREQ(LAY_OUT1, l.out_shapes);
+	EXPECT_EQ(LAY_MACS1, l.macs);
+	EXPECT_EQ(LAY_WB1, l.weight_bytes);
 	npuprof_trace_close(t);
 	unlink(path);
 	free(path);
