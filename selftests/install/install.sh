@@ -40,7 +40,7 @@ HEADER_LIBS=(
 	"npuprof.h              libnpuprof.so"
 	"npuprof_analysis.h     libnpuprof-analysis.so"
 )
-TOOLS=(npu-info npu-classify npu-model-gen npuprof npu-emu)
+TOOLS=(npu-info npu-classify npu-model-gen npu-onnx npuprof npu-emu)
 # exported without a page of their own: the inline hot path's, documented
 # on npuprof_span_begin(3)
 NO_PAGE=" npuprof_span_begin_slow npuprof_span_end_slow npuprof_spans_on "
