@@ -319,6 +319,11 @@ static int parse_layers(struct npf_model *m, const uint8_t *body, size_t len,
 
 	if (off >= len)
 		return 0;	/* none */
+	/* zero padding alone: none either (the table starts with its magic) */
+	for (tlen = off; tlen < len && !body[tlen]; tlen++)
+		;
+	if (tlen == len)
+		return 0;
 	/* a copy: aligned for npu_layers_check(), as long as it can check */
 	tlen = len - off;
 	buf = malloc(tlen + sizeof(*buf));

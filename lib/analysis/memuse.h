@@ -69,7 +69,7 @@ struct npf_model_mem {
  * On error, @err receives what was wrong (without the file's name). The
  * layer table that may follow the program (at sizeof(struct
  * npf_item_model) + prog_size rounded up to 8; none when the body ends
- * there) is checked with npu_layers_check() for the program's n_ops: a
+ * there or only zero bytes follow) is checked with npu_layers_check() for the program's n_ops: a
  * bad one is dropped alone, npf_model_layers_error() tells why, and the
  * model is still parsed.
  * Return: 0; -EBADMSG for a damaged item; -ENOMEM.

@@ -86,6 +86,12 @@ TEST(parse_with_layers)
 	EXPECT_STREQ("", l.name);
 	EXPECT_STREQ("", l.in_shapes);
 	npf_model_free(m);
+	/* zero padding after the program: no table either */
+	memset(buf + len, 0, 24);
+	ASSERT_EQ(0, npf_model_parse(buf, len + 24, &m, err, sizeof(err)));
+	EXPECT_FALSE(npf_model_has_layers(m));
+	EXPECT_STREQ("", npf_model_layers_error(m));
+	npf_model_free(m);
 	/* NULL model: empty too (an operator whose job has no model) */
 	npf_model_layer(NULL, 0, &l);
 	EXPECT_STREQ("", l.op_type);
