@@ -18,7 +18,7 @@ SRC=${NPU_SRC:-@SRC@}
 DATA=${NPU_ONNX_DATA:-/usr/share/libonnx-testdata/data/node}
 dir=$BUILD/obj/onnx-fuzz
 f=$dir/fuzz_import
-secs=${NPU_ONNX_FUZZ_SECONDS:-30}
+secs=${NPU_ONNX_FUZZ_SECONDS:-20}
 work=$dir/run
 echo "TAP version 13"
 if [ ! -x "$f" ]; then
