@@ -511,8 +511,13 @@ static int weights(struct ox_ctx *x, int node, const struct qw *w,
 	return 0;
 }
 
-/* bias: int32 as given, or float quantized with scale sx * sw[c] */
-static int bias(struct ox_ctx *x, int node, const struct ox_const *b,
+/*
+ * bias: @b->q int32 as given when its scale is sx * sw[c] (relative 1e-6)
+ * and its zero point 0 (always without @b->s: QLinearConv); otherwise its
+ * real value (a float constant, or (q - zb) * sb) quantized with scale
+ * sx * sw[c], rounded to nearest even.
+ */
+static int bias(struct ox_ctx *x, int node, const struct qw *b,
 		uint32_t cout, float sx, const float *sw, int32_t **bq)
 {
 	uint32_t c;
@@ -520,26 +525,39 @@ static int bias(struct ox_ctx *x, int node, const struct ox_const *b,
 	*bq = NULL;
 	if (!b)
 		return 0;
-	if (b->count != cout)
+	if (b->q->count != cout)
 		return ox_refuse(x, node, "bias of %llu values for %u channels",
-				 (unsigned long long)b->count, cout);
-	if (b->elem != OT_INT32 && b->elem != OT_FLOAT)
+				 (unsigned long long)b->q->count, cout);
+	if (b->q->elem != OT_INT32 && b->q->elem != OT_FLOAT)
 		return ox_refuse(x, node, "bias of type %s (int32 or float expected)",
-				 ox_elem_name(b->elem));
+				 ox_elem_name(b->q->elem));
+	if (b->s && ((b->s->count != 1 && b->s->count != cout) ||
+		     b->s->elem != OT_FLOAT))
+		return ox_refuse(x, node, "bias scales: %llu %s values for %u channels",
+				 (unsigned long long)b->s->count,
+				 ox_elem_name(b->s->elem), cout);
+	if (b->z && b->z->count != 1 && b->z->count != cout)
+		return ox_refuse(x, node, "%llu bias zero points for %u channels",
+				 (unsigned long long)b->z->count, cout);
 	*bq = ox_alloc(x, cout * sizeof(int32_t));
 	if (!*bq)
 		return x->err;
 	for (c = 0; c < cout; c++) {
-		double v;
+		double t = (double)sx * sw[c], real, v;
+		double sb = b->s ? ox_cf(b->s, b->s->count == 1 ? 0 : c) : 0;
+		int64_t zb = b->z ? ox_ci64(b->z, b->z->count == 1 ? 0 : c) : 0;
 
-		if (b->elem == OT_INT32) {
-			(*bq)[c] = (int32_t)ox_ci64(b, c);
+		if (b->q->elem == OT_INT32 &&
+		    (!b->s || (!zb && fabs(sb - t) <= 1e-6 * t))) {
+			(*bq)[c] = (int32_t)ox_ci64(b->q, c);
 			continue;
 		}
-		v = rint(ox_cf(b, c) / ((double)sx * sw[c]));
+		real = b->q->elem == OT_FLOAT ? ox_cf(b->q, c) :
+		       (double)(ox_ci64(b->q, c) - zb) * sb;
+		v = rint(real / t);
 		if (!(v >= INT32_MIN && v <= INT32_MAX))
 			return ox_refuse(x, node, "bias %g does not fit int32 at scale %g",
-					 ox_cf(b, c), (double)sx * sw[c]);
+					 real, t);
 		(*bq)[c] = (int32_t)v;
 	}
 	return 0;
@@ -704,7 +722,7 @@ static void finish_type(struct ox_ctx *x, const struct qout *q)
 
 /* Conv / QLinearConv; returns the output device value */
 static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
-		      float sx, const struct qw *w, const struct ox_const *b,
+		      float sx, const struct qw *w, const struct qw *b,
 		      const struct qout *q)
 {
 	const struct ox_dev *xd = &x->dv[xv->dev];
@@ -828,7 +846,7 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 	lshape_c(&l->in[1], w->q);
 	l->n_in = 2;
 	if (b) {
-		lshape_c(&l->in[2], b);
+		lshape_c(&l->in[2], b->q);
 		l->in[2].dtype = NPU_LAYER_DT_I32;
 		l->n_in = 3;
 	}
@@ -838,7 +856,7 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 /* MatMul / Gemm / QLinearMatMul with constant B -> FC */
 static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 		    float sa, const struct qw *w, bool transb,
-		    const struct ox_const *b, const struct qout *q)
+		    const struct qw *b, const struct qout *q)
 {
 	const struct ox_dev *ad = &x->dv[av->dev];
 	uint32_t M, K, N, wd[2], od[2], bd[1], n, k;
@@ -862,9 +880,9 @@ static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 		return ox_bad(x, node, "B [%lld, %lld] does not match A [%u, %u]",
 			      (long long)w->q->dims[0], (long long)w->q->dims[1],
 			      M, K), -1;
-	if (b && b->count != N)
+	if (b && b->q->count != N)
 		return ox_refuse(x, node, "bias of %llu values for %u outputs (no broadcasting)",
-				 (unsigned long long)b->count, N), -1;
+				 (unsigned long long)b->q->count, N), -1;
 	if (weights(x, node, w, N, transb ? 0 : 1, &sw, &zw) ||
 	    bias(x, node, b, N, sa, sw, &bq))
 		return -1;
@@ -914,7 +932,7 @@ static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 	lshape_c(&l->in[1], w->q);
 	l->n_in = 2;
 	if (b) {
-		lshape_c(&l->in[2], b);
+		lshape_c(&l->in[2], b->q);
 		l->in[2].dtype = NPU_LAYER_DT_I32;
 		l->n_in = 3;
 	}
@@ -1130,13 +1148,19 @@ static int pend_node(struct ox_ctx *x, int node)
 }
 
 /* a bias input of a QDQ node: the int32 DequantizeLinear or a float constant */
-static const struct ox_const *qdq_bias(struct ox_ctx *x, int node, unsigned int i)
+static const struct qw *qdq_bias(struct ox_ctx *x, int node, unsigned int i,
+				 struct qw *b)
 {
-	struct ox_val *b = ox_in(x, node, i);
+	struct ox_val *v = ox_in(x, node, i);
 
-	if (!b)
+	if (!v)
 		return NULL;
-	return b->kind == VK_QCONST ? &b->c : &b->c;
+	*b = (struct qw){ .q = &v->c };
+	if (v->kind == VK_QCONST) {
+		b->s = &v->qs;
+		b->z = v->has_qz ? &v->qz : NULL;
+	}
+	return b;
 }
 
 /* run pending value @p (its node) with output scale @s, zero point @z */
@@ -1146,7 +1170,7 @@ static int materialize(struct ox_ctx *x, const struct ox_val *p, float s,
 	int node = p->producer, saved = x->cur, d = -1;
 	struct qout q = { .s = s, .z = z, .fused = p->fused };
 	const struct ox_val *a;
-	struct qw w;
+	struct qw w, b;
 
 	q.amin = qclamp(p->lo, s, z, 0);
 	q.amax = qclamp(p->hi, s, z, 255);
@@ -1159,7 +1183,7 @@ static int materialize(struct ox_ctx *x, const struct ox_val *p, float s,
 	if (is(x, node, "Conv")) {
 		if (!qconst_in(x, node, 1, &w, "weights"))
 			d = lower_conv(x, node, a, a->scale, &w,
-				       qdq_bias(x, node, 2), &q);
+				       qdq_bias(x, node, 2, &b), &q);
 	} else if (is(x, node, "MatMul") || is(x, node, "Gemm")) {
 		int64_t ta = 0, tb = 0;
 		float alpha = 1, beta = 1;
@@ -1178,7 +1202,7 @@ static int materialize(struct ox_ctx *x, const struct ox_val *p, float s,
 		}
 		if (!qconst_in(x, node, 1, &w, "weights"))
 			d = lower_fc(x, node, a, a->scale, &w, tb,
-				     is(x, node, "Gemm") ? qdq_bias(x, node, 2) : NULL,
+				     is(x, node, "Gemm") ? qdq_bias(x, node, 2, &b) : NULL,
 				     &q);
 	} else if (is(x, node, "Add")) {
 		const struct ox_val *b = dqf_in(x, node, 1);
@@ -2027,7 +2051,7 @@ static int lower_qlinear(struct ox_ctx *x, int node, bool conv)
 	const struct ox_const *xs, *xz, *ws, *wz, *ys, *yz, *w, *b = NULL;
 	struct ox_val *v;
 	struct qout q = { .amin = 0, .amax = 255 };
-	struct qw qw;
+	struct qw qw, qb;
 	float sx;
 	int32_t zx;
 	int o;
@@ -2055,8 +2079,9 @@ static int lower_qlinear(struct ox_ctx *x, int node, bool conv)
 		return ox_bad(x, node, "bias of type %s (int32 expected)",
 			      ox_elem_name(b->elem));
 	qw = (struct qw){ .q = w, .s = ws, .z = wz, .axis = conv ? 0 : 1 };
+	qb = (struct qw){ .q = b };
 	if (conv)
-		o = lower_conv(x, node, v, sx, &qw, b, &q);
+		o = lower_conv(x, node, v, sx, &qw, b ? &qb : NULL, &q);
 	else
 		o = lower_fc(x, node, v, sx, &qw, false, NULL, &q);
 	if (o < 0)
@@ -2163,6 +2188,36 @@ static int lower_node(struct ox_ctx *x, int node)
 	return ox_refuse(x, node, "operator %.40s is not supported", t);
 }
 
+/* a fully static declared shape of graph output @i must be what it computes */
+static int check_declared(struct ox_ctx *x, unsigned int i, const struct ox_dev *d)
+{
+	const Onnx__ValueInfoProto *vi = x->g->output[i];
+	const Onnx__TensorShapeProto *sh;
+	size_t k, nd;
+
+	if (!vi->type || vi->type->value_case !=
+			 ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+	    !vi->type->tensor_type->shape)
+		return 0;
+	sh = vi->type->tensor_type->shape;
+	for (k = 0; k < sh->n_dim; k++)
+		if (sh->dim[k]->value_case !=
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			return 0;
+	nd = sh->n_dim ? sh->n_dim : 1;
+	for (k = 0; k < sh->n_dim && nd == (size_t)d->ndim; k++)
+		if (sh->dim[k]->dim_value != d->dims[k])
+			break;
+	if (nd == (size_t)d->ndim && (k == sh->n_dim || !sh->n_dim) &&
+	    (sh->n_dim || d->dims[0] == 1))
+		return 0;
+	return ox_fail(x, -EINVAL,
+		       "graph output '%.80s' is declared with %zu dims [%lld, ...] but computes %d dims [%u, ...]",
+		       vi->name, sh->n_dim,
+		       sh->n_dim ? (long long)sh->dim[0]->dim_value : 0LL,
+		       d->ndim, d->dims[0]);
+}
+
 /* the device tensor of graph output @v, in the OUTPUT slot */
 static int graph_output(struct ox_ctx *x, struct ox_val *v)
 {
@@ -2192,6 +2247,8 @@ static int graph_output(struct ox_ctx *x, struct ox_val *v)
 		return ox_fail(x, -E2BIG, "more than %d model outputs",
 			       NPU_MODEL_MAX_IO);
 	d = &x->dv[v->dev];
+	if (check_declared(x, x->nout, d))
+		return x->err;
 	t = d->t_plain;
 	if (t < 0 || x->ti[t].kind != NPU_MODEL_SLOT_SCRATCH || x->ti[t].def < 0) {
 		/* a copy: TRANSPOSE from NHWC, or RESHAPE of the plain form */

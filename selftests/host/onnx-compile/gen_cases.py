@@ -259,7 +259,10 @@ def wscales(n):
 
 
 def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
-             auto_pad=None, per_channel=True, dtype_w=np.int8):
+             auto_pad=None, per_channel=True, dtype_w=np.int8, bias="int"):
+    """bias: "int" int32 at scale sx * sw (used as given), "scaled" int32
+    at twice that scale (the importer doubles it), "float" a float
+    constant (quantized with rint)"""
     sx, zx, sy, zy = 0.02, 128, 0.05, 100
     x = u8((1, cin, hw, hw))
     cg = 1 if group != 1 else cin
@@ -276,14 +279,22 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
     conv = helper.make_node("Conv", ["x_dq", "w_dq", "b_dq"], ["y"],
                             name="conv", **attrs)
     nodes = [conv]
+    bsc = np.float32(sx) * sw * (2 if bias == "scaled" else 1)
     inits = [tensor("w", w), tensor("w_s", sw if per_channel else sw[0]),
-             tensor("w_z", np.zeros(cout, np.int8) if per_channel else np.int8(0)),
-             tensor("b", b), tensor("b_s", (np.float32(sx) * sw).astype(np.float32)),
-             tensor("b_z", np.zeros(cout, np.int32))]
+             tensor("w_z", np.zeros(cout, np.int8) if per_channel else np.int8(0))]
     nodes.append(helper.make_node("DequantizeLinear", ["w", "w_s", "w_z"],
                                   ["w_dq"], name="dq_w", axis=0))
-    nodes.append(helper.make_node("DequantizeLinear", ["b", "b_s", "b_z"],
-                                  ["b_dq"], name="dq_b", axis=0))
+    if bias == "float":
+        inits.append(tensor("b_dq", (b * np.float64(np.float32(sx)) *
+                                     np.broadcast_to(sw, b.shape).astype(np.float64)
+                                     ).astype(np.float32)))
+    else:
+        inits += [tensor("b", b), tensor("b_s", bsc.astype(np.float32)),
+                  tensor("b_z", np.zeros(cout, np.int32))]
+        nodes.append(helper.make_node("DequantizeLinear", ["b", "b_s", "b_z"],
+                                      ["b_dq"], name="dq_b", axis=0))
+    if bias == "scaled":
+        b = b * 2
     lo, hi, last = -math.inf, math.inf, "y"
     types = "Conv"
     if act == "relu":
@@ -315,6 +326,8 @@ qdq_conv("qdq_conv_relu", 3, 4, 8, 3, 1, (1, 1, 1, 1), act="relu")
 qdq_conv("qdq_conv_s2_asym", 5, 20, 9, 3, 2, (0, 1, 2, 0))
 qdq_conv("qdq_conv_per_tensor_relu6", 2, 3, 6, 1, 1, (0, 0, 0, 0),
          act="relu6", per_channel=False)
+qdq_conv("qdq_conv_bias_rescaled", 3, 8, 5, 3, 1, (1, 1, 1, 1), bias="scaled")
+qdq_conv("qdq_conv_bias_float", 3, 8, 5, 3, 1, (0, 0, 0, 0), bias="float")
 qdq_conv("qdq_dwconv_relu6_same", 17, 17, 7, 3, 2, None, group=17,
          act="relu6", auto_pad="SAME_UPPER")
 
@@ -874,6 +887,12 @@ def malformed():
                   [helper.make_node("Transpose", ["x"], ["y"], name="t")],
                   [vi("x", TensorProto.UINT8, [4096, 4096, 128])], u8y, [], E2BIG,
                   "a tensor of more than 1 GiB", check=False)
+    refuse_simple("bad_declared_output",
+                  [helper.make_node("Transpose", ["x"], ["y"], name="t")],
+                  [vi("x", TensorProto.UINT8, [2, 3])],
+                  [vi("y", TensorProto.UINT8, [2, 3])], [], EINVAL,
+                  "graph output 'y' is declared with 2 dims [2, ...] but computes 2 dims [3, ...]",
+                  check=False)
     nodes = [helper.make_node("Transpose", ["x"], ["t0"], name="t0")]
     for i in range(1, 1100):
         nodes.append(helper.make_node("Transpose", ["t%d" % (i - 1)], ["t%d" % i],
