@@ -31,6 +31,7 @@
  *
  * Locking: single-threaded. Lifetime: everything is freed per vector.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -84,7 +85,8 @@ static int cmp_name(const void *a, const void *b)
 /*
  * "node 'NAME' (OpType): why: detail" -> op "OpType", reason "why": the
  * text after "): " (and after a quoted subject, "tensor 'x': ") up to the
- * first ':' or ';', with the op type, numbers and quoted values replaced,
+ * first ':' or ';', with the op type, numbers (not those of a type name:
+ * int64 stays) and quoted values replaced,
  * so that one cause is one group.
  */
 static void split_reason(const char *msg, char *op, size_t oplen, char *key,
@@ -110,10 +112,19 @@ static void split_reason(const char *msg, char *op, size_t oplen, char *key,
 			memcpy(key + n, "<op>", 4);
 			n += 4;
 			p += ol - 1;
-		} else if (*p >= '0' && *p <= '9') {
-			while (p[1] >= '0' && p[1] <= '9')
+		} else if (isdigit((unsigned char)*p)) {
+			/* a type name's digits stay: int64, uint8 */
+			bool type = p > why && isalpha((unsigned char)p[-1]);
+
+			for (;;) {
+				if (type)
+					key[n++] = *p;
+				if (!isdigit((unsigned char)p[1]) || n + 6 >= keylen)
+					break;
 				p++;
-			key[n++] = 'N';
+			}
+			if (!type)
+				key[n++] = 'N';
 		} else if (*p == '\'' && (q = strchr(p + 1, '\''))) {
 			memcpy(key + n, "'*'", 3);
 			n += 3;
