@@ -28,6 +28,7 @@
 int ox_new_tensor(struct ox_ctx *x, uint8_t dtype, uint8_t layout, int ndim,
 		  const uint32_t *dims, int32_t zp, int kind)
 {
+	uint64_t bytes;
 	uint32_t d4[4];
 	int i;
 
@@ -42,7 +43,8 @@ int ox_new_tensor(struct ox_ctx *x, uint8_t dtype, uint8_t layout, int ndim,
 			      (uint8_t)(ndim ? ndim : 1), d4, zp);
 	x->ti[x->nt] = (struct ox_tinfo){ .kind = kind, .io = -1, .def = -1,
 					  .last = -1 };
-	if (progbuild_bytes(&x->t[x->nt]) > NPU_MODEL_MAX_SLOT) {
+	if (!npu_prog_tensor_bytes(&x->t[x->nt], &bytes) ||
+	    bytes > NPU_MODEL_MAX_SLOT) {
 		ox_fail(x, -E2BIG, "a tensor of more than 1 GiB");
 		return -1;
 	}

@@ -429,7 +429,8 @@ int ox_attr_ints(struct ox_ctx *x, int node, const char *name, int64_t *v,
 	if (a->n_ints > max)
 		return ox_refuse(x, node, "attribute '%s' has %zu values (at most %u)",
 				 name, a->n_ints, max);
-	memcpy(v, a->ints, a->n_ints * sizeof(*v));
+	if (a->n_ints)
+		memcpy(v, a->ints, a->n_ints * sizeof(*v));
 	*n = (unsigned int)a->n_ints;
 	return 0;
 }
@@ -445,7 +446,7 @@ int ox_attr_str(struct ox_ctx *x, int node, const char *name,
 	if (!a->has_s)
 		return ox_bad(x, node, "attribute '%s' is not a string", name);
 	snprintf(v, len, "%.*s", (int)(a->s.len < len ? a->s.len : len - 1),
-		 (const char *)a->s.data);
+		 a->s.data ? (const char *)a->s.data : "");
 	return 0;
 }
 

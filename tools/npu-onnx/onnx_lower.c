@@ -1710,8 +1710,10 @@ static int lower_squeeze(struct ox_ctx *x, int node, bool un)
 	if (nd > 8 || (un && !nax))
 		return ox_bad(x, node, "bad axes");
 	for (i = 0; i < nax; i++) {
+		if (ax[i] < -nd || ax[i] >= nd)
+			return ox_bad(x, node, "bad axis %lld", (long long)ax[i]);
 		k = (int)(ax[i] < 0 ? ax[i] + nd : ax[i]);
-		if (k < 0 || k >= nd || mark[k])
+		if (mark[k])
 			return ox_bad(x, node, "bad axis %lld", (long long)ax[i]);
 		mark[k] = true;
 	}
