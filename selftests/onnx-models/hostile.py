@@ -14,6 +14,7 @@ bias as initializers) and break one thing each: truncated files, bytes
 that are no protobuf, huge or negative dims, a dims product that
 overflows, cycles, a missing initializer, dangling names, wrong element
 types, raw data of the wrong length, names with control characters,
+subgraphs nested 50000 deep,
 duplicate producers, a chain of more
 nodes than a program holds. The files are made without onnx.checker
 (most would not pass it: that is the point).
@@ -84,6 +85,32 @@ def init(m, name):
         if t.name == name:
             return t
     raise KeyError(name)
+
+
+def varint(n):
+    out = b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+
+
+def field(num, payload):
+    """A length-delimited protobuf field."""
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def nested_if(depth):
+    """A ModelProto whose graph is an If whose then_branch is an If ...
+    @depth times: a few MB that a recursive parser cannot take."""
+    g = b""
+    for _ in range(depth):
+        # AttributeProto: name 1, type 20 (GRAPH), g 6
+        attr = (field(1, b"then_branch") + varint(20 << 3) + varint(5) +
+                field(6, g))
+        g = field(1, field(4, b"If") + field(5, attr))	# GraphProto.node
+    return varint(1 << 3) + varint(7) + field(7, g)	# ir_version, graph
 
 
 def parses(b):
@@ -233,6 +260,10 @@ def main():
     m = base_model()
     m.graph.output[0].name = "out\nput\x01\x1b[2J"
     add("control_chars_in_name", m, "1")
+
+    # subgraphs nested 50000 deep (1.6 MB): parsing them must not recurse
+    # on the stack without a bound
+    add("deep_nesting", nested_if(50000), "1|3")
 
     # one tensor, two producers
     m = base_model()

@@ -70,7 +70,7 @@ static bool status_ok(int st, const char *statuses)
 	return false;
 }
 
-/* run the CLI; its exit status (-1 on a signal), stderr into @err */
+/* run the CLI; its exit status (128 + N for signal N), stderr into @err */
 static int cli(const char *a1, const char *a2, const char *a3, char *err,
 	       size_t errlen)
 {
@@ -103,7 +103,9 @@ static int cli(const char *a1, const char *a2, const char *a3, char *err,
 	close(pfd[0]);
 	if (waitpid(pid, &st, 0) != pid)
 		return -2;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	/* killed: 128 + the signal, as a shell says it */
+	return WIFEXITED(st) ? WEXITSTATUS(st) :
+	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
 
 /*
