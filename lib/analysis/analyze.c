@@ -611,7 +611,7 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	struct npf_tw tw;
 	size_t n = 0, i;
 	bool rec;
-	int ret;
+	int ret, opt_w = 0;
 
 	ret = an_opts(opts, &o);
 	if (ret)
@@ -630,10 +630,11 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	/* a record's own columns: not for sums and means */
 	rec = o.aggregate == NPUPROF_AGG_NONE || o.aggregate >= NPUPROF_AGG_MAX;
 	/* the layer column in the text when a row has a layer */
-	for (i = 0; i < n && !*rows[i].layer; i++)
-		;
+	for (i = 0; i < n; i++)
+		if (*rows[i].layer)
+			opt_w = npf_opt_w(opt_w, rows[i].layer);
 	npf_tw_begin_opt(&tw, out, format, an_cols,
-			 sizeof(an_cols) / sizeof(an_cols[0]), false, i < n);
+			 sizeof(an_cols) / sizeof(an_cols[0]), false, opt_w);
 	if (format == NPUPROF_FORMAT_ROWS)
 		ret = npf_tw_sink(&tw, o.sink, 0);
 	for (i = 0; i < n && !ret; i++) {

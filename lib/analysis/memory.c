@@ -283,12 +283,21 @@ static int npf_mr_begin(struct npf_mr *p, struct npf_tw *w, unsigned int t)
 {
 	unsigned int k = t - NPUPROF_MEM_DEVICES;
 	unsigned int f = p->o.format;
-	bool layers = false;
+	int opt_w = 0;
+	uint32_t op;
 	size_t i;
 
 	/* the layer column of the text: when a model has a layer table */
-	for (i = 0; i < npf_trace_nmodels(p->trace) && !layers; i++)
-		layers = npf_model_has_layers(npf_trace_model_at(p->trace, i));
+	for (i = 0; i < npf_trace_nmodels(p->trace); i++) {
+		const struct npf_model *m = npf_trace_model_at(p->trace, i);
+		struct npf_layer l;
+
+		for (op = 0; npf_model_has_layers(m) &&
+		     op < npf_model_nops(m); op++) {
+			npf_model_layer(m, op, &l);
+			opt_w = npf_opt_w(opt_w, l.name);
+		}
+	}
 	switch (f) {
 	case NPUPROF_FORMAT_TABLE:
 	case NPUPROF_FORMAT_WIDE:
@@ -309,7 +318,7 @@ static int npf_mr_begin(struct npf_mr *p, struct npf_tw *w, unsigned int t)
 	}
 	p->ntables++;
 	npf_tw_begin_opt(w, p->out, f, npf_mr_tabs[k].cols, npf_mr_tabs[k].n,
-			 false, layers);
+			 false, opt_w);
 	if (f == NPUPROF_FORMAT_ROWS)
 		return npf_tw_sink(w, p->o.sink, t);
 	return 0;

@@ -628,10 +628,18 @@ int npuprof_report(struct npuprof_trace *trace, FILE *out,
 	if (!ret)
 		ret = npf_rep_pass(&p, NULL);
 	if (!ret && npf_want(&p, NPUPROF_TABLE_OPERATORS)) {
+		const struct npf_layacc *la;
+		int opt_w = 0;
+
+		/* the layer column: as wide as the longest name */
+		for (la = npf_amap_first(&p.lays); la;
+		     la = la->node.next != &p.lays.head ?
+			  (const struct npf_layacc *)la->node.next : NULL)
+			opt_w = npf_opt_w(opt_w, la->l.name);
 		if (format != NPUPROF_FORMAT_ROWS)
 			npf_tw_begin_opt(&p.tw[NPUPROF_TABLE_OPERATORS], out,
 					 format, oper_cols, NCOLS(oper_cols),
-					 true, p.lays.n > 0);
+					 true, opt_w);
 		ret = npf_rep_operators(&p);
 	}
 	for (t = NPUPROF_TABLE_INFERENCES; t < NCOLS(tabs) && !ret; t++)

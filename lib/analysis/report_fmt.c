@@ -30,14 +30,15 @@ static bool npf_tw_shown(const struct npf_tw *w, const struct npf_col *c)
 		return true;
 	if (c->flags & NPF_COL_DATA)
 		return false;
-	return !(c->flags & NPF_COL_OPT) || w->opt;
+	return !(c->flags & NPF_COL_OPT) || w->opt_w > 0;
 }
 
-static int npf_col_w(const struct npf_col *c)
+static int npf_col_w(const struct npf_tw *w, const struct npf_col *c)
 {
 	int n = (int)strlen(c->name);
+	int cw = c->flags & NPF_COL_OPT ? w->opt_w : c->width;
 
-	return n > c->width ? n : c->width;
+	return n > cw ? n : cw;
 }
 
 static void npf_csv_str(FILE *f, const char *s)
@@ -131,18 +132,18 @@ void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		  const struct npf_col *cols, unsigned int ncols,
 		  bool name_index)
 {
-	npf_tw_begin_opt(w, out, format, cols, ncols, name_index, false);
+	npf_tw_begin_opt(w, out, format, cols, ncols, name_index, 0);
 }
 
 void npf_tw_begin_opt(struct npf_tw *w, FILE *out, unsigned int format,
 		      const struct npf_col *cols, unsigned int ncols,
-		      bool name_index, bool opt)
+		      bool name_index, int opt_w)
 {
 	unsigned int i;
 	bool first = true;
 
 	w->out = out;
-	w->opt = opt;
+	w->opt_w = opt_w;
 	w->wide = format == NPUPROF_FORMAT_WIDE;
 	if (w->wide)
 		format = NPUPROF_FORMAT_TABLE;
@@ -176,14 +177,14 @@ void npf_tw_begin_opt(struct npf_tw *w, FILE *out, unsigned int format,
 	 */
 	i = 0;
 	if (name_index) {
-		fprintf(out, "%-*s", npf_col_w(&cols[0]), "");
+		fprintf(out, "%-*s", npf_col_w(w, &cols[0]), "");
 		i = 1;
 	} else {
 		fprintf(out, "%-*s", NPF_IDX_W, "");
 	}
 	for (; i < ncols; i++)
 		if (npf_tw_shown(w, &cols[i]))
-			fprintf(out, "  %*s", npf_col_w(&cols[i]), cols[i].name);
+			fprintf(out, "  %*s", npf_col_w(w, &cols[i]), cols[i].name);
 	fputc('\n', out);
 	if (name_index)
 		fprintf(out, "%s\n", cols[0].name);
@@ -225,7 +226,7 @@ void npf_tw_row(struct npf_tw *w, const struct npuprof_value *v)
 	case NPUPROF_FORMAT_TABLE:
 		if (w->name_index) {
 			t = npf_val_text(&w->cols[0], &v[0], buf, sizeof(buf));
-			fprintf(f, "%-*s", npf_col_w(&w->cols[0]), t ? t : "-");
+			fprintf(f, "%-*s", npf_col_w(w, &w->cols[0]), t ? t : "-");
 			i = 1;
 		} else {
 			fprintf(f, "%-*" PRIu64, NPF_IDX_W, w->rows);
@@ -234,7 +235,7 @@ void npf_tw_row(struct npf_tw *w, const struct npuprof_value *v)
 			if (!npf_tw_shown(w, &w->cols[i]))
 				continue;
 			t = npf_val_text(&w->cols[i], &v[i], buf, sizeof(buf));
-			fprintf(f, "  %*s", npf_col_w(&w->cols[i]), t ? t : "-");
+			fprintf(f, "  %*s", npf_col_w(w, &w->cols[i]), t ? t : "-");
 		}
 		fputc('\n', f);
 		break;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "npuprof_analysis.h"
 
@@ -48,9 +49,13 @@ enum {
 #define NPF_COL_DATA	1u
 /*
  * npf_col.flags: in NPUPROF_FORMAT_TABLE only when the table has such
- * values (npf_tw.opt: the layer names of a trace with layer tables)
+ * values (the layer names of a trace with layer tables), as wide as
+ * npf_tw.opt_w says
  */
 #define NPF_COL_OPT	2u
+
+/* The widest an NPF_COL_OPT column gets for its values (longer ones stick out) */
+#define NPF_OPT_W_MAX	40
 
 /* A column: its label, type, text width and flags */
 struct npf_col {
@@ -69,7 +74,7 @@ struct npf_tw {
 	FILE *out;
 	unsigned int format;	/* NPUPROF_FORMAT_WIDE is TABLE with @wide */
 	bool wide;
-	bool opt;		/* NPF_COL_OPT columns shown */
+	int opt_w;		/* NPF_COL_OPT columns' width, 0: hidden */
 	const struct npf_col *cols;
 	unsigned int ncols;
 	uint64_t rows;
@@ -88,10 +93,23 @@ struct npf_tw {
 void npf_tw_begin(struct npf_tw *w, FILE *out, unsigned int format,
 		  const struct npf_col *cols, unsigned int ncols,
 		  bool name_index);
-/* npf_tw_begin(), the NPF_COL_OPT columns shown in the text with @opt */
+/*
+ * npf_tw_begin(), the NPF_COL_OPT columns shown in the text @opt_w wide
+ * (0: hidden); npf_opt_w() of their longest value gives it
+ */
 void npf_tw_begin_opt(struct npf_tw *w, FILE *out, unsigned int format,
 		      const struct npf_col *cols, unsigned int ncols,
-		      bool name_index, bool opt);
+		      bool name_index, int opt_w);
+
+/* The width @s asks of an NPF_COL_OPT column already @w wide */
+static inline int npf_opt_w(int w, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > NPF_OPT_W_MAX)
+		n = NPF_OPT_W_MAX;
+	return (int)n > w ? (int)n : w;
+}
 /* NPUPROF_FORMAT_ROWS: the columns of @table to @sink; returns w->err */
 int npf_tw_sink(struct npf_tw *w, const struct npuprof_row_sink *sink,
 		unsigned int table);

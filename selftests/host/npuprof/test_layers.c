@@ -419,13 +419,14 @@ TEST_F(lay, operators)
 	EXPECT_LT(strstr(s, opc[0]), strstr(s, opc[1]));
 	EXPECT_EQ(3, count_of(s, "\r\n"));
 	free(s);
-	/* the text shows the layer column, the shapes only when wide */
+	/* the text shows the layer column (as wide as its longest name), the
+	 * shapes only when wide */
 	s = report_of(self->t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_TABLE);
 	EXPECT_STREQ(
-"                          average elapsed(ns)   count  layer\n"
+"                          average elapsed(ns)   count       layer\n"
 "name\n"
 "CONV2D                               5.000000       2  " LAY_NAME0 "\n"
-"FC                                   5.000000       2  " LAY_NAME1 "\n", s);
+"FC                                   5.000000       2     " LAY_NAME1 "\n", s);
 	free(s);
 	s = report_of(self->t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_WIDE);
 	EXPECT_NE(NULL, strstr(s, "  " LAY_IN0 "  " LAY_OUT0 "  "));
@@ -459,7 +460,9 @@ TEST_F(lay, analyze_by_layer)
 	/* the text: the layer ends each line */
 	s = analyze_of(self->t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
 		       NPUPROF_FORMAT_TABLE);
-	EXPECT_NE(NULL, strstr(s, "  gb_s  layer\n"));
+	/* as wide as its longest name, aligned */
+	EXPECT_NE(NULL, strstr(s, "  gb_s       layer\n"));
+	EXPECT_EQ(1, count_of(s, "     " LAY_NAME1 "\n"));
 	EXPECT_EQ(1, count_of(s, "  " LAY_NAME0 "\n"));
 	EXPECT_EQ(0, count_of(s, LAY_IN0));
 	free(s);
