@@ -14,7 +14,8 @@ bias as initializers) and break one thing each: truncated files, bytes
 that are no protobuf, huge or negative dims, a dims product that
 overflows, cycles, a missing initializer, dangling names, wrong element
 types, raw data of the wrong length, names with control characters,
-subgraphs nested 50000 deep,
+subgraphs nested 50000 deep, attributes and constants out of range
+(strides, kernels, pads, groups, scales, axes, permutations, shapes),
 duplicate producers, a chain of more
 nodes than a program holds. The files are made without onnx.checker
 (most would not pass it: that is the point).
@@ -71,6 +72,42 @@ def base_model(nodes=None, inits=None, inputs=None, outputs=None):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
     return m
+
+
+def qconv_model(**attrs):
+    """A uint8 QLinearConv 3x3, 2 -> 3 channels, constants as initializers;
+    @attrs replace or add attributes."""
+    a = dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    a.update(attrs)
+    inits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "x_scale"),
+        numpy_helper.from_array(np.array(128, np.uint8), "x_zp"),
+        numpy_helper.from_array(np.ones((3, 2, 3, 3), np.int8), "w"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "w_scale"),
+        numpy_helper.from_array(np.array(0, np.int8), "w_zp"),
+        numpy_helper.from_array(np.array(0.1, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(10, np.uint8), "y_zp"),
+    ]
+    n = helper.make_node(
+        "QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
+                        "y_scale", "y_zp"], ["y"], name="qconv", **a)
+    return base_model(
+        nodes=[n], inits=inits,
+        inputs=[helper.make_tensor_value_info("x", TensorProto.UINT8,
+                                              [1, 2, 5, 5])],
+        outputs=[helper.make_tensor_value_info("y", TensorProto.UINT8,
+                                               [1, 3, 5, 5])])
+
+
+def u8_model(op, inits, extra_inputs, attrs):
+    """One node 'n' of @op on a uint8 [1, 2, 4, 4] input."""
+    n = helper.make_node(op, ["x"] + extra_inputs, ["y"], name="n", **attrs)
+    return base_model(
+        nodes=[n], inits=inits,
+        inputs=[helper.make_tensor_value_info("x", TensorProto.UINT8,
+                                              [1, 2, 4, 4])],
+        outputs=[helper.make_tensor_value_info("y", TensorProto.UINT8,
+                                               None)])
 
 
 def node(m, name):
@@ -197,28 +234,83 @@ def main():
 
     # the weights of a QLinearConv as a graph input nobody binds: not a
     # constant
-    w = np.ones((3, 2, 3, 3), np.int8)
-    qinits = [
-        numpy_helper.from_array(np.array(0.05, np.float32), "x_scale"),
-        numpy_helper.from_array(np.array(128, np.uint8), "x_zp"),
-        numpy_helper.from_array(np.array(0.01, np.float32), "w_scale"),
-        numpy_helper.from_array(np.array(0, np.int8), "w_zp"),
-        numpy_helper.from_array(np.array(0.1, np.float32), "y_scale"),
-        numpy_helper.from_array(np.array(10, np.uint8), "y_zp"),
-    ]
-    qconv = helper.make_node(
-        "QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
-                        "y_scale", "y_zp"], ["y"], name="qconv",
-        kernel_shape=[3, 3], pads=[1, 1, 1, 1])
-    qin = [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 5, 5])]
-    qout = [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 3, 5, 5])]
-    m = base_model(nodes=[qconv], inits=qinits + [
-        numpy_helper.from_array(w, "w")], inputs=qin, outputs=qout)
+    m = qconv_model()
     onnx.checker.check_model(m)
     add("qlinearconv_valid", m, "0")
-    m = base_model(nodes=[qconv], inits=qinits, outputs=qout, inputs=qin + [
-        helper.make_tensor_value_info("w", TensorProto.INT8, [3, 2, 3, 3])])
+    m = qconv_model()
+    keep = [t for t in m.graph.initializer if t.name != "w"]
+    del m.graph.initializer[:]
+    m.graph.initializer.extend(keep)
+    m.graph.input.extend([helper.make_tensor_value_info(
+        "w", TensorProto.INT8, [3, 2, 3, 3])])
     add("weights_not_constant", m, "3", "constant|weight")
+
+    # attributes and constants out of range: refused or malformed, and
+    # the message names the node
+    for name, attrs in (("strides_zero", dict(strides=[0, 0])),
+                        ("strides_huge", dict(strides=[1 << 40, 1])),
+                        ("kernel_zero", dict(kernel_shape=[0, 0])),
+                        ("kernel_mismatch", dict(kernel_shape=[5, 5])),
+                        ("pads_negative", dict(pads=[-1, -1, -1, -1])),
+                        ("pads_huge", dict(pads=[1 << 62, 1, 1, 1])),
+                        ("dilations_zero", dict(dilations=[0, 0])),
+                        ("group_zero", dict(group=0)),
+                        ("group_negative", dict(group=-2))):
+        add("qconv_" + name, qconv_model(**attrs), "1|3", "'qconv'")
+    for name, tensor, value in (
+            ("scale_zero", "x_scale", np.array(0.0, np.float32)),
+            ("scale_nan", "y_scale", np.array(np.nan, np.float32)),
+            ("scale_negative", "y_scale", np.array(-1, np.float32)),
+            ("requant_huge", "y_scale", np.array(1e-30, np.float32)),
+            ("w_scale_count", "w_scale", np.ones(7, np.float32)),
+            ("w_3d", "w", np.ones((3, 2, 3), np.int8)),
+            ("zp_vector", "x_zp", np.array([1, 2], np.uint8))):
+        m = qconv_model()
+        init(m, tensor).CopyFrom(numpy_helper.from_array(value, tensor))
+        add("qconv_" + name, m, "1|3", "'qconv'")
+    # a requantization factor below 2^-32 is {0, 0}: valid, outputs the
+    # zero point
+    m = qconv_model()
+    init(m, "w_scale").CopyFrom(numpy_helper.from_array(
+        np.array([1e-30, 1, 1], np.float32), "w_scale"))
+    add("qconv_scale_tiny", m, "0")
+
+    i64 = np.int64
+    for name, op, consts, attrs in (
+            ("reshape_two_minus_one", "Reshape", [[-1, -1]], {}),
+            ("reshape_huge", "Reshape", [[1 << 40, 1 << 40]], {}),
+            ("reshape_zeros_6d", "Reshape", [[0] * 6], {}),
+            ("reshape_negative", "Reshape", [[-7, 32]], {}),
+            ("transpose_duplicate", "Transpose", [], dict(perm=[0, 0, 1, 2])),
+            ("transpose_range", "Transpose", [], dict(perm=[0, 1, 2, 99])),
+            ("transpose_negative", "Transpose", [],
+             dict(perm=[0, 1, 2, -1 << 62])),
+            ("flatten_axis", "Flatten", [], dict(axis=1 << 40)),
+            ("flatten_axis_negative", "Flatten", [], dict(axis=-(1 << 40))),
+            ("maxpool_kernel_big", "MaxPool", [], dict(kernel_shape=[9, 9])),
+            ("maxpool_kernel_negative", "MaxPool", [],
+             dict(kernel_shape=[-3, 2])),
+            ("maxpool_strides_zero", "MaxPool", [],
+             dict(kernel_shape=[2, 2], strides=[0, 0])),
+            ("slice_huge", "Slice", [[-(1 << 62)], [1 << 62], [1 << 62]], {}),
+            ("slice_step_zero", "Slice", [[0], [2], [1], [0]], {}),
+            ("slice_step_min", "Slice", [[0], [2], [1], [-(1 << 63)]], {}),
+            ("pad_huge", "Pad", [[0, 0, 1 << 40, 0, 0, 0, 1 << 40, 0]], {}),
+            ("pad_negative", "Pad", [[0, 0, -9, 0, 0, 0, -9, 0]], {}),
+            ("pad_min", "Pad", [[0, 0, -(1 << 63), 0, 0, 0, 0, 0]], {}),
+            ("concat_axis", "Concat", None, dict(axis=1 << 40)),
+            ("concat_axis_min", "Concat", None, dict(axis=-(1 << 63)))):
+        if consts is None:		# Concat of x with itself
+            inits, ins = [], ["x"]
+        else:
+            inits = [numpy_helper.from_array(np.array(c, i64), "c%d" % k)
+                     for k, c in enumerate(consts)]
+            ins = ["c%d" % k for k in range(len(consts))]
+        add(name, u8_model(op, inits, ins, attrs), "1|3", "'n'")
+    add("clip_reversed", u8_model("Clip", [
+        numpy_helper.from_array(np.array(200, np.uint8), "lo"),
+        numpy_helper.from_array(np.array(10, np.uint8), "hi")],
+        ["lo", "hi"], {}), "1|3", "'n'")
 
     # wrong types
     m = base_model()
