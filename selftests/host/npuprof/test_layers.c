@@ -578,6 +578,73 @@ TEST_F(lay, chrome_args)
 	free(s);
 }
 
+/*
+ * Names no report expects: 250 two-byte characters (500 bytes: the Chrome
+ * args cut them at 200 bytes, on a character boundary; the text's column
+ * stays 40 wide), and quotes, a comma and a tab (escaped, quoted)
+ */
+TEST(awkward_names)
+{
+	char *path = tmp_path("awkward.npuprof"), err[256], *s, *p;
+	static const char odd[] = "fc \"q\",x\t";
+	struct npuprof_trace *t;
+	struct lay_table tab;
+	uint8_t buf[2048] __attribute__((aligned(8)));
+	struct npu_layers_hdr *h = (struct npu_layers_hdr *)buf;
+	struct npu_layer_desc *d = (struct npu_layer_desc *)(h + 1);
+	char *str = (char *)(d + LAY_N), *q;
+	size_t n, i;
+
+	lay_gen_table(&tab);
+	memcpy(h, &tab.h, sizeof(tab.h) + sizeof(tab.d));
+	/* "" at 0; the long name at 1; the odd one; the op types */
+	q = str;
+	*q++ = 0;
+	d[0].name = (uint32_t)(q - str);
+	for (i = 0; i < 250; i++) {
+		*q++ = (char)0xc3;
+		*q++ = (char)0xa9;	/* U+00E9 */
+	}
+	*q++ = 0;
+	d[1].name = (uint32_t)(q - str);
+	q = stpcpy(q, odd) + 1;
+	d[0].op_type = (uint32_t)(q - str);
+	q = stpcpy(q, LAY_TYPE0) + 1;
+	d[1].op_type = (uint32_t)(q - str);
+	q = stpcpy(q, LAY_TYPE1) + 1;
+	h->str_size = (uint32_t)(q - str);
+	n = (size_t)(q - (char *)buf);
+	ASSERT_EQ(NULL, npu_layers_check(buf, n, LAY_N, NULL));
+	mem_gen_jobs_write_tail(path, buf, n);
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+
+	s = chrome_of(t);
+	p = strstr(s, ",\"layer\":\"\xc3\xa9");
+	ASSERT_NE(NULL, p);
+	p += 10;
+	q = strchr(p, '"');
+	ASSERT_NE(NULL, q);
+	EXPECT_EQ(200, q - p);		/* 100 whole characters */
+	EXPECT_EQ(2, count_of(s, ",\"layer\":\"fc \\\"q\\\",x\\u0009\","));
+	free(s);
+
+	s = report_of(t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_CSV);
+	EXPECT_EQ(1, count_of(s, ",\"fc \"\"q\"\",x\t\","));
+	free(s);
+	s = report_of(t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_JSON);
+	EXPECT_EQ(1, count_of(s, "\"layer\": \"fc \\\"q\\\",x\\u0009\""));
+	free(s);
+	/* the text: the column 40 wide; the long name whole, sticking out */
+	s = report_of(t, NPUPROF_TABLE_OPERATORS, NPUPROF_FORMAT_TABLE);
+	snprintf(err, sizeof(err), "count  %40s\n", "layer");
+	EXPECT_NE(NULL, strstr(s, err));
+	EXPECT_EQ(250, count_of(s, "\xc3\xa9"));
+	free(s);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+}
+
 /* A model without a table: "" in the reports, no layer args or column */
 TEST(no_layer_table)
 {
