@@ -30,6 +30,10 @@ static void vfail(struct ox_ctx *x, int err, const char *pre,
 	snprintf(x->msg, x->msglen, "%s", pre);
 	n = strlen(x->msg);
 	vsnprintf(x->msg + n, x->msglen - n, fmt, ap);
+	/* one line: the names in it come from the file */
+	for (n = 0; x->msg[n]; n++)
+		if ((unsigned char)x->msg[n] < 0x20 || x->msg[n] == 0x7f)
+			x->msg[n] = '?';
 }
 
 /* record the first error; returns it */
@@ -224,6 +228,9 @@ int ox_const_from_tp(struct ox_ctx *x, const Onnx__TensorProto *tp,
 	memset(c, 0, sizeof(*c));
 	c->name = what;
 	c->elem = tp->has_data_type ? tp->data_type : 0;
+	if (c->elem <= 0 || c->elem > OT_LAST)
+		return ox_fail(x, -EINVAL, "tensor '%.80s': unknown element type %d",
+			       what, c->elem);
 	if (tp->has_data_location &&
 	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
 		return ox_fail(x, -EOPNOTSUPP,
@@ -426,6 +433,9 @@ int ox_attr_ints(struct ox_ctx *x, int node, const char *name, int64_t *v,
 	*n = 0;
 	if (!a)
 		return 0;
+	if (!a->n_ints && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
+		return ox_bad(x, node, "attribute '%s' is not a list of integers",
+			      name);
 	if (a->n_ints > max)
 		return ox_refuse(x, node, "attribute '%s' has %zu values (at most %u)",
 				 name, a->n_ints, max);
@@ -669,6 +679,93 @@ static int order_nodes(struct ox_ctx *x)
 	return 0;
 }
 
+#define OX_MAX_NESTING	64	/* messages within messages */
+
+/* a varint at *@p before @end; false when truncated or over 64 bits */
+static bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned int shift;
+
+	*v = 0;
+	for (shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * protobuf-c unpacks nested messages recursively, without a bound: a few
+ * MB of subgraphs nested 50000 deep overflow the stack. Walk the wire
+ * format first, without recursion, following the descriptors of the
+ * message fields, and refuse nesting deeper than OX_MAX_NESTING. Anything
+ * else malformed is left to protobuf-c.
+ */
+static int check_nesting(struct ox_ctx *x, const uint8_t *buf, size_t len)
+{
+	struct {
+		const uint8_t *end;
+		const ProtobufCMessageDescriptor *d;
+	} st[OX_MAX_NESTING];
+	const uint8_t *p = buf;
+	unsigned int depth = 0;
+	uint64_t tag, v;
+
+	st[0].end = buf + len;
+	st[0].d = &onnx__model_proto__descriptor;
+	for (;;) {
+		const ProtobufCFieldDescriptor *f;
+
+		while (p == st[depth].end && depth)
+			depth--;
+		if (p >= st[depth].end)
+			return 0;
+		if (!get_varint(&p, st[depth].end, &tag))
+			return 0;
+		switch (tag & 7) {
+		case PROTOBUF_C_WIRE_TYPE_VARINT:
+			if (!get_varint(&p, st[depth].end, &v))
+				return 0;
+			break;
+		case PROTOBUF_C_WIRE_TYPE_64BIT:
+			if (st[depth].end - p < 8)
+				return 0;
+			p += 8;
+			break;
+		case PROTOBUF_C_WIRE_TYPE_32BIT:
+			if (st[depth].end - p < 4)
+				return 0;
+			p += 4;
+			break;
+		case PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED:
+			if (!get_varint(&p, st[depth].end, &v) ||
+			    v > (uint64_t)(st[depth].end - p))
+				return 0;
+			f = tag >> 3 <= UINT32_MAX ?
+			    protobuf_c_message_descriptor_get_field(st[depth].d,
+								    (unsigned int)(tag >> 3)) :
+			    NULL;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && f->descriptor) {
+				if (depth + 1 >= OX_MAX_NESTING)
+					return ox_fail(x, -EINVAL,
+						       "messages nested deeper than %d (subgraphs within subgraphs)",
+						       OX_MAX_NESTING);
+				depth++;
+				st[depth].end = p + v;
+				st[depth].d = f->descriptor;
+			} else {
+				p += v;
+			}
+			break;
+		default:
+			return 0;	/* groups: protobuf-c's error */
+		}
+	}
+}
+
 int ox_parse(struct ox_ctx *x, const void *buf, size_t len)
 {
 	Onnx__GraphProto *g;
@@ -676,6 +773,8 @@ int ox_parse(struct ox_ctx *x, const void *buf, size_t len)
 
 	if (!buf || !len)
 		return ox_fail(x, -EINVAL, "empty file: not an ONNX model");
+	if (check_nesting(x, buf, len))
+		return x->err;
 	x->model = onnx__model_proto__unpack(NULL, len, buf);
 	if (!x->model)
 		return ox_fail(x, -EINVAL,
@@ -744,7 +843,9 @@ int onnx_graph_name(const void *buf, size_t len, char *name, size_t namelen)
 
 	if (namelen)
 		name[0] = 0;
-	if (!buf || !len)
+	struct ox_ctx x = { 0 };
+
+	if (!buf || !len || check_nesting(&x, buf, len))
 		return -EINVAL;
 	m = onnx__model_proto__unpack(NULL, len, buf);
 	if (!m)

@@ -33,6 +33,7 @@
 #define OT_DOUBLE	11
 #define OT_UINT32	12
 #define OT_UINT64	13
+#define OT_LAST		16	/* BFLOAT16, the last type of onnx.proto */
 
 #define OX_MAX_DIMS	8
 #define OX_MAX_NODES	16384		/* nodes of a graph */

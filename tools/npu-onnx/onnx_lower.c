@@ -2238,6 +2238,10 @@ static int graph_output(struct ox_ctx *x, struct ox_val *v)
 				 v->name);
 	case VK_CONST:
 	case VK_QCONST:
+		if (v->producer >= 0)
+			return ox_refuse(x, v->producer,
+					 "output '%.80s' is a constant (the NPU computes nothing)",
+					 v->name);
 		return ox_fail(x, -EOPNOTSUPP, "output '%.80s' is a constant",
 			       v->name);
 	default:

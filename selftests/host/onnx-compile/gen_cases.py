@@ -893,6 +893,33 @@ def malformed():
                   [vi("y", TensorProto.UINT8, [2, 3])], [], EINVAL,
                   "graph output 'y' is declared with 2 dims [2, ...] but computes 2 dims [3, ...]",
                   check=False)
+    # subgraphs nested 20000 deep: protobuf-c would recurse off the stack
+    def varint(v):
+        b = b""
+        while v >= 0x80:
+            b += bytes([v & 0x7f | 0x80])
+            v >>= 7
+        return b + bytes([v])
+
+    def field(num, payload):
+        return varint(num << 3 | 2) + varint(len(payload)) + payload
+    g = b""
+    for _ in range(20000):
+        attr = field(1, b"then_branch") + varint(20 << 3) + varint(5) + field(6, g)
+        g = field(1, field(4, b"If") + field(5, attr))
+    with open(os.path.join(OUT, "bad_deep_nesting.onnx"), "wb") as f:
+        f.write(varint(1 << 3) + varint(7) + field(7, g))
+    err("bad_deep_nesting", EINVAL, "messages nested deeper than 64")
+    refuse_simple("bad_control_chars",
+                  [helper.make_node("Transpose", ["x"], ["y"], name="t")],
+                  x, [vi("y\nz\x1b", TensorProto.UINT8, None)], [], EINVAL,
+                  "graph output 'y?z?' is not defined", check=False)
+    refuse_simple("bad_float_ints",
+                  [helper.make_node("Transpose", ["x"], ["y"], name="t",
+                                    perm=[1.0, 0.0])],
+                  x, u8y, [], EINVAL,
+                  "node 't' (Transpose): attribute 'perm' is not a list of integers",
+                  check=False)
     nodes = [helper.make_node("Transpose", ["x"], ["t0"], name="t0")]
     for i in range(1, 1100):
         nodes.append(helper.make_node("Transpose", ["t%d" % (i - 1)], ["t%d" % i],
