@@ -619,26 +619,32 @@ static int npf_mr_pass(struct npf_mr *p, struct npf_join *j)
 	return ret;
 }
 
-/* "MODEL op N OPCODE" of the operator where device @u's used peaked */
+/*
+ * "MODEL op N OPCODE" of the operator where device @u's used peaked, then
+ * " (LAYER)" when its model has a layer table
+ */
 static const char *npf_mr_peak_op(const struct npf_mr *p,
 				  const struct npf_mr_used *u, char *buf,
 				  size_t len)
 {
 	const struct npf_model *m = npf_trace_model(p->trace, u->model_id);
+	struct npf_layer l;
 	const char *name;
 
 	if (!u->have || !m)
 		return NULL;
 	name = npf_opcode_name(npf_model_opcode(m, u->op_index));
-	snprintf(buf, len, "%s op %u %s", npf_model_name(m), u->op_index,
-		 name ? name : "?");
+	npf_model_layer(m, u->op_index, &l);
+	snprintf(buf, len, "%s op %u %s%s%s%s", npf_model_name(m),
+		 u->op_index, name ? name : "?", *l.name ? " (" : "", l.name,
+		 *l.name ? ")" : "");
 	return buf;
 }
 
 static int npf_mr_devices(struct npf_mr *p)
 {
 	struct npf_tw w;
-	char op[96];
+	char op[160];
 	uint32_t i;
 	int ret = npf_mr_begin(p, &w, NPUPROF_MEM_DEVICES);
 

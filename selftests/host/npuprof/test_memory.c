@@ -483,7 +483,7 @@ TEST(used_bytes)
 	/* max_allocated 16384 at 4 us, max_used 2000: 12.20703125 % */
 	EXPECT_NE(NULL, strstr(s, "\r\n0,2,1048576,16384,10000004000,2000,"
 			       "12.207031,16384,10000004000,4,0,0,4,16384,"));
-	EXPECT_NE(NULL, strstr(s, ",0,,tiny op 0 CONV2D\r\n"));
+	EXPECT_NE(NULL, strstr(s, ",0,,tiny op 0 CONV2D (" LAY_NAME0 ")\r\n"));
 	/* the process's own ratio, the same here: one process */
 	EXPECT_NE(NULL, strstr(s, "\r\n100,0,2,16384,10000004000,2000,4,0,0,"
 			       "16384,12.207031\r\n"));
