@@ -398,6 +398,47 @@ def qdq_add():
 qdq_add()
 
 
+def qdq_residual():
+    """conv a -> conv b -> Add(a, b): a lives across conv b (slot plan)"""
+    sx, zx, sa, za, sb, zb, sy, zy = 0.02, 128, 0.03, 10, 0.04, 120, 0.05, 60
+    x = u8((1, 4, 5, 5))
+    wa, wb = i8((4, 4, 3, 3)), i8((4, 4, 1, 1))
+    swa, swb = wscales(4), wscales(4)
+    nodes, inits = join(q_in("x", sx, zx, [1, 4, 5, 5]), dq("x_q", "x_dq", sx, zx),
+                        qn("a", "a_q", sa, za), dq("a_q", "a_dq", sa, za),
+                        dq("a_q", "a_dq2", sa, za),
+                        qn("b", "b_q", sb, zb), dq("b_q", "b_dq", sb, zb),
+                        qn("y", "y_q", sy, zy), dq("y_q", "out", sy, zy))
+    inits += [tensor("wa", wa), tensor("wa_s", swa), tensor("wa_z", np.zeros(4, np.int8)),
+              tensor("wb", wb), tensor("wb_s", swb), tensor("wb_z", np.zeros(4, np.int8))]
+    nodes += [helper.make_node("DequantizeLinear", ["wa", "wa_s", "wa_z"], ["wa_dq"],
+                               name="dq_wa", axis=0),
+              helper.make_node("DequantizeLinear", ["wb", "wb_s", "wb_z"], ["wb_dq"],
+                               name="dq_wb", axis=0),
+              helper.make_node("Conv", ["x_dq", "wa_dq"], ["a"], name="conv_a",
+                               pads=[1, 1, 1, 1]),
+              helper.make_node("Conv", ["a_dq", "wb_dq"], ["b"], name="conv_b"),
+              helper.make_node("Add", ["a_dq2", "b_dq"], ["y"], name="add")]
+    save("qdq_residual", nodes, [vi("x", TensorProto.FLOAT, [1, 4, 5, 5])],
+         [vi("out", TensorProto.FLOAT, None)], inits)
+    a = out_u8(za, requant_ch(conv_ref(x, zx, wa, 0, None, (1, 1, 1, 1), 1, 1),
+                              sx, swa, sa, 1))
+    b = out_u8(zb, requant_ch(conv_ref(a, za, wb, 0, None, (0, 0, 0, 0), 1, 1),
+                              sa, swb, sb, 1))
+    twice = 2 * max(np.float64(np.float32(sa)), np.float64(np.float32(sb)))
+    r0 = quantize_multiplier(np.float64(np.float32(sa)) / twice)
+    r1 = quantize_multiplier(np.float64(np.float32(sb)) / twice)
+    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
+    f = np.vectorize(lambda x0, x1: requant(
+        requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2))
+    ok("qdq_residual", [x], [out_u8(zy, f(a, b))],
+       layers=[("conv_a", "Conv"), ("conv_a", "Conv"), ("conv_b", "Conv"),
+               ("add", "Add"), ("dq_out", "DequantizeLinear")])
+
+
+qdq_residual()
+
+
 def avg_ref(x, zx, k, s, pads, cip=False):
     n, c, h, w = x.shape
     pt, pl, pb, pr = pads
@@ -707,6 +748,13 @@ dm("dm_chain", [1, 2, 3, 4],
               helper.make_node("Flatten", ["c"], ["y"], name="f")],
    lambda x: np.maximum(x.transpose(0, 2, 3, 1), 9).reshape(1, 24),
    inits=[tensor("lo", np.uint8(9))])
+# six TRANSPOSEs of 256 bytes: liveness keeps two in the scratch slot
+dm("dm_transpose_chain", [4, 64],
+   lambda n: [helper.make_node("Transpose", [n[0] if i == 0 else "t%d" % (i - 1)],
+                               ["t%d" % i if i < 5 else "y"], name="t%d" % i)
+              for i in range(6)],
+   lambda x: x)
+LINES.append("scratch dm_transpose_chain 512")
 dm("dm_squeeze_unsqueeze", [1, 6, 1, 2],
    lambda n: [helper.make_node("Squeeze", [n[0], "ax"], ["s"], name="sq"),
               helper.make_node("Unsqueeze", ["s", "ax2"], ["y"], name="usq")],
@@ -744,6 +792,12 @@ with open(os.path.join(OUT, "cli_bind_s.pb"), "wb") as f:
     f.write(tensor("x_s", np.float32(0.25)).SerializeToString())
 with open(os.path.join(OUT, "cli_bind_z.pb"), "wb") as f:
     f.write(tensor("x_z", np.uint8(9)).SerializeToString())
+save("cli_longnames", [helper.make_node("Concat", ["a_very_long_input_name_1",
+                                                   "a_very_long_input_name_2"],
+                                         ["y"], name="c", axis=0)],
+     [vi("a_very_long_input_name_1", TensorProto.UINT8, [2, 3]),
+      vi("a_very_long_input_name_2", TensorProto.UINT8, [2, 3])],
+     [vi("y", TensorProto.UINT8, [4, 3])])
 save("cli_noname", [helper.make_node("Transpose", ["x"], ["y"], name="t")],
      [vi("x", TensorProto.UINT8, [2, 3])], [vi("y", TensorProto.UINT8, [3, 2])],
      gname="", check=False)

@@ -266,6 +266,22 @@ static int check_meta(FILE *cases, const char *name, const uint8_t *f,
 				return -1;
 			}
 		}
+		if (sscanf(line, "scratch %255s %u", cname, &k) == 2 &&
+		    !strcmp(cname, name)) {
+			unsigned int i;
+			uint32_t kind;
+			size_t sz;
+
+			for (i = 0; i < npu_model_num_slots(m); i++) {
+				npu_model_slot(m, i, &kind, &sz);
+				if (kind == NPU_MODEL_SLOT_SCRATCH && sz > k) {
+					snprintf(why, len, "scratch slot of %zu bytes, at most %u expected",
+						 sz, k);
+					fseek(cases, pos, SEEK_SET);
+					return -1;
+				}
+			}
+		}
 		if (sscanf(line, "lshape %255s %u", cname, &k) == 2 &&
 		    !strcmp(cname, name) &&
 		    check_lshape(f, size, line, why, len)) {
@@ -438,6 +454,15 @@ TEST(command_line)
 	m = load("cli_noname.nmdl");
 	ASSERT_NE(NULL, m);
 	EXPECT_STREQ("cli_noname", npu_model_name(m));
+	npu_model_free(m);
+
+	/* I/O names: cut to 15 bytes and made unique */
+	ASSERT_EQ(0, run_cli("-o long.nmdl cli_longnames.onnx", out, sizeof(out)));
+	m = load("long.nmdl");
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("a_very_long_inp", npu_model_input(m, 0)->name);
+	EXPECT_STREQ("a_very_long_i~1", npu_model_input(m, 1)->name);
+	EXPECT_STREQ("y", npu_model_output(m, 0)->name);
 	npu_model_free(m);
 
 	/* --bind: scales and zero points from TensorProto files */
