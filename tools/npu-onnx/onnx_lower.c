@@ -746,10 +746,10 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 		return -1;
 	if (xd->ndim != 4)
 		return ox_refuse(x, node, "a %d-D convolution (only 2-D is supported)",
-				 xd->ndim - 2), -1;
+				 xd->ndim - 2);
 	if (w->q->ndim != 4)
 		return ox_bad(x, node, "weights of %d dims for a 2-D convolution",
-			      w->q->ndim), -1;
+			      w->q->ndim);
 	N = xd->dims[0];
 	C = xd->dims[1];
 	H = xd->dims[2];
@@ -761,12 +761,12 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 	if (dw && (group != C || M != C || w->q->dims[1] != 1))
 		return ox_refuse(x, node,
 				 "group=%lld with %u input and %u output channels: only 1 or depthwise (group = channels, depth multiplier 1) is supported",
-				 (long long)group, C, M), -1;
+				 (long long)group, C, M);
 	if (!dw && w->q->dims[1] != C)
 		return ox_bad(x, node, "weights for %lld input channels, the input has %u",
-			      (long long)w->q->dims[1], C), -1;
+			      (long long)w->q->dims[1], C);
 	if (!M || !KH || !KW)
-		return ox_bad(x, node, "empty weights"), -1;
+		return ox_bad(x, node, "empty weights");
 	if (window(x, node, H, W, KH, KW, false, &win) ||
 	    weights(x, node, w, M, 0, &sw, &zw) ||
 	    bias(x, node, b, M, sx, sw, &bq))
@@ -869,20 +869,20 @@ static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 
 	if (ad->ndim != 2)
 		return ox_refuse(x, node, "input A of %d dims (2 supported)",
-				 ad->ndim), -1;
+				 ad->ndim);
 	if (w->q->ndim != 2)
 		return ox_refuse(x, node, "B of %d dims (2 supported)",
-				 w->q->ndim), -1;
+				 w->q->ndim);
 	M = ad->dims[0];
 	K = ad->dims[1];
 	N = (uint32_t)w->q->dims[transb ? 0 : 1];
 	if ((uint32_t)w->q->dims[transb ? 1 : 0] != K || !N)
 		return ox_bad(x, node, "B [%lld, %lld] does not match A [%u, %u]",
 			      (long long)w->q->dims[0], (long long)w->q->dims[1],
-			      M, K), -1;
+			      M, K);
 	if (b && b->q->count != N)
 		return ox_refuse(x, node, "bias of %llu values for %u outputs (no broadcasting)",
-				 (unsigned long long)b->q->count, N), -1;
+				 (unsigned long long)b->q->count, N);
 	if (weights(x, node, w, N, transb ? 0 : 1, &sw, &zw) ||
 	    bias(x, node, b, N, sa, sw, &bq))
 		return -1;
@@ -953,7 +953,7 @@ static int lower_add(struct ox_ctx *x, int node, const struct ox_val *a,
 
 	if (da->ndim != db->ndim ||
 	    memcmp(da->dims, db->dims, (size_t)da->ndim * sizeof(uint32_t)))
-		return ox_refuse(x, node, "broadcasting is not supported (the inputs' shapes differ)"), -1;
+		return ox_refuse(x, node, "broadcasting is not supported (the inputs' shapes differ)");
 	twice = 2.0 * fmax(a->scale, b->scale);
 	f[0] = a->scale / twice;
 	f[1] = b->scale / twice;
@@ -961,7 +961,7 @@ static int lower_add(struct ox_ctx *x, int node, const struct ox_val *a,
 	for (i = 0; i < 3; i++)
 		if (npu_quantize_multiplier(f[i], &rq[2 * i], &rq[2 * i + 1]))
 			return ox_refuse(x, node, "requantization factor %g is out of range",
-					 f[i]), -1;
+					 f[i]);
 	ta = nhwc ? get_nhwc(x, a->dev) : get_plain(x, a->dev);
 	tb = nhwc ? get_nhwc(x, b->dev) : get_plain(x, b->dev);
 	if (ta < 0 || tb < 0)
@@ -1006,15 +1006,15 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 
 	if (xd->ndim != 4)
 		return ox_refuse(x, node, "a %d-D pool (only 2-D is supported)",
-				 xd->ndim - 2), -1;
+				 xd->ndim - 2);
 	if (global) {
 		if (xd->dims[2] > 255 || xd->dims[3] > 255)
 			return ox_refuse(x, node, "a %ux%u window (at most 255x255)",
-					 xd->dims[2], xd->dims[3]), -1;
+					 xd->dims[2], xd->dims[3]);
 		win = (struct win){ .kh = xd->dims[2], .kw = xd->dims[3],
 				    .sh = 1, .sw = 1, .oh = 1, .ow = 1 };
 		if (ox_node(x, node)->n_attribute)
-			return ox_refuse(x, node, "unexpected attributes"), -1;
+			return ox_refuse(x, node, "unexpected attributes");
 	} else {
 		if (ox_attrs_only(x, node, known) ||
 		    ox_attr_int(x, node, "count_include_pad", 0, &cip) ||
@@ -1022,16 +1022,16 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 		    window(x, node, xd->dims[2], xd->dims[3], 0, 0, true, &win))
 			return -1;
 		if (so)
-			return ox_refuse(x, node, "storage_order=1 is not supported"), -1;
+			return ox_refuse(x, node, "storage_order=1 is not supported");
 		if (!avg && ox_node(x, node)->n_output > 1 &&
 		    ox_node(x, node)->output[1][0])
-			return ox_refuse(x, node, "the Indices output is not supported"), -1;
+			return ox_refuse(x, node, "the Indices output is not supported");
 		if (!avg && (win.pt > 255 || win.pl > 255 || win.pb > 255 ||
 			     win.pr > 255))
-			return ox_refuse(x, node, "pads above 255 are not supported"), -1;
+			return ox_refuse(x, node, "pads above 255 are not supported");
 		if (avg && (win.pt > 255 || win.pl > 255 || win.pb > 255 ||
 			    win.pr > 255) && !cip)
-			return ox_refuse(x, node, "pads above 255 without count_include_pad are not supported"), -1;
+			return ox_refuse(x, node, "pads above 255 without count_include_pad are not supported");
 		if (avg && cip && (win.pt || win.pl || win.pb || win.pr)) {
 			din = pad_first(x, din, &win);
 			if (din < 0)
@@ -1921,9 +1921,8 @@ static int lower_pad(struct ox_ctx *x, int node)
 		if (p[i] < 0 || p[i] > 65535)
 			return ox_refuse(x, node, "pad %lld (0..65535 supported)",
 					 (long long)p[i]);
-	for (i = 0; i < (unsigned int)nd; i++) {
+	for (i = 0; i < (unsigned int)nd; i++)
 		dims[i] = d->dims[i] + (uint32_t)(p[i] + p[nd + i]);
-	}
 	/* 4-D: in the form the input has, NHWC when it has both */
 	nhwc = nd == 4 && d->t_nhwc >= 0;
 	tin = nhwc ? d->t_nhwc : get_plain(x, v->dev);

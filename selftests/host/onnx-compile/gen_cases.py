@@ -300,6 +300,12 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
     if act == "relu":
         nodes.append(helper.make_node("Relu", ["y"], ["y_act"], name="relu"))
         lo, last, types = 0, "y_act", "Conv+Relu"
+    elif act == "relu_after_q":
+        # Conv -> Q -> DQ -> Relu -> Q -> DQ: fused through the pair
+        n0, i0 = join(qn("y", "y_q0", sy, zy), dq("y_q0", "y_dq0", sy, zy))
+        nodes += n0 + [helper.make_node("Relu", ["y_dq0"], ["y_act"], name="relu")]
+        inits += i0
+        lo, last, types = 0, "y_act", "Conv+Relu"
     elif act == "relu6":
         nodes.append(helper.make_node("Clip", ["y", "c_lo", "c_hi"], ["y_act"],
                                       name="relu6"))
@@ -323,6 +329,7 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
 
 
 qdq_conv("qdq_conv_relu", 3, 4, 8, 3, 1, (1, 1, 1, 1), act="relu")
+qdq_conv("qdq_conv_q_dq_relu", 3, 4, 6, 3, 1, (1, 1, 1, 1), act="relu_after_q")
 qdq_conv("qdq_conv_s2_asym", 5, 20, 9, 3, 2, (0, 1, 2, 0))
 qdq_conv("qdq_conv_per_tensor_relu6", 2, 3, 6, 1, 1, (0, 0, 0, 0),
          act="relu6", per_channel=False)
