@@ -831,16 +831,19 @@ def ref_conv_graph(name, conv_attrs=None, wshape=(2, 2, 3, 3), group=1, xshape=(
                                       else np.zeros(xshape[1], np.uint8))]
     nodes.append(helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dq_x"))
     if w_input:
-        ins.append(vi("w", TensorProto.INT8, list(wshape)))
+        ins.append(vi("w", TensorProto.INT8 if w_input == "int8" else TensorProto.UINT8,
+                      list(wshape)))
     else:
         inits.append(tensor("w", i8(wshape)))
-    inits += [tensor("ws", np.float32(0.01)), tensor("wz", np.int8(0))]
+    inits += [tensor("ws", np.float32(0.01)),
+              tensor("wz", np.uint8(0) if w_input == "uint8" else np.int8(0))]
     nodes.append(helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="dq_w"))
     nodes.append(helper.make_node("Conv", ["xd", "wd"], ["y"], name="conv", group=group,
                                   **(conv_attrs or {})))
     nodes.append(helper.make_node("QuantizeLinear", ["y", "xs", "xz"], ["out"], name="q_y"))
     save(name, nodes, ins, [vi("out", TensorProto.UINT8 if zdt == np.uint8 else TensorProto.INT8,
-                                None)], inits)
+                                None)], inits,
+         check=not (conv_attrs and ("fancy" in conv_attrs or "auto_pad" in conv_attrs)))
 
 
 ref_conv_graph("refuse_float_conv", float_only=True)
@@ -851,11 +854,19 @@ err("refuse_int8_act", EOPNOTSUPP, "node 'q_x' (QuantizeLinear): int8 activation
 ref_conv_graph("refuse_per_axis_act", act_axis_scale=True)
 err("refuse_per_axis_act", EOPNOTSUPP,
     "node 'q_x' (QuantizeLinear): per-axis activation quantization")
-ref_conv_graph("refuse_weights_input", w_input=True)
+ref_conv_graph("refuse_weights_input", w_input="int8")
 err("refuse_weights_input", EOPNOTSUPP,
     "node 'dq_w' (DequantizeLinear): int8 activations")
+ref_conv_graph("refuse_weights_uint8_input", w_input="uint8")
+err("refuse_weights_uint8_input", EOPNOTSUPP,
+    "node 'conv' (Conv): non-constant weights 'wd' are not supported")
 ref_conv_graph("refuse_dilations", conv_attrs=dict(dilations=[2, 2]))
 err("refuse_dilations", EOPNOTSUPP, "node 'conv' (Conv): dilations other than 1")
+ref_conv_graph("refuse_auto_pad", conv_attrs=dict(auto_pad="FULL"))
+err("refuse_auto_pad", EOPNOTSUPP, "node 'conv' (Conv): auto_pad 'FULL' is not supported")
+ref_conv_graph("refuse_unknown_attr", conv_attrs=dict(fancy=1))
+err("refuse_unknown_attr", EOPNOTSUPP,
+    "node 'conv' (Conv): attribute 'fancy' is not supported")
 ref_conv_graph("refuse_group", wshape=(4, 1, 3, 3), group=2, xshape=(1, 2, 5, 5))
 err("refuse_group", EOPNOTSUPP, "node 'conv' (Conv): group=2")
 ref_conv_graph("refuse_dynamic", xdims=["N", 2, 5, 5])
