@@ -206,6 +206,7 @@ static bool an_keep(const struct an_ctx *c, const struct npf_an_row *r)
 		return true;
 	for (; *t; t++)
 		if (!strcasecmp(*t, r->name) ||
+		    (*r->layer && !strcasecmp(*t, r->layer)) ||
 		    (!strcasecmp(*t, "npu") && r->npu) ||
 		    (!strcasecmp(*t, "host") && !r->npu))
 			return true;

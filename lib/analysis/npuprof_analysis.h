@@ -476,8 +476,8 @@ enum npuprof_aggregate_by {
  * @top: rows printed, 0 for all (without aggregation every record is
  *	then kept in memory)
  * @types: NULL-terminated list of types to keep ("CONV2D", "Quantize",
- *	"npu" for every NPU operator, "host" for every span; case does not
- *	matter), or NULL for all
+ *	"npu" for every NPU operator, "host" for every span, or a layer
+ *	name; case does not matter), or NULL for all
  * @aggregate: enum npuprof_aggregate (by @aggregate_by)
  * @order_by: column to sort by: "time" (self time, the default), "macs",
  *	"gmacs", "peak", "bytes", "gbps", "count" or "name"; a "+" prefix

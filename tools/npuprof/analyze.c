@@ -77,7 +77,7 @@ static const char analyze_help[] =
 "        aggregation every record is kept in memory).\n"
 "    --type TYPE\n"
 "        Keep records of this type only (an opcode, a span kind, \"npu\"\n"
-"        or \"host\"; any case). Repeatable.\n"
+"        or \"host\", or a layer's name; any case). Repeatable.\n"
 "    --aggregate-by type|layer|shape\n"
 "        One row per type (the sum, unless --aggregate says otherwise);\n"
 "        layer: per layer name of the operators whose model has a layer\n"

@@ -476,6 +476,26 @@ TEST_F(lay, analyze_by_layer)
 	free(s);
 }
 
+/* --type: a layer's name keeps its operators' records */
+TEST_F(lay, analyze_type_is_a_layer)
+{
+	static const char *const one[] = { "FC/GEMM", NULL };
+	struct npuprof_analyze_opts o;
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	ASSERT_NE(NULL, f);
+	npuprof_analyze_opts_init(&o);
+	o.types = one;
+	o.format = NPUPROF_FORMAT_CSV;
+	ASSERT_EQ(0, npuprof_analyze(self->t, f, &o));
+	fclose(f);
+	EXPECT_EQ(2, count_of(s, "\r\nFC,npu,1,5,"));
+	EXPECT_EQ(3, count_of(s, "\r\n"));
+	free(s);
+}
+
 TEST(analyze_by_shape_merges_layers)
 {
 	char *path = tmp_path("shape.npuprof"), err[256], *s;
