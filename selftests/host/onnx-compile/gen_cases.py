@@ -405,6 +405,30 @@ def qdq_add():
 qdq_add()
 
 
+def qdq_float_weights():
+    """float weights behind QuantizeLinear: quantized at compile time"""
+    sx, zx, sy, zy = 0.02, 100, 0.04, 128
+    x = u8((1, 2, 4, 4))
+    wf = RNG.uniform(-0.6, 0.6, size=(3, 2, 3, 3)).astype(np.float32)
+    sw = np.float32(0.005)
+    wq = np.clip(np.rint(wf / sw), -128, 127).astype(np.int8)
+    nodes, inits = join(q_in("x", sx, zx, [1, 2, 4, 4]), dq("x_q", "x_dq", sx, zx),
+                        qn("y", "y_q", sy, zy), dq("y_q", "out", sy, zy))
+    inits += [tensor("wf", wf), tensor("w_s", sw), tensor("w_z", np.int8(0))]
+    nodes += [helper.make_node("QuantizeLinear", ["wf", "w_s", "w_z"], ["w_q"], name="q_w"),
+              helper.make_node("DequantizeLinear", ["w_q", "w_s", "w_z"], ["w_dq"],
+                               name="dq_w"),
+              helper.make_node("Conv", ["x_dq", "w_dq"], ["y"], name="conv",
+                               pads=[1, 1, 1, 1])]
+    save("qdq_conv_float_weights", nodes, [vi("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+         [vi("out", TensorProto.FLOAT, None)], inits)
+    acc = conv_ref(x, zx, wq, 0, None, (1, 1, 1, 1), 1, 1)
+    ok("qdq_conv_float_weights", [x], [out_u8(zy, requant_ch(acc, sx, sw, sy, 1))])
+
+
+qdq_float_weights()
+
+
 def qdq_residual():
     """conv a -> conv b -> Add(a, b): a lives across conv b (slot plan)"""
     sx, zx, sa, za, sb, zb, sy, zy = 0.02, 128, 0.03, 10, 0.04, 120, 0.05, 60
