@@ -237,10 +237,19 @@ TEST_F(mn, capture_to_reports)
 		ASSERT_NE(NULL, fp);
 		cn = col(h, nh, "name");
 		ct = col(h, nh, "total_ns");
-		while (fgets(line, sizeof(line), fp) && nop < 64) {
+		/* a row per opcode, or per layer operator of a model with a
+		 * layer table: their totals by opcode */
+		while (fgets(line, sizeof(line), fp)) {
 			split(line, f);
-			snprintf(op_name[nop], sizeof(op_name[0]), "%s", f[cn]);
-			op_total[nop++] = atoll(f[ct]);
+			for (i = 0; i < nop && strcmp(op_name[i], f[cn]); i++)
+				;
+			if (i == nop) {
+				ASSERT_GT(64, nop);
+				snprintf(op_name[nop], sizeof(op_name[0]), "%s",
+					 f[cn]);
+				op_total[nop++] = 0;
+			}
+			op_total[i] += atoll(f[ct]);
 		}
 		fclose(fp);
 		ASSERT_LT(0, nop);
