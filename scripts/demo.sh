@@ -15,8 +15,9 @@
 # ($NPU_DEMO_OUT, default build/demo), where npuprof writes a Chrome trace
 # (mobilenet.json, with device memory counters), a SQLite database
 # (mobilenet.sqlite) and the memory flow (mobilenet-memory.svg), and prints
-# the summary, the latency breakdown, the slowest operators and the device
-# memory report.
+# the summary, the latency breakdown, the slowest operator types and
+# layers (by the names and shapes of the model's layer table) and the
+# device memory report.
 # NPU_DEMO_N sets the number of inferences (default 8); extra
 # npu-vm/npu-emu options may be given in NPU_VM_ARGS, e.g. "--pes 4".
 
@@ -64,6 +65,9 @@ echo
 echo
 echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
 "$NPUPROF" analyze -t 8 --aggregate-by type "$trace"
+echo
+echo "== the slowest layers, by name (npuprof analyze -t 8 --type npu --aggregate-by layer --wide)"
+"$NPUPROF" analyze -t 8 --type npu --aggregate-by layer --wide "$trace"
 echo
 echo "== device memory (npuprof memory)"
 "$NPUPROF" memory "$trace"
