@@ -567,6 +567,12 @@ static const struct npf_col an_cols[] = {
 	{ "out_shapes", NPF_COL_STR, NPF_COL_DATA, 0 },
 };
 
+#define AN_NCOLS		(sizeof(an_cols) / sizeof(an_cols[0]))
+#define AN_COL_LAYER		17
+#define AN_COL_IN_SHAPES	19
+_Static_assert(AN_COL_LAYER < AN_NCOLS && AN_COL_IN_SHAPES < AN_NCOLS,
+	       "an_cols holds the layer and in_shapes columns");
+
 static struct npuprof_value an_f(double v)
 {
 	return (struct npuprof_value){ .null = v < 0, .f = v };
@@ -605,6 +611,7 @@ NPUPROF_EXPORT
 int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 		    const struct npuprof_analyze_opts *opts)
 {
+	struct npf_col cols[AN_NCOLS];
 	struct npuprof_analyze_opts o;
 	struct npf_an_row *rows = NULL;
 	int64_t total = 0, cum = 0;
@@ -630,12 +637,23 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 		return ret;
 	/* a record's own columns: not for sums and means */
 	rec = o.aggregate == NPUPROF_AGG_NONE || o.aggregate >= NPUPROF_AGG_MAX;
-	/* the layer column in the text when a row has a layer */
-	for (i = 0; i < n; i++)
-		if (*rows[i].layer)
-			opt_w = npf_opt_w(opt_w, rows[i].layer);
-	npf_tw_begin_opt(&tw, out, format, an_cols,
-			 sizeof(an_cols) / sizeof(an_cols[0]), false, opt_w);
+	/*
+	 * The text shows the layer column when a row has a layer; by
+	 * shape, the input shapes instead: they are the rows' key.
+	 */
+	memcpy(cols, an_cols, sizeof(cols));
+	if (o.aggregate_by == NPUPROF_AGG_BY_SHAPE && !rec) {
+		cols[AN_COL_LAYER].flags = NPF_COL_DATA;
+		cols[AN_COL_IN_SHAPES].flags = NPF_COL_OPT;
+	}
+	for (i = 0; i < n; i++) {
+		const char *s = cols[AN_COL_LAYER].flags == NPF_COL_OPT ?
+				rows[i].layer : rows[i].in_shapes;
+
+		if (*s)
+			opt_w = npf_opt_w(opt_w, s);
+	}
+	npf_tw_begin_opt(&tw, out, format, cols, AN_NCOLS, false, opt_w);
 	if (format == NPUPROF_FORMAT_ROWS)
 		ret = npf_tw_sink(&tw, o.sink, 0);
 	for (i = 0; i < n && !ret; i++) {

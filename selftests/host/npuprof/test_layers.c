@@ -474,6 +474,14 @@ TEST_F(lay, analyze_by_layer)
 	EXPECT_EQ(1, count_of(s, ",," LAY_CSV1 "\r\n"));
 	EXPECT_EQ(0, count_of(s, LAY_NAME0));
 	free(s);
+	/* the text of the shapes' rows ends with their key, not a layer */
+	s = analyze_of(self->t, NPUPROF_AGG_MEAN, NPUPROF_AGG_BY_SHAPE,
+		       NPUPROF_FORMAT_TABLE);
+	EXPECT_NE(NULL, strstr(s, "  gb_s  "));
+	EXPECT_NE(NULL, strstr(s, "in_shapes\n"));
+	EXPECT_EQ(1, count_of(s, "  " LAY_IN0 "\n"));
+	EXPECT_EQ(0, count_of(s, LAY_NAME0));
+	free(s);
 }
 
 /* --type: a layer's name keeps its operators' records */
