@@ -18,7 +18,8 @@
  *   made by the host's run-roundtrip.sh), the model npu-model-gen builds
  *   and the ones imported from its QOperator and QDQ ONNX exports, run on
  *   both PEs with the same PRNG inputs (NHWC, and NCHW for the imported
- *   ones): every output byte must be the same.
+ *   ones): every output byte must be the same, and the same as the host's
+ *   lib/npuref output for that input (gen-K.u8, kept by the host test).
  *
  * The directory $NPU_BUILD/onnx is shared with the guest (npu-vm --share,
  * in onnx-device.npu-vm); it is filled by the host suites, which
@@ -307,6 +308,8 @@ static void roundtrip(struct __test_metadata *_metadata,
 			size_t cnt = npu_model_output(m[0], 0)->count, diff, i;
 			uint8_t *nhwc = malloc(gi->count), *nchw = malloc(gi->count);
 			struct io_vals y[3] = { { 0 } };
+			uint8_t *ref;
+			size_t ref_len;
 
 			ASSERT_NE(NULL, nhwc);
 			ASSERT_NE(NULL, nchw);
@@ -332,6 +335,21 @@ static void roundtrip(struct __test_metadata *_metadata,
 				if (!diff)
 					printf("# %s %s = gen on PE %u, input %u: %zu outputs identical\n",
 					       net, forms[f], pe, k, cnt);
+			}
+			/* and the host's lib/npuref, on the same input */
+			snprintf(path, sizeof(path), "%s/models/%s/gen-%u.u8",
+				 self->dir, net, k);
+			if (!ov_slurp(path, &ref, &ref_len)) {
+				EXPECT_EQ(cnt, ref_len);
+				EXPECT_EQ(0, memcmp(ref, y[0].data,
+						    ref_len < cnt ? ref_len : cnt))
+					TH_LOG("%s gen PE %u input %u: the device differs from npuref's %s",
+					       net, pe, k, path);
+				free(ref);
+			} else {
+				TH_LOG("%s: missing (written by the host's onnx-roundtrip)",
+				       path);
+				EXPECT_TRUE(false);
 			}
 			vals_free(y, 3);
 			free(nhwc);
