@@ -779,6 +779,51 @@ dm("dm_chain", [1, 2, 3, 4],
               helper.make_node("Flatten", ["c"], ["y"], name="f")],
    lambda x: np.maximum(x.transpose(0, 2, 3, 1), 9).reshape(1, 24),
    inits=[tensor("lo", np.uint8(9))])
+# the same on values held in NHWC form only: a MaxPool 1x1 (the identity)
+# first puts them there, so perms, begins, pads and axes are translated
+
+
+def mp(src, dst):
+    return helper.make_node("MaxPool", [src], [dst], name="mp_" + dst,
+                            kernel_shape=[1, 1])
+
+
+dm("nhwc_transpose", [2, 3, 4, 5],
+   lambda n: [mp(n[0], "m"),
+              helper.make_node("Transpose", ["m"], ["y"], name="t", perm=[2, 0, 3, 1])],
+   lambda x: x.transpose(2, 0, 3, 1),
+   layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("t", "Transpose"),
+           ("t", "Transpose")])
+dm("nhwc_slice", [2, 6, 7, 18],
+   lambda n: [mp(n[0], "m"),
+              helper.make_node("Slice", ["m", "st", "en", "ax"], ["y"], name="s")],
+   lambda x: x[1:2, 2:5, 1:-1, 3:17],
+   inits=[tensor("st", np.array([1, 2, 1, 3], np.int64)),
+          tensor("en", np.array([2, 5, -1, 17], np.int64)),
+          tensor("ax", np.array([0, 1, 2, 3], np.int64))])
+dm("nhwc_pad", [1, 3, 4, 5],
+   lambda n: [mp(n[0], "m"),
+              helper.make_node("Pad", ["m", "pads"], ["y"], name="p")],
+   lambda x: np.pad(x, ((1, 0), (2, 1), (0, 3), (1, 2))),
+   inits=[tensor("pads", np.array([1, 2, 0, 1, 0, 1, 3, 2], np.int64))],
+   layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("p", "Pad"), ("p", "Pad")])
+dm("nhwc_concat", None,
+   lambda n: [mp(n[0], "m0"), mp(n[1], "m1"), mp(n[2], "m2"),
+              helper.make_node("Concat", ["m0", "m1", "m2"], ["y"], name="c", axis=-1)],
+   lambda *x: np.concatenate(x, axis=3), n_in=3,
+   shapes=[[1, 20, 3, 2], [1, 20, 3, 5], [1, 20, 3, 1]])
+dm("nhwc_flatten_hw1", [2, 40, 1, 1],
+   lambda n: [mp(n[0], "m"), helper.make_node("Flatten", ["m"], ["y"], name="f")],
+   lambda x: x.reshape(2, 40),
+   layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("f", "Flatten")])
+dm("nhwc_reshape_hw", [1, 3, 2, 4],
+   lambda n: [mp(n[0], "m"),
+              helper.make_node("Reshape", ["m", "shape"], ["y"], name="r")],
+   lambda x: x.reshape(4, 6),
+   inits=[tensor("shape", np.array([4, 6], np.int64))],
+   layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("r", "Reshape"),
+           ("r", "Reshape")])
+
 # six TRANSPOSEs of 256 bytes: liveness keeps two in the scratch slot
 dm("dm_transpose_chain", [4, 64],
    lambda n: [helper.make_node("Transpose", [n[0] if i == 0 else "t%d" % (i - 1)],
