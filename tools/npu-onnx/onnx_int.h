@@ -101,6 +101,7 @@ struct ox_dev {
 	uint32_t dims[4];
 	int32_t zp;
 	int t_nhwc, t_plain;
+	int edge;		/* the QuantizeLinear of a model input, or -1 */
 };
 
 /* what the emitter needs of each program tensor */

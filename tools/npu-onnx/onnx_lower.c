@@ -64,6 +64,7 @@ static int new_dev(struct ox_ctx *x, int ndim, const uint32_t *dims,
 	memcpy(d->dims, dims, (size_t)ndim * sizeof(*dims));
 	d->zp = zp;
 	d->t_nhwc = d->t_plain = -1;
+	d->edge = -1;
 	return (int)x->ndv++;
 }
 
@@ -144,14 +145,19 @@ static struct npu_prog_op *move_op(struct ox_ctx *x, uint16_t opcode,
 static int get_nhwc(struct ox_ctx *x, int d)
 {
 	struct npu_prog_op *op;
-	int t, i;
+	int t, i, saved;
 
 	if (x->dv[d].t_nhwc >= 0)
 		return x->dv[d].t_nhwc;
 	t = form_tensor(x, d, true, NPU_MODEL_SLOT_SCRATCH);
 	if (t < 0)
 		return -1;
+	/* a model input's layout change belongs to its QuantizeLinear */
+	saved = x->cur;
+	if (x->dv[d].edge >= 0)
+		x->cur = x->dv[d].edge;
 	op = move_op(x, NPU_OP_TRANSPOSE, d, x->dv[d].t_plain, d, t);
+	x->cur = saved;
 	if (!op)
 		return -1;
 	for (i = 0; i < 4; i++)
@@ -1325,6 +1331,7 @@ static int lower_quantize(struct ox_ctx *x, int node)
 			d = model_input(x, node, v, s, z);
 			if (d < 0)
 				return x->err;
+			x->dv[d].edge = node;
 			v->fin_dev = d;
 			v->scale = s;
 			v->zp = z;

@@ -325,7 +325,8 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
     r = requant_ch(acc, sx, sw, sy, 1)
     y = out_u8(zy, r, qclamp(lo, sy, zy, 0), qclamp(hi, sy, zy, 255))
     ok(name, [x], [y], io=[("in", 0, sx, zx), ("out", 0, sy, zy)],
-       layers=[("conv", "Conv"), ("conv", types), ("dq_out", "DequantizeLinear")])
+       layers=[("q_x", "QuantizeLinear"), ("conv", types),
+               ("dq_out", "DequantizeLinear")])
 
 
 qdq_conv("qdq_conv_relu", 3, 4, 8, 3, 1, (1, 1, 1, 1), act="relu")
@@ -398,7 +399,7 @@ def qdq_add():
         requant((int(x0) - z0) << 20, *r0) + requant((int(x1) - z1) << 20, *r1), *r2))
     y = out_u8(zy, f(a, b), zy, 255)
     ok("qdq_add_relu", [a, b], [y],
-       layers=[("add", "Add"), ("add", "Add"), ("add", "Add+Relu"),
+       layers=[("q_a", "QuantizeLinear"), ("q_b", "QuantizeLinear"), ("add", "Add+Relu"),
                ("dq_out", "DequantizeLinear")])
 
 
@@ -463,7 +464,7 @@ def qdq_residual():
     f = np.vectorize(lambda x0, x1: requant(
         requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2))
     ok("qdq_residual", [x], [out_u8(zy, f(a, b))],
-       layers=[("conv_a", "Conv"), ("conv_a", "Conv"), ("conv_b", "Conv"),
+       layers=[("q_x", "QuantizeLinear"), ("conv_a", "Conv"), ("conv_b", "Conv"),
                ("add", "Add"), ("dq_out", "DequantizeLinear")])
 
 
@@ -501,7 +502,7 @@ def qdq_pools():
     save("qdq_avgpool", nodes, [vi("x", TensorProto.FLOAT, shape)],
          [vi("out", TensorProto.FLOAT, None)], inits)
     ok("qdq_avgpool", [x], [out_u8(zx, avg_ref(x, zx, 2, 2, (0, 0, 0, 0)))],
-       layers=[("avg", "AveragePool"), ("avg", "AveragePool"),
+       layers=[("q_x", "QuantizeLinear"), ("avg", "AveragePool"),
                ("dq_out", "DequantizeLinear")])
     # AveragePool 3x3/1 pads 1, padding excluded
     nodes, inits = join(q_in("x", sx, zx, shape), dq("x_q", "x_dq", sx, zx),
@@ -521,7 +522,7 @@ def qdq_pools():
          [vi("out", TensorProto.FLOAT, None)], inits)
     ok("qdq_avgpool_cip", [x],
        [out_u8(zx, avg_ref(x, zx, 3, 1, (1, 1, 1, 1), cip=True))],
-       layers=[("avg", "AveragePool"), ("avg", "AveragePool"),
+       layers=[("q_x", "QuantizeLinear"), ("avg", "AveragePool"),
                ("avg", "AveragePool"), ("dq_out", "DequantizeLinear")])
     # GlobalAveragePool to another scale: requantized
     sy, zy = 0.02, 128
@@ -548,7 +549,7 @@ def qdq_pools():
         for j in range(3):
             y[:, :, i, j] = xp[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3))
     ok("qdq_maxpool", [x], [y],
-       layers=[("maxpool", "MaxPool"), ("maxpool", "MaxPool"),
+       layers=[("q_x", "QuantizeLinear"), ("maxpool", "MaxPool"),
                ("dq_out", "DequantizeLinear")])
 
 
@@ -596,7 +597,7 @@ def qdq_mnist_like(name, hw1):
     p = c.reshape(1, 4, ph, 2, ph, 2).max(axis=(3, 5))
     f = p.reshape(1, -1).astype(np.int64) - z1
     g = out_u8(zy, requant_ch(f @ wf.astype(np.int64).T, s1, swf, sy, 1))
-    layers = [("conv1", "Conv"), ("conv1", "Conv+Relu"), ("pool1", "MaxPool")]
+    layers = [("q_x", "QuantizeLinear"), ("conv1", "Conv+Relu"), ("pool1", "MaxPool")]
     if not hw1:
         layers += [("flatten", "Flatten")]
     layers += [("flatten", "Flatten"), ("fc", "Gemm")]
@@ -642,7 +643,7 @@ def qdq_bigpad():
     y = np.full((1, 1, 302, 3), zy, np.uint8)
     y[:, :, 300:, :2] = x
     ok("qdq_conv_pad300", [x], [y],
-       layers=[("conv", "Conv"), ("conv", "Conv"), ("conv", "Conv"),
+       layers=[("q_x", "QuantizeLinear"), ("conv", "Conv"), ("conv", "Conv"),
                ("dq_out", "DequantizeLinear")])
 
 
