@@ -199,13 +199,6 @@ out_model:
 	return ret;
 }
 
-/* the tests run in forked children that end with _exit(): no stdio
- * buffer may hold their "#" lines then */
-__attribute__((constructor)) static void line_buffered(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-}
-
 FIXTURE(dev) {
 	struct npu_device *dev;
 	unsigned int pes;
@@ -245,7 +238,7 @@ TEST_F_TIMEOUT(dev, node_vectors, 600)
 	snprintf(path, sizeof(path), "%s/vectors", self->dir);
 	d = opendir(path);
 	ASSERT_NE(NULL, d)
-		TH_LOG("%s: %s: the host suite onnx-sweep keeps the vectors there (scripts/check.sh runs it first)",
+		TH_LOG("%s: %s: the host suite onnx-sweep keeps the vectors there",
 		       path, strerror(errno));
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')

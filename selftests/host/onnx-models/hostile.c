@@ -17,8 +17,9 @@
  *   that contains one of WORDS, and OUT must not exist after a failure.
  *
  * Then every vector of libonnx-testdata and our MNIST in both ONNX forms
- * (mnist-qop.onnx, mnist-qdq.onnx, made by run-hostile.sh) are cut at a few lengths and fed to onnx_import(), which must not crash
- * and must fail with -EINVAL when protobuf-c itself cannot parse the cut.
+ * (mnist-qop.onnx, mnist-qdq.onnx, made by run-hostile.sh) are cut at a
+ * few lengths and fed to onnx_import(), which must not crash and must
+ * fail with -EINVAL when protobuf-c itself cannot parse the cut.
  *
  * Locking: single-threaded. Lifetime: each case's buffers are freed at its
  * end.
@@ -164,13 +165,6 @@ static int lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
-}
-
-/* the tests run in forked children that end with _exit(): no stdio
- * buffer may hold their "#" lines then */
-__attribute__((constructor)) static void line_buffered(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
 FIXTURE(hostile) {

@@ -14,6 +14,17 @@
 
 #define MAX_FILE	(1u << 30)
 
+/*
+ * The kselftest harness runs each test in a forked child that ends with
+ * _exit(): stdout must be line-buffered, or the "#" lines a test prints
+ * are lost with the child's stdio buffer. Every program linking this file
+ * is a test.
+ */
+__attribute__((constructor)) static void line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -36,15 +47,17 @@ int ov_slurp(const char *path, uint8_t **buf, size_t *len)
 
 	if (!f)
 		return -errno;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
+	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n < 0 || fseek(f, 0, SEEK_SET)) {
 		ret = errno ? -errno : -EIO;
 	} else if ((unsigned long)n > MAX_FILE) {
 		ret = -EFBIG;
-	} else if (!(b = malloc(n ? n : 1))) {
-		ret = -ENOMEM;
-	} else if (fread(b, 1, n, f) != (size_t)n) {
-		ret = -EIO;
+	} else {
+		b = malloc(n ? n : 1);
+		if (!b)
+			ret = -ENOMEM;
+		else if (fread(b, 1, n, f) != (size_t)n)
+			ret = -EIO;
 	}
 	fclose(f);
 	if (ret) {
@@ -227,13 +240,15 @@ int ov_graph_io(const void *buf, size_t len, struct ov_graph *g)
 			continue;
 		g->in_tensor[g->n_in] = v->type && v->type->value_case ==
 					ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-		if (!(g->in[g->n_in++] = strdup(n)))
+		g->in[g->n_in] = strdup(n);
+		if (!g->in[g->n_in++])
 			goto out;
 	}
 	for (i = 0; i < gp->n_output; i++) {
 		const char *n = gp->output[i]->name ? gp->output[i]->name : "";
 
-		if (!(g->out[g->n_out++] = strdup(n)))
+		g->out[g->n_out] = strdup(n);
+		if (!g->out[g->n_out++])
 			goto out;
 	}
 	ret = 0;

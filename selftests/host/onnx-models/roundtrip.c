@@ -224,9 +224,9 @@ static void roundtrip(struct __test_metadata *_metadata, const char *net,
 		lsb = spec_lsb(_metadata, onnx_path, path, out);
 		EXPECT_LE(0, lsb);
 		EXPECT_GE(max_lsb, lsb)
-			TH_LOG("%s %s, input %u: the ONNX file by its specification is %d steps from the NPU's output (at most %d)",
+			TH_LOG("%s %s, input %u: by the ONNX specification %d steps from the NPU (at most %d)",
 			       net, form, k, lsb, max_lsb);
-		printf("# %s %s, input %u: by the ONNX specification (numpy) at most %d output steps from the NPU\n",
+		printf("# %s %s, input %u: by the ONNX specification at most %d steps from the NPU\n",
 		       net, form, k, lsb);
 		for (i = 0; i < go->count; i++)
 			if (yg[0][i] != yi[0][i] && !diff++)
@@ -248,13 +248,6 @@ static void roundtrip(struct __test_metadata *_metadata, const char *net,
 	free(lib);
 	npu_model_free(gen);
 	npu_model_free(imp);
-}
-
-/* the tests run in forked children that end with _exit(): no stdio
- * buffer may hold their "#" lines then */
-__attribute__((constructor)) static void line_buffered(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
 FIXTURE(rt) {

@@ -97,7 +97,8 @@ static void split_reason(const char *msg, char *op, size_t oplen, char *key,
 	size_t n = 0;
 
 	snprintf(op, oplen, "?");
-	if (p && (q = strstr(p, "): "))) {
+	q = p ? strstr(p, "): ") : NULL;
+	if (q) {
 		snprintf(op, oplen, "%.*s", (int)(q - p - 3), p + 3);
 		why = q + 3;
 	}
@@ -126,10 +127,10 @@ static void split_reason(const char *msg, char *op, size_t oplen, char *key,
 			}
 			if (!type)
 				key[n++] = 'N';
-		} else if (*p == '\'' && (q = strchr(p + 1, '\''))) {
+		} else if (*p == '\'' && strchr(p + 1, '\'')) {
 			memcpy(key + n, "'*'", 3);
 			n += 3;
-			p = q;
+			p = strchr(p + 1, '\'');
 		} else {
 			key[n++] = *p;
 		}
@@ -367,13 +368,6 @@ static void add_op(char *ops, size_t len, const char *op)
 	if (strstr(ops, needle) || n + strlen(needle) + 1 >= len)
 		return;
 	snprintf(ops + n, len - n, "%s", needle);
-}
-
-/* the tests run in forked children that end with _exit(): no stdio
- * buffer may hold their "#" lines then */
-__attribute__((constructor)) static void line_buffered(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
 FIXTURE(sweep) {
