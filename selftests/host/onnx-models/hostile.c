@@ -71,42 +71,15 @@ static bool status_ok(int st, const char *statuses)
 	return false;
 }
 
-/* run the CLI; its exit status (128 + N for signal N), stderr into @err */
+/* run the CLI with up to 3 arguments; as ov_exec() */
 static int cli(const char *a1, const char *a2, const char *a3, char *err,
 	       size_t errlen)
 {
 	char path[4096];
-	int pfd[2], st;
-	ssize_t n;
-	size_t got = 0;
-	pid_t pid;
+	const char *argv[] = { path, a1, a2, a3, NULL };
 
 	snprintf(path, sizeof(path), "%s/bin/npu-onnx", build_dir());
-	if (pipe(pfd))
-		return -2;
-	pid = fork();
-	if (pid < 0)
-		return -2;
-	if (!pid) {
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execl(path, path, a1, a2, a3, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while (got + 1 < errlen &&
-	       (n = read(pfd[0], err + got, errlen - 1 - got)) > 0)
-		got += n;
-	err[got] = '\0';
-	close(pfd[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		return -2;
-	/* killed: 128 + the signal, as a shell says it */
-	return WIFEXITED(st) ? WEXITSTATUS(st) :
-	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+	return ov_exec(argv, err, errlen);
 }
 
 /*

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "npu/npu_model_file.h"
@@ -555,6 +556,47 @@ out:
 	if (ret)
 		ov_bufs_free(out, no);
 	return ret;
+}
+
+int ov_exec(const char *const *argv, char *err, size_t errlen)
+{
+	int pfd[2], st;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (got + 1 < errlen &&
+	       (n = read(pfd[0], err + got, errlen - 1 - got)) > 0)
+		got += n;
+	if (errlen)
+		err[got] = '\0';
+	/* the rest of a long message, so that the child never blocks */
+	while (read(pfd[0], &st, sizeof(st)) > 0)
+		;
+	close(pfd[0]);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) :
+	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
 
 void ov_prng_u8(uint8_t *x, size_t n, uint64_t seed)

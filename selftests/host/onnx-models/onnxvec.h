@@ -149,6 +149,14 @@ void ov_bufs_free(uint8_t **b, unsigned int n);
 int ov_ref_run(const struct npu_model *m, uint8_t *const *in, uint8_t **out,
 	       char *err, size_t errlen);
 
+/*
+ * Run @argv[0] with @argv (NULL-terminated), stdout to /dev/null, stderr
+ * into @err (NUL-terminated, cut to @errlen). Returns its exit status,
+ * 128 + N when signal N killed it (as a shell says it), -1 when it could
+ * not be run.
+ */
+int ov_exec(const char *const *argv, char *err, size_t errlen);
+
 /* @n PRNG bytes (xorshift64) of input @seed: the round trip's inputs */
 void ov_prng_u8(uint8_t *x, size_t n, uint64_t seed);
 

@@ -12,7 +12,8 @@
  *   supported  onnx_import() returned 0; the model file must load
  *              (npu_model_load_mem()) and, run on the host reference
  *              (lib/npuref) with the vector's inputs, give its output_K.pb
- *              bit for bit;
+ *              bit for bit; the CLI, npu-onnx --bind NAME=input_K.pb ...,
+ *              must write the same bytes;
  *   refused    -EOPNOTSUPP or -E2BIG: grouped by the reason of the
  *              importer's message "node 'N' (Op): why";
  *   malformed  -EINVAL.
@@ -49,6 +50,7 @@
 #define DATA_DIR	"/usr/share/libonnx-testdata/data/node"
 #define MAX_VEC		4096
 #define MAX_REASONS	256
+#define MAX_BINDS	32	/* graph inputs bound, the first ones */
 
 enum verdict { V_SUPPORTED, V_REFUSED, V_MALFORMED, V_ERROR };
 
@@ -249,15 +251,68 @@ static bool verify(struct vec *v, const char *data, const char *out,
 	return !ret;
 }
 
+/*
+ * The CLI with the same values bound (--bind NAME=FILE.pb) must write the
+ * library's bytes. Returns false (why in v->msg) otherwise.
+ */
+static bool cli_same(struct vec *v, const char *data, const char *out,
+		     const char *mname, const struct ov_graph *g,
+		     const bool *bound, const uint8_t *file, size_t size)
+{
+	char bin[4096], model[4096], dst[4096], err[512];
+	char binds[MAX_BINDS][4200];
+	const char *argv[8 + 2 * MAX_BINDS];
+	unsigned int k, a = 0, nb = 0;
+	uint8_t *cli = NULL;
+	size_t len = 0;
+	int st;
+
+	snprintf(bin, sizeof(bin), "%s/bin/npu-onnx",
+		 env_or("NPU_BUILD", BUILD_DIR));
+	snprintf(model, sizeof(model), "%s/%s/model.onnx", data, v->name);
+	snprintf(dst, sizeof(dst), "%s/vectors/%s/cli.nmdl", out, v->name);
+	argv[a++] = bin;
+	argv[a++] = "-o";
+	argv[a++] = dst;
+	argv[a++] = "--name";
+	argv[a++] = mname;
+	for (k = 0; k < g->n_in && k < MAX_BINDS; k++) {
+		if (!bound[k])
+			continue;
+		snprintf(binds[nb], sizeof(binds[nb]),
+			 "%s=%s/%s/test_data_set_0/input_%u.pb", g->in[k], data,
+			 v->name, k);
+		argv[a++] = "--bind";
+		argv[a++] = binds[nb++];
+	}
+	argv[a++] = model;
+	argv[a] = NULL;
+	st = ov_exec(argv, err, sizeof(err));
+	if (st || ov_slurp(dst, &cli, &len)) {
+		snprintf(v->msg, sizeof(v->msg), "npu-onnx --bind: status %d: %s",
+			 st, err);
+		return false;
+	}
+	unlink(dst);
+	st = len == size && !memcmp(cli, file, size);
+	free(cli);
+	if (!st)
+		snprintf(v->msg, sizeof(v->msg),
+			 "npu-onnx --bind wrote %zu bytes, other than onnx_import()'s %zu",
+			 len, size);
+	return st;
+}
+
 static void sweep_one(struct vec *v, const char *data, const char *out)
 {
-	struct onnx_bind binds[OV_MAX_DIMS * 4];
-	uint8_t *pb[OV_MAX_DIMS * 4] = { NULL };
+	struct onnx_bind binds[MAX_BINDS];
+	uint8_t *pb[MAX_BINDS] = { NULL };
 	struct onnx_import_opts o = { 0 };
 	char path[4096], mname[32];
 	uint8_t *onnx = NULL, *file = NULL;
 	size_t onnx_len, size, len;
 	struct ov_graph g = { 0 };
+	bool bound[MAX_BINDS] = { false };
 	unsigned int k, nb = 0;
 	int ret;
 
@@ -273,13 +328,14 @@ static void sweep_one(struct vec *v, const char *data, const char *out)
 	 * optional's input_K.pb is no TensorProto
 	 */
 	if (!ov_graph_io(onnx, onnx_len, &g)) {
-		for (k = 0; k < g.n_in && nb < sizeof(binds) / sizeof(binds[0]); k++) {
+		for (k = 0; k < g.n_in && k < MAX_BINDS; k++) {
 			if (!g.in_tensor[k])
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/test_data_set_0/input_%u.pb",
 				 data, v->name, k);
 			if (ov_slurp(path, &pb[nb], &len))
 				continue;
+			bound[k] = true;
 			binds[nb].name = g.in[k];
 			binds[nb].pb = pb[nb];
 			binds[nb].len = len;
@@ -296,7 +352,8 @@ static void sweep_one(struct vec *v, const char *data, const char *out)
 	switch (ret) {
 	case 0:
 		v->v = V_SUPPORTED;
-		v->bad = !verify(v, data, out, onnx, onnx_len, file, size);
+		v->bad = !verify(v, data, out, onnx, onnx_len, file, size) ||
+			 !cli_same(v, data, out, mname, &g, bound, file, size);
 		free(file);
 		break;
 	case -EOPNOTSUPP:
