@@ -726,22 +726,93 @@ static void finish_type(struct ox_ctx *x, const struct qout *q)
 		snprintf(l->type + n, sizeof(l->type) - n, "%s", q->fused);
 }
 
+/* what CONV2D, DWCONV2D and FC have in common, for emit_weighted() */
+struct wop {
+	uint16_t opcode;
+	int din, tin;			/* data input: device value, tensor */
+	const struct qw *w, *b;		/* as the node gives them */
+	const uint8_t *wt;		/* weights in the device's order */
+	int wndim;
+	const uint32_t *wdims;
+	size_t wbytes;
+	int32_t zw;
+	const int32_t *bq;		/* bias, cout values, or NULL */
+	const float *sw;		/* weight scales, cout values */
+	uint32_t cout;
+	float sx;
+	int ondim;
+	const uint32_t *odims;		/* ONNX dims of the output */
+	bool nhwc;
+};
+
+/*
+ * The constants (weights, bias, requantization table), the output, the
+ * operator and its layer. Returns the output device value and the
+ * operator in *@opp, or -1.
+ */
+static int emit_weighted(struct ox_ctx *x, int node, const struct wop *p,
+			 const struct qout *q, struct npu_prog_op **opp)
+{
+	struct npu_layer_desc *l;
+	struct npu_prog_op *op;
+	int tw, tb = NPU_PROG_NONE, trq, o, t;
+
+	tw = ox_const_tensor(x, p->w->q->elem == OT_INT8 ? NPU_DT_I8 : NPU_DT_U8,
+			     p->wndim, p->wdims, p->wt, p->wbytes);
+	if (tw < 0)
+		return -1;
+	x->t[tw].zero_point = p->zw;
+	if (p->bq) {
+		tb = ox_const_tensor(x, NPU_DT_I32, 1, &p->cout, p->bq,
+				     4ull * p->cout);
+		if (tb < 0)
+			return -1;
+	}
+	trq = rq_table(x, node, p->sw, p->w->s->count == 1 ? 1 : p->cout,
+		       p->sx, q->s);
+	if (trq < 0)
+		return -1;
+	o = new_out(x, p->ondim, p->odims, q->z, p->nhwc, &t);
+	if (o < 0)
+		return -1;
+	op = ox_new_op(x, p->opcode, t);
+	if (!op)
+		return -1;
+	op->in[0] = (uint16_t)p->tin;
+	op->in[1] = (uint16_t)tw;
+	op->in[2] = (uint16_t)tb;
+	op->rq = (uint16_t)trq;
+	op->act_min = q->amin;
+	op->act_max = q->amax;
+	ox_use(x, p->tin);
+	finish_type(x, q);
+	l = layer(x, &p->din, 1, o);
+	lshape_c(&l->in[1], p->w->q);
+	l->n_in = 2;
+	if (p->b) {
+		lshape_c(&l->in[2], p->b->q);
+		l->in[2].dtype = NPU_LAYER_DT_I32;
+		l->n_in = 3;
+	}
+	*opp = op;
+	return o;
+}
+
 /* Conv / QLinearConv; returns the output device value */
 static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 		      float sx, const struct qw *w, const struct qw *b,
 		      const struct qout *q)
 {
 	const struct ox_dev *xd = &x->dv[xv->dev];
-	uint32_t N, C, H, W, M, KH, KW, wd[4], od[4], bd[1];
+	uint32_t N, C, H, W, M, KH, KW, wd[4], od[4];
 	int64_t group;
 	float *sw;
 	int32_t zw, *bq;
 	uint8_t *wt;
 	struct win win;
 	struct npu_prog_op *op;
-	struct npu_layer_desc *l;
 	bool dw;
-	int din, tin, tw, tb = NPU_PROG_NONE, trq, o, t;
+	int din, tin, o;
 	uint64_t i, nw;
 	uint32_t m, c, kh, kw;
 	static const char *const known[] = { "auto_pad", "dilations", "group",
@@ -815,47 +886,18 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 	wd[1] = KH;
 	wd[2] = KW;
 	wd[3] = dw ? M : C;
-	tw = ox_const_tensor(x, w->q->elem == OT_INT8 ? NPU_DT_I8 : NPU_DT_U8,
-			     4, wd, wt, nw);
-	if (tw < 0)
-		return -1;
-	x->t[tw].zero_point = zw;
-	if (bq) {
-		bd[0] = M;
-		tb = ox_const_tensor(x, NPU_DT_I32, 1, bd, bq, 4ull * M);
-		if (tb < 0)
-			return -1;
-	}
-	trq = rq_table(x, node, sw, w->s->count == 1 ? 1 : M, sx, q->s);
-	if (trq < 0)
-		return -1;
 	od[0] = N;
 	od[1] = M;
 	od[2] = win.oh;
 	od[3] = win.ow;
-	o = new_out(x, 4, od, q->z, true, &t);
-	if (o < 0)
-		return -1;
-	op = ox_new_op(x, dw ? NPU_OP_DWCONV2D : NPU_OP_CONV2D, t);
-	if (!op)
-		return -1;
-	op->in[0] = (uint16_t)tin;
-	op->in[1] = (uint16_t)tw;
-	op->in[2] = (uint16_t)tb;
-	op->rq = (uint16_t)trq;
-	op->act_min = q->amin;
-	op->act_max = q->amax;
-	set_win(op, &win, false);
-	ox_use(x, tin);
-	finish_type(x, q);
-	l = layer(x, &xv->dev, 1, o);
-	lshape_c(&l->in[1], w->q);
-	l->n_in = 2;
-	if (b) {
-		lshape_c(&l->in[2], b->q);
-		l->in[2].dtype = NPU_LAYER_DT_I32;
-		l->n_in = 3;
-	}
+	o = emit_weighted(x, node, &(struct wop){
+		.opcode = dw ? NPU_OP_DWCONV2D : NPU_OP_CONV2D,
+		.din = xv->dev, .tin = tin, .w = w, .b = b, .wt = wt,
+		.wndim = 4, .wdims = wd, .wbytes = nw, .zw = zw, .bq = bq,
+		.sw = sw, .cout = M, .sx = sx, .ondim = 4, .odims = od,
+		.nhwc = true }, q, &op);
+	if (o >= 0)
+		set_win(op, &win, false);
 	return o;
 }
 
@@ -865,13 +907,12 @@ static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 		    const struct qw *b, const struct qout *q)
 {
 	const struct ox_dev *ad = &x->dv[av->dev];
-	uint32_t M, K, N, wd[2], od[2], bd[1], n, k;
+	uint32_t M, K, N, wd[2], od[2], n, k;
 	float *sw;
 	int32_t zw, *bq;
 	uint8_t *wt;
 	struct npu_prog_op *op;
-	struct npu_layer_desc *l;
-	int tin, tw, tb = NPU_PROG_NONE, trq, o, t;
+	int tin;
 
 	if (ad->ndim != 2)
 		return ox_refuse(x, node, "input A of %d dims (2 supported)",
@@ -904,45 +945,13 @@ static int lower_fc(struct ox_ctx *x, int node, const struct ox_val *av,
 				transb ? (uint64_t)n * K + k : (uint64_t)k * N + n);
 	wd[0] = N;
 	wd[1] = K;
-	tw = ox_const_tensor(x, w->q->elem == OT_INT8 ? NPU_DT_I8 : NPU_DT_U8,
-			     2, wd, wt, (size_t)N * K);
-	if (tw < 0)
-		return -1;
-	x->t[tw].zero_point = zw;
-	if (bq) {
-		bd[0] = N;
-		tb = ox_const_tensor(x, NPU_DT_I32, 1, bd, bq, 4ull * N);
-		if (tb < 0)
-			return -1;
-	}
-	trq = rq_table(x, node, sw, w->s->count == 1 ? 1 : N, sa, q->s);
-	if (trq < 0)
-		return -1;
 	od[0] = M;
 	od[1] = N;
-	o = new_out(x, 2, od, q->z, false, &t);
-	if (o < 0)
-		return -1;
-	op = ox_new_op(x, NPU_OP_FC, t);
-	if (!op)
-		return -1;
-	op->in[0] = (uint16_t)tin;
-	op->in[1] = (uint16_t)tw;
-	op->in[2] = (uint16_t)tb;
-	op->rq = (uint16_t)trq;
-	op->act_min = q->amin;
-	op->act_max = q->amax;
-	ox_use(x, tin);
-	finish_type(x, q);
-	l = layer(x, &av->dev, 1, o);
-	lshape_c(&l->in[1], w->q);
-	l->n_in = 2;
-	if (b) {
-		lshape_c(&l->in[2], b->q);
-		l->in[2].dtype = NPU_LAYER_DT_I32;
-		l->n_in = 3;
-	}
-	return o;
+	return emit_weighted(x, node, &(struct wop){
+		.opcode = NPU_OP_FC, .din = av->dev, .tin = tin, .w = w, .b = b,
+		.wt = wt, .wndim = 2, .wdims = wd, .wbytes = (size_t)N * K,
+		.zw = zw, .bq = bq, .sw = sw, .cout = N, .sx = sa, .ondim = 2,
+		.odims = od, .nhwc = false }, q, &op);
 }
 
 /* Add of two activations, TFLite's way (program.rst, ADD) */
