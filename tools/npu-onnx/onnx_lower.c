@@ -45,8 +45,12 @@ static bool is(struct ox_ctx *x, int node, const char *type)
 static int new_dev(struct ox_ctx *x, int ndim, const uint32_t *dims,
 		   int32_t zp)
 {
+	uint32_t copy[4];
 	struct ox_dev *d;
 
+	/* @dims may be another device value's, which realloc() moves */
+	memcpy(copy, dims, (size_t)ndim * sizeof(*dims));
+	dims = copy;
 	if (x->ndv == x->dvcap) {
 		unsigned int cap = x->dvcap ? 2 * x->dvcap : 64;
 
@@ -1750,6 +1754,31 @@ static int lower_squeeze(struct ox_ctx *x, int node, bool un)
 	return reshape_to(x, node, v, od, dims);
 }
 
+/*
+ * A data movement operator from @v to a new value of @nd dims @dims (ONNX
+ * order) in the form @v has (NHWC when it has both), set as the node's
+ * output. The caller fills op->u; *@nhwc says which form it is.
+ */
+static struct npu_prog_op *dm_op(struct ox_ctx *x, int node,
+				 const struct ox_val *v, uint16_t opcode,
+				 int nd, const uint32_t *dims, bool *nhwc)
+{
+	struct npu_prog_op *op;
+	int tin, o, t;
+
+	*nhwc = nd == 4 && x->dv[v->dev].t_nhwc >= 0;
+	tin = *nhwc ? x->dv[v->dev].t_nhwc : get_plain(x, v->dev);
+	if (tin < 0)
+		return NULL;
+	o = new_out(x, nd, dims, x->dv[v->dev].zp, *nhwc, &t);
+	if (o < 0)
+		return NULL;
+	op = move_op(x, opcode, v->dev, tin, o, t);
+	if (op)
+		set_act(x, node, v->kind, o, v->scale, v->zp);
+	return op;
+}
+
 static int lower_transpose(struct ox_ctx *x, int node)
 {
 	struct ox_val *v = dm_in(x, node, 0);
@@ -1760,7 +1789,7 @@ static int lower_transpose(struct ox_ctx *x, int node)
 	uint32_t dims[4];
 	bool seen[4] = { false }, nhwc;
 	struct npu_prog_op *op;
-	int nd, tin, o, t;
+	int nd;
 
 	if (!v || ox_attrs_only(x, node, attrs) ||
 	    ox_attr_ints(x, node, "perm", p, 8, &np))
@@ -1780,19 +1809,11 @@ static int lower_transpose(struct ox_ctx *x, int node)
 		seen[p[i]] = true;
 		dims[i] = d->dims[p[i]];
 	}
-	nhwc = nd == 4 && d->t_nhwc >= 0;
-	tin = nhwc ? d->t_nhwc : get_plain(x, v->dev);
-	if (tin < 0)
-		return x->err;
-	o = new_out(x, nd, dims, d->zp, nhwc, &t);
-	if (o < 0)
-		return x->err;
-	op = move_op(x, NPU_OP_TRANSPOSE, v->dev, tin, o, t);
+	op = dm_op(x, node, v, NPU_OP_TRANSPOSE, nd, dims, &nhwc);
 	if (!op)
 		return x->err;
 	for (i = 0; i < np; i++)
 		op->u.transpose.perm[i] = (uint8_t)(nhwc ? B4[p[A4[i]]] : p[i]);
-	set_act(x, node, v->kind, o, v->scale, v->zp);
 	return x->err;
 }
 
@@ -1835,7 +1856,7 @@ static int lower_slice(struct ox_ctx *x, int node)
 	uint32_t begin[4] = { 0 }, dims[4];
 	const struct ox_dev *d;
 	struct npu_prog_op *op;
-	int nd, tin, o, t;
+	int nd;
 
 	if (!v || ox_attrs_only(x, node, attrs) ||
 	    ints_of(x, node, "starts", 1, st, 4, &ns, &ps) ||
@@ -1871,19 +1892,11 @@ static int lower_slice(struct ox_ctx *x, int node)
 		begin[a] = (uint32_t)s;
 		dims[a] = (uint32_t)(e - s);
 	}
-	nhwc = nd == 4 && d->t_nhwc >= 0;
-	tin = nhwc ? d->t_nhwc : get_plain(x, v->dev);
-	if (tin < 0)
-		return x->err;
-	o = new_out(x, nd, dims, d->zp, nhwc, &t);
-	if (o < 0)
-		return x->err;
-	op = move_op(x, NPU_OP_SLICE, v->dev, tin, o, t);
+	op = dm_op(x, node, v, NPU_OP_SLICE, nd, dims, &nhwc);
 	if (!op)
 		return x->err;
 	for (i = 0; i < (unsigned int)nd; i++)
 		op->u.slice.begin[i] = nhwc ? begin[A4[i]] : begin[i];
-	set_act(x, node, v->kind, o, v->scale, v->zp);
 	return x->err;
 }
 
@@ -1900,7 +1913,7 @@ static int lower_pad(struct ox_ctx *x, int node)
 	const struct ox_const *c;
 	struct npu_prog_op *op;
 	uint32_t dims[4];
-	int nd, tin, o, t;
+	int nd;
 	float f;
 
 	if (!v || ox_attrs_only(x, node, attrs) ||
@@ -1939,15 +1952,7 @@ static int lower_pad(struct ox_ctx *x, int node)
 					 (long long)p[i]);
 	for (i = 0; i < (unsigned int)nd; i++)
 		dims[i] = d->dims[i] + (uint32_t)(p[i] + p[nd + i]);
-	/* 4-D: in the form the input has, NHWC when it has both */
-	nhwc = nd == 4 && d->t_nhwc >= 0;
-	tin = nhwc ? d->t_nhwc : get_plain(x, v->dev);
-	if (tin < 0)
-		return x->err;
-	o = new_out(x, nd, dims, d->zp, nhwc, &t);
-	if (o < 0)
-		return x->err;
-	op = move_op(x, NPU_OP_PAD, v->dev, tin, o, t);
+	op = dm_op(x, node, v, NPU_OP_PAD, nd, dims, &nhwc);
 	if (!op)
 		return x->err;
 	for (i = 0; i < (unsigned int)nd; i++) {
@@ -1956,7 +1961,6 @@ static int lower_pad(struct ox_ctx *x, int node)
 		op->u.pad.before[i] = (uint16_t)p[e];
 		op->u.pad.after[i] = (uint16_t)p[nd + e];
 	}
-	set_act(x, node, v->kind, o, v->scale, v->zp);
 	return x->err;
 }
 

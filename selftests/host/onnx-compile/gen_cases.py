@@ -430,6 +430,40 @@ def qdq_float_weights():
 qdq_float_weights()
 
 
+def qdq_add_chain(n=70):
+    """70 Adds: more device values than the importer's first allocation"""
+    sx, zx = 0.01, 128
+    x = u8((1, 8))
+    nodes, inits = join(q_in("x", sx, zx, [1, 8]))
+    inits += [tensor("s", np.float32(sx)), tensor("z", np.uint8(zx))]
+    prev = "x_q"
+    for i in range(n):
+        nodes += [helper.make_node("DequantizeLinear", [prev, "s", "z"], ["a%d" % i],
+                                   name="dqa%d" % i),
+                  helper.make_node("DequantizeLinear", ["x_q", "s", "z"], ["b%d" % i],
+                                   name="dqb%d" % i),
+                  helper.make_node("Add", ["a%d" % i, "b%d" % i], ["y%d" % i],
+                                   name="add%d" % i),
+                  helper.make_node("QuantizeLinear", ["y%d" % i, "s", "z"], ["v%d" % i],
+                                   name="q%d" % i)]
+        prev = "v%d" % i
+    nodes.append(helper.make_node("DequantizeLinear", [prev, "s", "z"], ["out"], name="dq_out"))
+    save("qdq_add_chain", nodes, [vi("x", TensorProto.FLOAT, [1, 8])],
+         [vi("out", TensorProto.FLOAT, None)], inits)
+    s64 = np.float64(np.float32(sx))
+    r = quantize_multiplier(s64 / (2 * s64))
+    r2 = quantize_multiplier(2 * s64 / ((1 << 20) * s64))
+    f = np.vectorize(lambda a, b: requant(
+        requant((int(a) - zx) << 20, *r) + requant((int(b) - zx) << 20, *r), *r2))
+    v = x
+    for _ in range(n):
+        v = out_u8(zx, f(v, x))
+    ok("qdq_add_chain", [x], [v])
+
+
+qdq_add_chain()
+
+
 def qdq_residual():
     """conv a -> conv b -> Add(a, b): a lives across conv b (slot plan)"""
     sx, zx, sa, za, sb, zb, sy, zy = 0.02, 128, 0.03, 10, 0.04, 120, 0.05, 60
