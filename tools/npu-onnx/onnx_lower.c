@@ -1067,8 +1067,8 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 		if (trq < 0)
 			return -1;
 	}
-	od[0] = xd->dims[0];
-	od[1] = xd->dims[1];
+	od[0] = x->dv[xv->dev].dims[0];	/* xd may have moved (pad_first) */
+	od[1] = x->dv[xv->dev].dims[1];
 	od[2] = win.oh;
 	od[3] = win.ow;
 	o = new_out(x, 4, od, q->z, true, &t);
