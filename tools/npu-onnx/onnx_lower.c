@@ -45,22 +45,25 @@ static bool is(struct ox_ctx *x, int node, const char *type)
 static int new_dev(struct ox_ctx *x, int ndim, const uint32_t *dims,
 		   int32_t zp)
 {
-	uint32_t copy[4];
 	struct ox_dev *d;
 
-	/* @dims may be another device value's, which realloc() moves */
-	memcpy(copy, dims, (size_t)ndim * sizeof(*dims));
-	dims = copy;
-	if (x->ndv == x->dvcap) {
-		unsigned int cap = x->dvcap ? 2 * x->dvcap : 64;
-
-		d = realloc(x->dv, cap * sizeof(*d));
-		if (!d) {
+	/*
+	 * Every device value but a model input has a tensor written by an
+	 * operator, so there are at most as many as tensors, plus the
+	 * inputs: the array is allocated once and never moves, and pointers
+	 * into it stay valid.
+	 */
+	if (!x->dv) {
+		x->dvcap = NPU_PROG_MAX_TENSORS + NPU_MODEL_MAX_IO;
+		x->dv = calloc(x->dvcap, sizeof(*x->dv));
+		if (!x->dv) {
 			ox_fail(x, -ENOMEM, "out of memory");
 			return -1;
 		}
-		x->dv = d;
-		x->dvcap = cap;
+	}
+	if (x->ndv == x->dvcap) {
+		ox_fail(x, -E2BIG, "more than %u device values", x->dvcap);
+		return -1;
 	}
 	d = &x->dv[x->ndv];
 	memset(d, 0, sizeof(*d));
