@@ -386,17 +386,9 @@ int ox_emit(struct ox_ctx *x, const char *name, uint8_t **filep,
 	h.prog_slot_offset = (uint32_t)ALIGN(x->csize, 64);
 	layers_off = ALIGN(h.const_off + x->csize, 8);
 	h.file_size = layers_off + layers_size;
-#ifdef NPU_MODEL_F_LAYERS
-	h.flags |= NPU_MODEL_F_LAYERS;
+	h.flags = NPU_MODEL_F_LAYERS;
 	h.layers_off = (uint32_t)layers_off;
 	h.layers_size = (uint32_t)layers_size;
-#else
-	/*
-	 * TODO: the header fields of the layer table (engineer A's
-	 * NPU_MODEL_F_LAYERS, layers_off, layers_size) have not landed: the
-	 * table is written at layers_off but not referenced.
-	 */
-#endif
 	slots[0].size = ALIGN(h.prog_slot_offset + prog_size, 64);
 	if (h.file_size > NPU_MODEL_MAX_FILE || layers_off > UINT32_MAX) {
 		free(layers);

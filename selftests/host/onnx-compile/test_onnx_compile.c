@@ -68,17 +68,17 @@ static uint8_t *slurp(const char *dir, const char *name, const char *ext,
 /* the layer table of file image @f, or NULL */
 static const struct npu_layers_hdr *layers_of(const uint8_t *f, size_t size)
 {
-#ifdef NPU_MODEL_F_LAYERS
 	const struct npu_model_file_hdr *h = (const void *)f;
 
 	if (size < sizeof(*h) || !(h->flags & NPU_MODEL_F_LAYERS))
 		return NULL;
 	return (const void *)(f + h->layers_off);
-#else
-	(void)f;
-	(void)size;
-	return NULL;
-#endif
+}
+
+/* layers of a table, 0 for none */
+static uint32_t table_layers(const void *t)
+{
+	return t ? ((const struct npu_layers_hdr *)t)->n_layers : 0;
 }
 
 struct run {
@@ -324,6 +324,8 @@ TEST(onnx_compile)
 		size_t len, size = 0;
 		struct npu_model *m = NULL;
 		bool ok = !strncmp(line, "ok ", 3);
+		const void *table = NULL;
+		size_t tsize = 0;
 		char text[400] = "";
 
 		if (!ok && strncmp(line, "err ", 4))
@@ -342,6 +344,9 @@ TEST(onnx_compile)
 				snprintf(why, sizeof(why), "onnx_import: %d %s", rc, msg);
 			else if (npu_model_load_mem(file, size, &m, msg, sizeof(msg)))
 				snprintf(why, sizeof(why), "load: %s", msg);
+			else if (npu_model_layers(m, &table, &tsize) ||
+				 table_layers(table) != table_layers(layers_of(file, size)))
+				snprintf(why, sizeof(why), "no layer table");
 			else if (!check_meta(cases, name, file, size, m, why,
 					     sizeof(why)))
 				run_model(CASES_DIR, name, m, why, sizeof(why));
