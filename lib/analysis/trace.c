@@ -52,6 +52,11 @@ struct npuprof_trace {
 	uint32_t run_count;		/* records still announced */
 	uint32_t run_dev;
 	uint64_t run_off;		/* file offset of the next record */
+	/* the SPANS item being walked (npf_spans_next()) */
+	const struct npf_span_c *sp_next;
+	uint32_t sp_left;		/* spans still to give */
+	uint64_t sp_off;		/* file offset of the next span */
+	struct npuprof_span_rec sp_rec;	/* the last span given */
 	uint32_t ndev;
 	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
 	uint32_t piece[NPF_TRACE_MAX_DEVS];	/* npf_clock_map_cached()'s */
@@ -778,6 +783,66 @@ static void npf_item_event(struct npuprof_trace *t, struct npuprof_event *ev,
 }
 
 /*
+ * Start walking the spans of SPANS item @it at file offset @off: 0, or
+ * -EBADMSG when its count does not match its size.
+ */
+static int npf_spans_start(struct npuprof_trace *t, const struct npf_item *it,
+			   uint64_t off)
+{
+	const struct npf_item_spans *h = (const void *)(it + 1);
+	uint32_t blen = it->size - sizeof(*it);
+
+	t->run_off = off;
+	if (blen < sizeof(*h))
+		return npf_run_bad(t, "SPANS item too short");
+	if (h->count > (blen - sizeof(*h)) / sizeof(struct npf_span_c))
+		return npf_run_bad(t, "SPANS item holds fewer spans than its count");
+	if (h->clock != NPF_SPANS_CLOCK_MONOTONIC)
+		return npf_run_bad(t, "SPANS item of an unknown clock");
+	memset(&t->sp_rec, 0, sizeof(t->sp_rec));
+	t->sp_rec.pid = h->pid;
+	t->sp_rec.tid = h->tid;
+	t->sp_rec.start_ns = h->time;
+	t->sp_rec.span_id = h->span_id;
+	t->sp_rec.trace_id[0] = h->trace_hi;
+	t->sp_next = (const void *)(h + 1);
+	t->sp_left = h->count;
+	t->sp_off = off + sizeof(*it) + sizeof(*h);
+	return 0;
+}
+
+/* The next span of the SPANS item being walked, as a SPAN event. */
+static void npf_spans_next(struct npuprof_trace *t, struct npuprof_event *ev,
+			   bool whole)
+{
+	const struct npf_span_c *c = t->sp_next++;
+	struct npuprof_span_rec *r = &t->sp_rec;
+
+	if (whole)
+		memset(ev, 0, sizeof(*ev));
+	else
+		npf_trace_clear(ev);
+	r->start_ns += (uint64_t)(int64_t)c->start_delta;
+	r->end_ns = r->start_ns + c->dur;
+	r->span_id += (uint64_t)(int64_t)c->id_delta;
+	r->parent_id = c->parent_back ? r->span_id - c->parent_back : 0;
+	r->trace_id[1] = r->span_id - c->trace_back;
+	r->kind = c->kind;
+	r->flags = c->flags;
+	r->name_id = c->name_id;
+	t->sp_left--;
+	ev->type = NPUPROF_EV_SPAN;
+	ev->offset = t->sp_off;
+	t->sp_off += sizeof(*c);
+	ev->dev = 0;
+	ev->rec = NULL;
+	ev->span = r;
+	ev->time_ns = (int64_t)r->start_ns;
+	if (r->kind == NPUPROF_SPAN_LABEL)
+		ev->label = npf_str_get(t, r->name_id);
+}
+
+/*
  * npuprof_trace_next(); @whole false: the fit and summary (the last fields
  * of the struct, about half of it) of an event of another type are left as
  * they were instead of zeroed (npf_trace_next())
@@ -816,6 +881,11 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 				return 1;
 			}
 		}
+		if (t->sp_left) {
+			npf_spans_next(t, ev, whole);
+			t->last_time = ev->time_ns;
+			return 1;
+		}
 		if (npf_unlikely(t->held != NULL)) {
 			/* the reader's fits, then the SUMMARY they came before */
 			if (t->fit_next < t->ndev) {
@@ -836,6 +906,12 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 				return npf_run_bad(t, "RECORDS item too short");
 			}
 			npf_run_start(t, it, off);
+			continue;
+		}
+		if (it->type == NPF_ITEM_SPANS) {
+			ret = npf_spans_start(t, it, off);
+			if (ret)
+				return ret;
 			continue;
 		}
 		if (it->type >= NPF_ITEM_META && it->type <= NPF_ITEM_THREAD)
@@ -935,6 +1011,7 @@ int npuprof_trace_rewind(struct npuprof_trace *t)
 	t->bad = 0;
 	t->run_left = 0;
 	t->run_count = 0;
+	t->sp_left = 0;
 	t->saw_fit = false;
 	t->held = NULL;
 	memset(t->chk, 0, sizeof(t->chk));

@@ -18,7 +18,7 @@
 /*
  * npf_spans_attach() - make @owner the session that receives host spans,
  * with per-thread buffers of @buf_bytes (a power of two), and turn spans
- * on. A buffer filling past half writes 1 to the eventfd @wake_fd (-1:
+ * on. A buffer filling past a quarter writes 1 to the eventfd @wake_fd (-1:
  * none). Return: 0, -EBUSY when another session is attached.
  */
 int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd);
@@ -35,7 +35,7 @@ void npf_spans_detach(const void *owner);
 
 /*
  * npf_spans_drain() - pass every unread item of every thread buffer of
- * @owner to @fn (THREAD, STRING, SPAN items, and HOST_LOST items for
+ * @owner to @fn (THREAD, STRING, SPANS and SPAN items, HOST_LOST items for
  * spans dropped since the last drain), in each thread's order. Adds the
  * spans and the drops to *@spans and *@lost. Serialized against thread
  * exit by the registry lock; never blocks a thread writing a span.

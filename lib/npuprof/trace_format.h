@@ -102,7 +102,8 @@ enum npf_item_type {
 	NPF_ITEM_RECORDS = 12,	/* struct npf_item_records + ring records */
 	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
 	NPF_ITEM_MODEL = 14,	/* struct npf_item_model + program + layers */
-	NPF_ITEM_TYPE_MAX = 14,
+	NPF_ITEM_SPANS = 15,	/* struct npf_item_spans + struct npf_span_c */
+	NPF_ITEM_TYPE_MAX = 15,
 };
 
 /* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
@@ -227,6 +228,59 @@ struct npf_item_end {
 	uint64_t index_off;
 	uint64_t index_seq;
 };
+
+/*
+ * SPANS: @count host spans of thread @tid of @pid, packed (trace-file.rst,
+ * "SPANS"): what the capture library writes for the spans of its own
+ * threads. Each struct npf_span_c holds its start and span id as signed
+ * deltas from the previous span's of the item (the first's from @time and
+ * @span_id), its duration, and its parent and the root of its trace as
+ * distances back from its own id; its trace id is { @trace_hi, that root's
+ * id }. Job, operator and model fields are 0 (spans with them, and those
+ * of another process's trace, are SPAN items). Times are
+ * in @clock's unit: NPF_SPANS_CLOCK_MONOTONIC, nanoseconds of
+ * CLOCK_MONOTONIC.
+ */
+#define NPF_SPANS_CLOCK_MONOTONIC	0
+
+struct npf_item_spans {
+	int32_t pid;
+	int32_t tid;
+	uint32_t count;
+	uint32_t clock;		/* NPF_SPANS_CLOCK_* */
+	uint64_t time;		/* base of the first span's start */
+	uint64_t span_id;	/* base of the first span's id */
+	uint64_t trace_hi;	/* trace_id[0] of every span of the item */
+	/* @count struct npf_span_c follow */
+};
+
+/**
+ * struct npf_span_c - one span of a SPANS item, 24 bytes
+ * @start_delta: start - the previous span's start (the first: - @time)
+ * @dur: end - start
+ * @id_delta: span id - the previous span's id (the first: - @span_id)
+ * @parent_back: span id - parent id; 0: a root span (parent_id 0)
+ * @trace_back: span id - trace_id[1] (0: the span starts its trace)
+ * @kind: enum npuprof_span_kind
+ * @flags: NPUPROF_SPAN_F_* (never _JOB, _OP or _MODEL)
+ * @rsvd: 0
+ * @name_id: as in struct npuprof_span_rec
+ */
+struct npf_span_c {
+	int32_t start_delta;
+	uint32_t dur;
+	int32_t id_delta;
+	uint32_t parent_back;
+	uint32_t trace_back;
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t rsvd;
+	uint32_t name_id;
+};
+
+/* Flags a span of a SPANS item never has */
+#define NPF_SPANS_NOT_FLAGS	(NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_OP | \
+				 NPUPROF_SPAN_F_MODEL)
 
 /* Minimum body size of each known item type (index: type), 0: unknown */
 extern const uint32_t npf_item_min_body[NPF_ITEM_TYPE_MAX + 1];
