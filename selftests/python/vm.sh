@@ -9,8 +9,9 @@
 # library, /usr/lib/python3 (pytest, numpy, pandas) and library directory
 # (@HOSTLIB@, on LD_LIBRARY_PATH), build/python and this directory
 # (--share, at their host paths); python-npu-stall's also has --stall-pe 1.
-# python-npu runs pytest over test_npu_device.py and test_seed_example.py
-# (the FuriosaAI example of the seed);
+# python-npu runs pytest over test_npu_device.py, test_seed_example.py
+# (the FuriosaAI example of the seed), test_profile_op.py and
+# test_onnx_profile.py (npuprof record around npu-onnx's MobileNet);
 # python-npu-stall over test_npu_stall.py, and fails without
 # NPU_EMU_STALL_PE. With PYTHONPATH=$NPU_BUILD/python; prints one TAP
 # point per test (with junit_tap.py, as run.sh does on the host) and the
@@ -53,7 +54,8 @@ case $NAME in
 		fail "NPU_EMU_STALL_PE not set (npu-vm --stall-pe N: see $0.npu-vm)"
 	TESTS="$SRC/test_npu_stall.py" ;;
 *)
-	TESTS="$SRC/test_npu_device.py $SRC/test_seed_example.py $SRC/test_profile_op.py" ;;
+	TESTS="$SRC/test_npu_device.py $SRC/test_seed_example.py $SRC/test_profile_op.py
+		$SRC/test_onnx_profile.py" ;;
 esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$NAME.XXXXXX") || fail "mktemp failed"
