@@ -27,3 +27,13 @@ mnist_onnx() {
 			-o "$1/mnist-$form.onnx" "$1/mnist-params"
 	done
 }
+
+# need_onnx: skip the whole suite (kselftest TAP, exit 4) when Debian's
+# python3-onnx or python3-numpy is missing: scripts/deps.sh installs them
+need_onnx() {
+	"$PY" -c 'import onnx, numpy' 2>/dev/null && return 0
+	echo "TAP version 13"
+	echo "1..0 # SKIP python3-onnx or python3-numpy missing (scripts/deps.sh installs them)"
+	echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"
+	exit 4
+}

@@ -12,6 +12,7 @@ set -u
 BUILD=${NPU_BUILD:-@BUILD@}
 SRC=${NPU_SRC:-@SRC@}
 . "$SRC/selftests/host/onnx-models/lib.sh"
+need_onnx
 d=$BUILD/onnx/hostile
 
 rm -rf "$d"

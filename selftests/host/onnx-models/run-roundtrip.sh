@@ -18,6 +18,7 @@ set -u
 BUILD=${NPU_BUILD:-@BUILD@}
 SRC=${NPU_SRC:-@SRC@}
 . "$SRC/selftests/host/onnx-models/lib.sh"
+need_onnx
 out=$BUILD/onnx/models
 for net in mnist mobilenet-v1; do
 	d=$out/$net
