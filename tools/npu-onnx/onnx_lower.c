@@ -971,7 +971,8 @@ static int lower_add(struct ox_ctx *x, int node, const struct ox_val *a,
 	uint32_t dims[1] = { 6 };
 	struct npu_prog_op *op;
 	int ta, tb, trq, o, t, i, ins[2];
-	bool nhwc = da->ndim == 4;
+	/* elementwise: NHWC when an input has that form, else plain */
+	bool nhwc = da->ndim == 4 && (da->t_nhwc >= 0 || db->t_nhwc >= 0);
 
 	if (da->ndim != db->ndim ||
 	    memcmp(da->dims, db->dims, (size_t)da->ndim * sizeof(uint32_t)))
@@ -1018,25 +1019,33 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 	const struct ox_dev *xd = &x->dv[xv->dev];
 	struct npu_prog_op *op;
 	struct win win;
-	bool global = is(x, node, "GlobalAveragePool");
+	bool global = is(x, node, "GlobalAveragePool") ||
+		      is(x, node, "QLinearGlobalAveragePool");
 	uint32_t od[4];
-	int64_t cip = 0, so = 0;
+	int64_t cip = 0, so = 0, cl = 0;
 	int din = xv->dev, tin, trq = NPU_PROG_NONE, o, t;
 	static const char *const known[] = { "auto_pad", "ceil_mode",
 		"count_include_pad", "dilations", "kernel_shape", "pads",
-		"storage_order", "strides", NULL };
+		"storage_order", "strides", "channels_last", NULL };
 
 	if (xd->ndim != 4)
 		return ox_refuse(x, node, "a %d-D pool (only 2-D is supported)",
 				 xd->ndim - 2);
+	/* com.microsoft's QLinear pools: NCHW only */
+	if (ox_attr_int(x, node, "channels_last", 0, &cl))
+		return -1;
+	if (cl)
+		return ox_refuse(x, node, "channels_last=1 is not supported");
 	if (global) {
+		static const char *const gknown[] = { "channels_last", NULL };
+
 		if (xd->dims[2] > 255 || xd->dims[3] > 255)
 			return ox_refuse(x, node, "a %ux%u window (at most 255x255)",
 					 xd->dims[2], xd->dims[3]);
 		win = (struct win){ .kh = xd->dims[2], .kw = xd->dims[3],
 				    .sh = 1, .sw = 1, .oh = 1, .ow = 1 };
-		if (ox_node(x, node)->n_attribute)
-			return ox_refuse(x, node, "unexpected attributes");
+		if (ox_attrs_only(x, node, gknown))
+			return -1;
 	} else {
 		if (ox_attrs_only(x, node, known) ||
 		    ox_attr_int(x, node, "count_include_pad", 0, &cip) ||
@@ -2114,6 +2123,58 @@ static int lower_qlinear(struct ox_ctx *x, int node, bool conv)
 	return x->err;
 }
 
+/*
+ * com.microsoft's QLinearAdd (A, A_scale, A_zp, B, B_scale, B_zp, C_scale,
+ * C_zp) and QLinearAveragePool / QLinearGlobalAveragePool (X, x_scale,
+ * x_zp, y_scale, y_zp), which ONNX Runtime's QOperator exports use.
+ */
+static int lower_qlinear_ms(struct ox_ctx *x, int node, bool add)
+{
+	unsigned int ys_in = add ? 6 : 3;
+	const struct ox_const *as, *az, *bs = NULL, *bz = NULL, *ys, *yz;
+	struct qout q = { .amin = 0, .amax = 255 };
+	struct ox_val va, vb, *a, *b = NULL;
+	float sa, sb = 0;
+	int32_t za, zb = 0;
+	int o;
+
+	as = get_const(x, node, 1, "input scale");
+	az = as ? opt_const(x, node, 2, "input zero point") : NULL;
+	if (add && !x->err) {
+		bs = get_const(x, node, 4, "input scale");
+		bz = bs ? opt_const(x, node, 5, "input zero point") : NULL;
+	}
+	ys = !x->err ? get_const(x, node, ys_in, "output scale") : NULL;
+	yz = ys ? opt_const(x, node, ys_in + 1, "output zero point") : NULL;
+	if (x->err)
+		return x->err;
+	if (scale_of(x, node, as, &sa) || zp_of(x, node, az, &za) ||
+	    (add && (scale_of(x, node, bs, &sb) || zp_of(x, node, bz, &zb))) ||
+	    scale_of(x, node, ys, &q.s) || zp_of(x, node, yz, &q.z))
+		return x->err;
+	a = act_in(x, node, 0, true, sa, za);
+	if (add && a)
+		b = act_in(x, node, 3, true, sb, zb);
+	if (!a || (add && !b))
+		return x->err;
+	if (a->kind != VK_Q8 || (add && b->kind != VK_Q8))
+		return ox_refuse(x, node, "an input is not uint8");
+	/* the scales this node states, whatever the producers said */
+	va = *a;
+	va.scale = sa;
+	if (add) {
+		vb = *b;
+		vb.scale = sb;
+		o = lower_add(x, node, &va, &vb, &q);
+	} else {
+		o = lower_pool(x, node, &va, true, &q);
+	}
+	if (o < 0)
+		return x->err;
+	set_act(x, node, VK_Q8, o, q.s, q.z);
+	return x->err;
+}
+
 /* ---- the rest ---- */
 
 static int lower_constant(struct ox_ctx *x, int node)
@@ -2147,6 +2208,13 @@ static int lower_node(struct ox_ctx *x, int node)
 	};
 	unsigned int k;
 
+	if (n->domain && !strcmp(n->domain, "com.microsoft")) {
+		if (!strcmp(t, "QLinearAdd"))
+			return lower_qlinear_ms(x, node, true);
+		if (!strcmp(t, "QLinearAveragePool") ||
+		    !strcmp(t, "QLinearGlobalAveragePool"))
+			return lower_qlinear_ms(x, node, false);
+	}
 	if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
 		return ox_refuse(x, node, "operator domain '%.60s' is not supported",
 				 n->domain);

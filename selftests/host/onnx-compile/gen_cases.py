@@ -136,7 +136,10 @@ def save(name, nodes, inputs, outputs, inits=(), check=True, opset=13,
         nodes = topo(nodes, [i.name for i in inputs] + [t.name for t in inits])
     g = helper.make_graph(nodes, name if gname is None else gname, inputs, outputs,
                           list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    ops = [helper.make_opsetid("", opset)]
+    if any(n.domain == "com.microsoft" for n in nodes):
+        ops.append(helper.make_opsetid("com.microsoft", 1))
+    m = helper.make_model(g, opset_imports=ops)
     m.ir_version = 8
     if check:
         # the outputs' shapes, as ONNX infers them (the checker wants them)
@@ -399,8 +402,7 @@ def qdq_add():
         requant((int(x0) - z0) << 20, *r0) + requant((int(x1) - z1) << 20, *r1), *r2))
     y = out_u8(zy, f(a, b), zy, 255)
     ok("qdq_add_relu", [a, b], [y],
-       layers=[("q_a", "QuantizeLinear"), ("q_b", "QuantizeLinear"), ("add", "Add+Relu"),
-               ("dq_out", "DequantizeLinear")])
+       layers=[("add", "Add+Relu")])
 
 
 qdq_add()
@@ -750,6 +752,85 @@ def qop_conv():
 
 qop_conv()
 
+
+def qop_ms():
+    """ONNX Runtime's com.microsoft QLinearAdd and QLinear pools"""
+    sa, za, sb, zb, sy, zy = 0.03, 120, 0.02, 7, 0.05, 128
+    shape = [1, 5, 3, 4]
+    a, b = u8(shape), u8(shape)
+    inits = [tensor("as", np.float32(sa)), tensor("az", np.uint8(za)),
+             tensor("bs", np.float32(sb)), tensor("bz", np.uint8(zb)),
+             tensor("ys", np.float32(sy)), tensor("yz", np.uint8(zy))]
+    nodes = [helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                              ["y"], name="qadd", domain="com.microsoft")]
+    save("qop_ms_add", nodes, [vi("a", TensorProto.UINT8, shape),
+                               vi("b", TensorProto.UINT8, shape)],
+         [vi("y", TensorProto.UINT8, shape)], inits, check=False)
+    twice = 2 * max(np.float64(np.float32(sa)), np.float64(np.float32(sb)))
+    r0 = quantize_multiplier(np.float64(np.float32(sa)) / twice)
+    r1 = quantize_multiplier(np.float64(np.float32(sb)) / twice)
+    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
+    f = np.vectorize(lambda x0, x1: requant(
+        requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2))
+    ok("qop_ms_add", [a, b], [out_u8(zy, f(a, b))],
+       io=[("in", 0, sa, za), ("in", 1, sb, zb), ("out", 0, sy, zy)],
+       layers=[("qadd", "QLinearAdd")])
+    x = u8(shape)
+    inits = [tensor("xs", np.float32(sa)), tensor("xz", np.uint8(za)),
+             tensor("ys", np.float32(sy)), tensor("yz", np.uint8(zy))]
+    nodes = [helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "xz", "ys", "yz"],
+                              ["y"], name="qgap", domain="com.microsoft", channels_last=0)]
+    save("qop_ms_gap", nodes, [vi("x", TensorProto.UINT8, shape)],
+         [vi("y", TensorProto.UINT8, [1, 5, 1, 1])], inits, check=False)
+    m, sh = quantize_multiplier(float(np.float64(np.float32(sa)) / np.float64(np.float32(sy))))
+    ok("qop_ms_gap", [x], [out_u8(zy, rq_vec(avg_gap(x, za), m, sh))],
+       layers=[("qgap", "QLinearGlobalAveragePool"), ("qgap", "QLinearGlobalAveragePool"),
+               ("qgap", "QLinearGlobalAveragePool")])
+    nodes = [helper.make_node("QLinearAveragePool", ["x", "xs", "xz", "ys", "yz"],
+                              ["y"], name="qavg", domain="com.microsoft",
+                              kernel_shape=[2, 2], strides=[1, 2], pads=[1, 0, 0, 0])]
+    save("qop_ms_avgpool", nodes, [vi("x", TensorProto.UINT8, shape)],
+         [vi("y", TensorProto.UINT8, None)], inits, check=False)
+    avg = avg_ref_hw(x, za, (2, 2), (1, 2), (1, 0, 0, 0))
+    ok("qop_ms_avgpool", [x], [out_u8(zy, rq_vec(avg, m, sh))])
+    nodes = [helper.make_node("QLinearLeakyRelu", ["x", "xs", "xz", "ys", "yz"],
+                              ["y"], name="qlrelu", domain="com.microsoft")]
+    save("refuse_ms_other", nodes, [vi("x", TensorProto.UINT8, shape)],
+         [vi("y", TensorProto.UINT8, None)], inits, check=False)
+    err("refuse_ms_other", EOPNOTSUPP,
+        "node 'qlrelu' (QLinearLeakyRelu): operator domain 'com.microsoft' is not supported")
+
+
+def avg_gap(x, zx):
+    """GlobalAveragePool, rounded half away from zero"""
+    n, c, h, w = x.shape
+    acc = (x.astype(np.int64) - zx).sum(axis=(2, 3), keepdims=True)
+    cnt = h * w
+    return np.where(acc >= 0, (acc + cnt // 2) // cnt, -((-acc + cnt // 2) // cnt))
+
+
+def avg_ref_hw(x, zx, k, s, pads):
+    """AveragePool with a kh x kw window and sh x sw strides, pads excluded"""
+    n, c, h, w = x.shape
+    pt, pl, pb, pr = pads
+    oh = (h + pt + pb - k[0]) // s[0] + 1
+    ow = (w + pl + pr - k[1]) // s[1] + 1
+    out = np.zeros((n, c, oh, ow), dtype=np.int64)
+    xi = x.astype(np.int64) - zx
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * s[0] - pt, j * s[1] - pl
+            rs, cs = max(r0, 0), max(c0, 0)
+            re, ce = min(r0 + k[0], h), min(c0 + k[1], w)
+            acc = xi[:, :, rs:re, cs:ce].sum(axis=(2, 3))
+            cnt = (re - rs) * (ce - cs)
+            out[:, :, i, j] = np.where(acc >= 0, (acc + cnt // 2) // cnt,
+                                       -((-acc + cnt // 2) // cnt))
+    return out
+
+
+qop_ms()
+
 # ======================================================================
 # data movement on uint8 tensors
 # ======================================================================
@@ -892,7 +973,7 @@ lshape("qdq_dwconv_relu6_same", 1, 2448, 221,
 lshape("qdq_mnist_like", 5, 180, 180, "u8[1,36] i8[5,36]", "u8[1,5]")
 # MAXPOOL 2x2: 4 channels 3x3 out, 4 per window
 lshape("qdq_mnist_like", 2, 144, 0, "u8[1,4,6,6]", "u8[1,4,3,3]")
-lshape("qdq_add_relu", 2, 60, 0, "u8[1,3,4,5] u8[1,3,4,5]", "u8[1,3,4,5]")
+lshape("qdq_add_relu", 0, 60, 0, "u8[1,3,4,5] u8[1,3,4,5]", "u8[1,3,4,5]")
 
 b_nodes, b_inits = join(q_in("x", 1.0, 0, [2, 3]))
 save("cli_bind", b_nodes, [vi("x", TensorProto.FLOAT, [2, 3]),
