@@ -55,8 +55,13 @@ struct npuprof_trace {
 	/* the SPANS item being walked (npf_spans_next()) */
 	const struct npf_span_c *sp_next;
 	uint32_t sp_left;		/* spans still to give */
+	uint32_t sp_clock;		/* NPF_SPANS_CLOCK_* */
 	uint64_t sp_off;		/* file offset of the next span */
+	uint64_t sp_time;		/* the last span's start, in sp_clock */
 	struct npuprof_span_rec sp_rec;	/* the last span given */
+	/* the host TSC's fit, from the HOST_CLOCK samples (tsc_fit.nseg) */
+	struct npf_clock_fit tsc_fit;
+	uint32_t tsc_piece;
 	uint32_t ndev;
 	struct npf_clock_fit fit[NPF_TRACE_MAX_DEVS];
 	uint32_t piece[NPF_TRACE_MAX_DEVS];	/* npf_clock_map_cached()'s */
@@ -463,6 +468,67 @@ fit:
 	return ret;
 }
 
+/*
+ * The fit of the host TSC (clock-fit.rst), when the file says its spans
+ * read it (META host_span_clock "tsc", among the first items): a pass
+ * over the file for its HOST_CLOCK samples. Other files stop at their
+ * first item after the metadata. A corrupt item ends the pass; _next()
+ * reports it.
+ */
+static int npf_trace_tsc_fit(struct npuprof_trace *t)
+{
+	struct npf_clock_sample *v = NULL;
+	const struct npf_item *it;
+	size_t n = 0, cap = 0;
+	uint64_t off, hz = 1000000000;
+	bool tsc = false;
+	int ret;
+
+	npf_reader_rewind(t->r);
+	while ((ret = npf_reader_next(t->r, &it, &off)) == 1) {
+		const struct npf_item_host_clock *h = (const void *)(it + 1);
+		uint32_t blen = it->size - sizeof(*it);
+
+		if (it->type == NPF_ITEM_META) {
+			const char *k = (const char *)h;
+
+			if (!strcmp(k, "host_span_clock"))
+				tsc = !strcmp(k + strlen(k) + 1, "tsc");
+			continue;
+		}
+		if (!tsc)
+			break;
+		if (it->type != NPF_ITEM_HOST_CLOCK || blen < sizeof(*h) ||
+		    h->clock != NPF_SPANS_CLOCK_TSC ||
+		    h->count > (blen - sizeof(*h)) / sizeof(*v))
+			continue;
+		if (n + h->count > cap) {
+			size_t c = (n + h->count) * 2 + 64;
+			void *p = realloc(v, c * sizeof(*v));
+
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+			cap = c;
+		}
+		memcpy(v + n, h + 1, h->count * sizeof(*v));
+		n += h->count;
+	}
+	ret = 0;
+	if (n >= 2 && v[n - 1].tick > v[0].tick &&
+	    v[n - 1].before_ns > v[0].after_ns)
+		/* the nominal frequency, for the fit's outlier tests */
+		hz = (uint64_t)((double)(v[n - 1].tick - v[0].tick) * 1e9 /
+				(double)(v[n - 1].before_ns + v[n - 1].after_ns -
+					 v[0].before_ns - v[0].after_ns) * 2);
+	if (n)
+		ret = npf_clock_fit_build(v, n, hz ? hz : 1, &t->tsc_fit);
+	free(v);
+	return ret;
+}
+
 int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
 		   char *err, size_t errlen)
 {
@@ -484,6 +550,8 @@ int npf_trace_open(const char *path, bool keep, struct npuprof_trace **tracep,
 	ret = npf_reader_open(path, &t->r, t->err, sizeof(t->err));
 	if (!ret)
 		ret = npf_trace_fit_all(t);
+	if (!ret)
+		ret = npf_trace_tsc_fit(t);
 	if (t->r) {
 		int err = npf_reader_rewind(t->r);
 
@@ -797,12 +865,16 @@ static int npf_spans_start(struct npuprof_trace *t, const struct npf_item *it,
 		return npf_run_bad(t, "SPANS item too short");
 	if (h->count > (blen - sizeof(*h)) / sizeof(struct npf_span_c))
 		return npf_run_bad(t, "SPANS item holds fewer spans than its count");
-	if (h->clock != NPF_SPANS_CLOCK_MONOTONIC)
+	if (h->clock != NPF_SPANS_CLOCK_MONOTONIC &&
+	    h->clock != NPF_SPANS_CLOCK_TSC)
 		return npf_run_bad(t, "SPANS item of an unknown clock");
+	if (h->clock == NPF_SPANS_CLOCK_TSC && !t->tsc_fit.nseg)
+		return npf_run_bad(t, "SPANS item of TSC times, and no HOST_CLOCK sample to map them");
 	memset(&t->sp_rec, 0, sizeof(t->sp_rec));
 	t->sp_rec.pid = h->pid;
 	t->sp_rec.tid = h->tid;
-	t->sp_rec.start_ns = h->time;
+	t->sp_clock = h->clock;
+	t->sp_time = h->time;
 	t->sp_rec.span_id = h->span_id;
 	t->sp_rec.trace_id[0] = h->trace_hi;
 	t->sp_next = (const void *)(h + 1);
@@ -822,8 +894,18 @@ static void npf_spans_next(struct npuprof_trace *t, struct npuprof_event *ev,
 		memset(ev, 0, sizeof(*ev));
 	else
 		npf_trace_clear(ev);
-	r->start_ns += (uint64_t)(int64_t)c->start_delta;
-	r->end_ns = r->start_ns + c->dur;
+	t->sp_time += (uint64_t)(int64_t)c->start_delta;
+	if (t->sp_clock == NPF_SPANS_CLOCK_TSC) {
+		struct npuprof_clock_map a, b;
+
+		npf_clock_map2_cached(&t->tsc_fit, &t->tsc_piece, t->sp_time,
+				      t->sp_time + c->dur, &a, &b);
+		r->start_ns = (uint64_t)a.ns;
+		r->end_ns = (uint64_t)b.ns;
+	} else {
+		r->start_ns = t->sp_time;
+		r->end_ns = t->sp_time + c->dur;
+	}
 	r->span_id += (uint64_t)(int64_t)c->id_delta;
 	r->parent_id = c->parent_back ? r->span_id - c->parent_back : 0;
 	r->trace_id[1] = r->span_id - c->trace_back;
@@ -1040,6 +1122,7 @@ void npuprof_trace_close(struct npuprof_trace *t)
 	npf_reader_close(t->r);
 	for (i = 0; i < NPF_TRACE_MAX_DEVS; i++)
 		npf_clock_fit_release(&t->fit[i]);
+	npf_clock_fit_release(&t->tsc_fit);
 	for (i = 0; t->kept && i < NPF_TRACE_MAX_DEVS; i++)
 		free(t->kept[i].s);
 	free(t->kept);

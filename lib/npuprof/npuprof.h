@@ -321,8 +321,10 @@ enum npuprof_span_kind {
  *	npuprof_model_register() gave the model the job runs; else 0
  * @pid: process (thread group id)
  * @tid: thread
- * @start_ns: CLOCK_MONOTONIC at the start
- * @end_ns: CLOCK_MONOTONIC at the end, >= @start_ns
+ * @start_ns: CLOCK_MONOTONIC at the start (in the file; in the caller's
+ *	struct npuprof_span of an NPUPROF_SPAN_USER span that a session
+ *	stamps with the TSC, the TSC value, which the file's reader maps)
+ * @end_ns: CLOCK_MONOTONIC at the end, >= @start_ns (the same)
  * @span_id: unique in the process, never 0
  * @parent_id: the enclosing span's id, 0 for a root span
  * @trace_id: 128-bit id of the trace (one per inference), high word first
@@ -375,7 +377,8 @@ void npuprof_span_end_slow(struct npuprof_span *s);
  * With @parent, the span joins its trace. Without, its parent is the
  * calling thread's innermost open labelled record, if any, and it starts
  * a new trace. Costs one predictable branch when no session captures host
- * spans; otherwise a clock read and a few stores, no lock, no allocation.
+ * spans; otherwise a clock read (rdtsc for NPUPROF_SPAN_USER where the
+ * session chose the TSC) and a few stores, no lock, no allocation.
  */
 static inline void npuprof_span_begin(struct npuprof_span *s,
 				      unsigned int kind,

@@ -114,6 +114,9 @@ struct npuprof_session {
 	int finished;			/* the file was completed */
 	enum npf_state state;
 	bool spans;			/* attached for host spans */
+	bool tsc;			/* user spans read the TSC */
+	const char *tsc_why;		/* why, or why not */
+	uint64_t tsc_last;		/* tick of the last HOST_CLOCK sample */
 	pid_t pid;
 	uint64_t start_ns;
 	uint64_t last_flush_ns;		/* writer thread */
@@ -593,6 +596,54 @@ static void npf_writer_join(struct npuprof_session *s)
 	s->wthr_started = false;
 }
 
+/*
+ * Choose the clock of the session's user spans, once: the TSC where
+ * npf_spans_tsc_usable() says so, unless NPUPROF_SPAN_CLOCK=monotonic.
+ * Return: 0, -EINVAL for another value of NPUPROF_SPAN_CLOCK.
+ */
+static int npf_span_clock(struct npuprof_session *s)
+{
+	const char *v = getenv("NPUPROF_SPAN_CLOCK");
+
+	if (v && *v && strcmp(v, "monotonic") && strcmp(v, "auto")) {
+		npf_log(&s->log, NPUPROF_LOG_ERROR,
+			"NPUPROF_SPAN_CLOCK=%s: not monotonic or auto", v);
+		return -EINVAL;
+	}
+	if (s->flags & NPUPROF_F_NO_HOST_SPANS) {
+		s->tsc_why = "no host spans";
+		return 0;
+	}
+	if (v && !strcmp(v, "monotonic")) {
+		s->tsc_why = "NPUPROF_SPAN_CLOCK=monotonic";
+		return 0;
+	}
+	s->tsc = npf_spans_tsc_usable(&s->tsc_why);
+	return 0;
+}
+
+/* TSC samples between HOST_CLOCK items: 2^28 ticks, 0.1 s at 2.7 GHz */
+#define NPF_TSC_SAMPLE_TICKS	(1ull << 28)
+
+/*
+ * A HOST_CLOCK sample, when the session stamps spans with the TSC and
+ * @force or NPF_TSC_SAMPLE_TICKS passed since the last; under s->lock.
+ */
+static void npf_tsc_sample(struct npuprof_session *s, bool force)
+{
+	struct npf_item_host_clock h = { .clock = NPF_SPANS_CLOCK_TSC,
+					 .count = 1 };
+	struct npf_clock_sample cs;
+
+	if (!s->tsc)
+		return;
+	npf_spans_clock_sample(&cs);
+	if (!force && cs.tick - s->tsc_last < NPF_TSC_SAMPLE_TICKS)
+		return;
+	if (!npf_add(s, NPF_ITEM_HOST_CLOCK, &h, sizeof(h), &cs, sizeof(cs)))
+		s->tsc_last = cs.tick;
+}
+
 static int npf_meta(struct npuprof_session *s, const char *key,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -653,6 +704,9 @@ static int npf_write_header(struct npuprof_session *s)
 			"all processes" : "this process");
 	ret |= npf_meta(s, "host_spans", "%s",
 			s->flags & NPUPROF_F_NO_HOST_SPANS ? "no" : "yes");
+	ret |= npf_meta(s, "host_span_clock", "%s",
+			s->tsc ? "tsc" : "monotonic");
+	ret |= npf_meta(s, "host_span_clock.why", "%s", s->tsc_why);
 	ret |= npf_meta(s, "clock.realtime_ns", "%" PRIu64,
 			(uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec);
 	ret |= npf_meta(s, "clock.monotonic_ns", "%" PRIu64,
@@ -938,9 +992,11 @@ static void npf_collect(struct npuprof_session *s)
 	__atomic_store_n(&s->stalled, false, __ATOMIC_RELAXED);
 	for (i = 0; i < s->ndev; i++)
 		npf_read_ring(s, &s->devs[i]);
-	if (s->spans)
+	if (s->spans) {
+		npf_tsc_sample(s, false);
 		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
 				&s->st.spans_lost);
+	}
 	if (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED))
 		s->st.stage_full++;
 	/*
@@ -1102,6 +1158,7 @@ static int npf_finish(struct npuprof_session *s)
 	npf_disable(s);
 	pthread_mutex_lock(&s->lock);
 	npf_collect_all(s);
+	npf_tsc_sample(s, true);
 	npf_session_item(s, NPUPROF_SESSION_STOP);
 	for (i = 0; i < s->ndev; i++) {
 		struct npf_dev *d = &s->devs[i];
@@ -1256,6 +1313,11 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	s->ring_pages = o.ring_pages;
 	s->flags = o.flags;
 	s->span_buf = o.span_buf_kb * 1024;
+	ret = npf_span_clock(s);
+	if (ret) {
+		free(s);
+		return ret;
+	}
 	s->efd = -1;
 	s->wefd = -1;
 	s->pefd = -1;
@@ -1347,7 +1409,7 @@ int npuprof_session_start(struct npuprof_session *s)
 	if (s->state != NPF_CREATED)
 		return -EALREADY;
 	if (!(s->flags & NPUPROF_F_NO_HOST_SPANS)) {
-		ret = npf_spans_attach(s, s->span_buf, s->efd);
+		ret = npf_spans_attach(s, s->span_buf, s->efd, s->tsc);
 		if (ret) {
 			npf_log(&s->log, NPUPROF_LOG_ERROR,
 				"another session of this process captures host spans");
@@ -1366,6 +1428,7 @@ int npuprof_session_start(struct npuprof_session *s)
 		goto fail;
 	pthread_mutex_lock(&s->lock);
 	ret = npf_session_item(s, NPUPROF_SESSION_START);
+	npf_tsc_sample(s, true);
 	pthread_mutex_unlock(&s->lock);
 	if (ret)
 		goto fail_disable;

@@ -44,6 +44,7 @@
  * no session is attached.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
@@ -54,6 +55,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #include "compiler.h"
 #include "iring.h"
@@ -99,6 +104,12 @@ struct npf_thread {
 	struct npf_thread *next;
 };
 
+/*
+ * s->on of a span stamped with the TSC: the generation (kept below this
+ * bit by npf_bump_gen()) with this bit set.
+ */
+#define NPF_ON_TSC		(1u << 30)
+
 /* Read inline by npuprof_span_begin(): spans are being captured. */
 NPUPROF_EXPORT int npuprof_spans_on;
 
@@ -115,12 +126,29 @@ static int npf_wake_fd = -1;			/* eventfd of the drainer */
 static uint64_t npf_trace_hi;
 static uint32_t npf_next_tindex;
 static uint32_t npf_next_string;
+/* the session stamps NPUPROF_SPAN_USER spans with the TSC */
+static bool npf_span_tsc;
+/* a sample taken at attach, to place spans that do not pack (TSC mode) */
+static uint64_t npf_tsc_base_ns, npf_tsc_base_tick;
 static bool npf_membarrier;
 static pthread_key_t npf_key;
 static pthread_once_t npf_once = PTHREAD_ONCE_INIT;
 static __thread struct npf_thread *npf_self;
 
 static void npf_thread_exit(void *arg);
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t npf_rdtsc(void)
+{
+	return __rdtsc();
+}
+#else
+/* never called: the TSC is chosen on x86 only (npf_spans_tsc_usable()) */
+static inline uint64_t npf_rdtsc(void)
+{
+	return 0;
+}
+#endif
 
 static void npf_init_once(void)
 {
@@ -235,7 +263,8 @@ struct npf_span_short {
 	uint64_t span_id;
 	uint64_t parent_id;
 	uint64_t root_id;		/* trace_id[1] */
-	uint16_t kind;
+	uint8_t kind;
+	uint8_t clock;			/* NPF_SPANS_CLOCK_* */
 	uint16_t flags;
 	uint32_t name_id;
 };
@@ -261,7 +290,8 @@ static inline bool npf_span_packs(const struct npuprof_span_rec *r)
  * the half-full wake-up.
  */
 static inline bool npf_put_short(struct npf_thread *t,
-				 const struct npuprof_span_rec *rec)
+				 const struct npuprof_span_rec *rec,
+				 uint8_t clock)
 {
 	struct npf_iring *r = &t->ring;
 	const uint32_t len = sizeof(struct npf_item) +
@@ -278,7 +308,8 @@ static inline bool npf_put_short(struct npf_thread *t,
 		struct npf_span_short b = {
 			.start = rec->start_ns, .end = rec->end_ns,
 			.span_id = rec->span_id, .parent_id = rec->parent_id,
-			.root_id = rec->trace_id[1], .kind = rec->kind, .flags = rec->flags,
+			.root_id = rec->trace_id[1], .kind = (uint8_t)rec->kind,
+			.clock = clock, .flags = rec->flags,
 			.name_id = rec->name_id,
 		};
 
@@ -294,19 +325,50 @@ static inline bool npf_put_short(struct npf_thread *t,
 	sp->span_id = rec->span_id;
 	sp->parent_id = rec->parent_id;
 	sp->root_id = rec->trace_id[1];
-	sp->kind = rec->kind;
+	sp->kind = (uint8_t)rec->kind;
+	sp->clock = clock;
 	sp->flags = rec->flags;
 	sp->name_id = rec->name_id;
 	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
 	return true;
 }
 
+/*
+ * CLOCK_MONOTONIC ns of TSC value @tick, from the sample taken at attach
+ * and one taken now: for the few TSC-stamped spans that do not pack (a
+ * program set a job on its span), written as SPAN items in ns. The
+ * error is the rate's over the span's distance from now, a few ns for a
+ * span of a millisecond; packed spans are mapped by the reader's fit.
+ */
+static uint64_t npf_tsc_to_ns(uint64_t tick, uint64_t now_ns, uint64_t now_tick)
+{
+	double rate = now_tick > npf_tsc_base_tick ?
+		(double)(now_ns - npf_tsc_base_ns) /
+		(double)(now_tick - npf_tsc_base_tick) : 0.0;
+
+	return now_ns - (uint64_t)((double)(now_tick - tick) * rate);
+}
+
 /* A span, packed when it can be, else a SPAN item. */
 static inline bool npf_put_span(struct npf_thread *t,
-				const struct npuprof_span_rec *rec)
+				struct npuprof_span_rec *rec, bool tsc)
 {
 	if (npf_likely(npf_span_packs(rec)))
-		return npf_put_short(t, rec);
+		return npf_put_short(t, rec, tsc ? NPF_SPANS_CLOCK_TSC :
+				     NPF_SPANS_CLOCK_MONOTONIC);
+	if (tsc) {
+		uint64_t now_ns = npf_now_ns(), now_tick = npf_rdtsc();
+
+		rec->start_ns = npf_tsc_to_ns(rec->start_ns, now_ns, now_tick);
+		rec->end_ns = npf_tsc_to_ns(rec->end_ns, now_ns, now_tick);
+	}
+	/* fields begin did not clear: 0 unless their flag says valid */
+	if (!(rec->flags & NPUPROF_SPAN_F_JOB)) {
+		rec->job_id = 0;
+		rec->minor = 0;
+	}
+	if (!(rec->flags & NPUPROF_SPAN_F_OP))
+		rec->op_index = 0;
 	return npf_put(t, NPF_ITEM_SPAN, rec, sizeof(*rec), NULL, 0);
 }
 
@@ -356,15 +418,18 @@ out:
  */
 static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
 {
-	struct npf_thread *t = npf_thread_get();
+	struct npf_thread *t = npf_self;
+	bool tsc = (uint32_t)s->on & NPF_ON_TSC;
 	uint32_t gen;
 
-	s->rec.end_ns = npf_now_ns();
+	s->rec.end_ns = tsc ? npf_rdtsc() : npf_now_ns();
+	if (npf_unlikely(!t))
+		t = npf_thread_get();
 	/* a span begun for a USDT probe alone: nothing to record */
 	if (npf_unlikely(!t) ||
 	    !__atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))
 		return;
-	gen = (uint32_t)s->on;
+	gen = (uint32_t)s->on & ~NPF_ON_TSC;
 	if (npf_unlikely(t->gen != gen) && !npf_register(t, gen))
 		return;
 	__atomic_store_n(&t->in_write, 1, __ATOMIC_RELAXED);
@@ -374,8 +439,6 @@ static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (npf_likely(__atomic_load_n(&npf_gen, __ATOMIC_RELAXED) == gen &&
 		       __atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))) {
-		s->rec.pid = t->pid;
-		s->rec.tid = t->tid;
 		if (text) {
 			struct npf_item_string st = {
 				.id = __atomic_add_fetch(&npf_next_string, 1,
@@ -387,10 +450,10 @@ static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
 			/* the string goes in only with its span */
 			if (npf_put(t, NPF_ITEM_STRING, &st, sizeof(st), text,
 				    len + 1) &&
-			    !npf_put_span(t, &s->rec))
+			    !npf_put_span(t, &s->rec, tsc))
 				s->rec.name_id = 0;
 		} else {
-			npf_put_span(t, &s->rec);
+			npf_put_span(t, &s->rec, tsc);
 		}
 	}
 	__atomic_store_n(&t->in_write, 0, __ATOMIC_RELEASE);
@@ -400,14 +463,24 @@ NPUPROF_EXPORT
 void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 			     const struct npuprof_span *parent)
 {
-	struct npf_thread *t = npf_thread_get();
+	struct npf_thread *t = npf_self;
 	uint32_t gen = __atomic_load_n(&npf_gen, __ATOMIC_RELAXED);
 
 	s->on = 0;
-	if (npf_unlikely(!t))
-		return;
-	memset(&s->rec, 0, sizeof(s->rec));
+	if (npf_unlikely(!t)) {
+		t = npf_thread_get();
+		if (!t)
+			return;
+	}
+	/*
+	 * Only what every span needs: job_id, op_index and minor are read
+	 * with their flag only, pid and tid are the drain's
+	 */
 	s->rec.kind = (uint16_t)kind;
+	s->rec.flags = 0;
+	s->rec.name_id = 0;
+	s->rec.pid = t->pid;
+	s->rec.tid = t->tid;
 	s->rec.span_id = t->next_id++;
 	if (parent && parent->on) {
 		s->rec.parent_id = parent->rec.span_id;
@@ -417,8 +490,17 @@ void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 		if (t->nlabels && t->labels[t->nlabels - 1].span.on)
 			s->rec.parent_id =
 				t->labels[t->nlabels - 1].span.rec.span_id;
+		else
+			s->rec.parent_id = 0;
 		s->rec.trace_id[0] = npf_trace_hi;
 		s->rec.trace_id[1] = s->rec.span_id;
+	}
+	/* a program's own spans: the TSC when the session chose it */
+	if (kind == NPUPROF_SPAN_USER &&
+	    __atomic_load_n(&npf_span_tsc, __ATOMIC_RELAXED)) {
+		s->rec.start_ns = npf_rdtsc();
+		s->on = (int)(gen | NPF_ON_TSC);
+		return;
 	}
 	s->rec.start_ns = npf_now_ns();
 	s->on = (int)gen;
@@ -518,12 +600,63 @@ static void npf_grace(void)
 	pthread_mutex_unlock(&npf_reg_lock);
 }
 
+/* Next generation, odd and below NPF_ON_TSC; under npf_reg_lock. */
 static void npf_bump_gen(void)
 {
-	__atomic_add_fetch(&npf_gen, 2, __ATOMIC_RELAXED);
+	uint32_t g = __atomic_load_n(&npf_gen, __ATOMIC_RELAXED) + 2;
+
+	__atomic_store_n(&npf_gen, g & (NPF_ON_TSC - 1), __ATOMIC_RELAXED);
 }
 
-int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd)
+/* Whether @path holds @want (and a newline), as a sysfs file does. */
+static bool npf_file_is(const char *path, const char *want)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return !strcmp(buf, want);
+}
+
+bool npf_spans_tsc_usable(const char **why)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	if (!npf_file_is("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			 "tsc")) {
+		*why = "the kernel's clocksource is not tsc";
+		return false;
+	}
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8))) {
+		*why = "the CPU reports no invariant TSC";
+		return false;
+	}
+	*why = "clocksource tsc, invariant TSC";
+	return true;
+#else
+	*why = "no TSC on this architecture";
+	return false;
+#endif
+}
+
+void npf_spans_clock_sample(struct npf_clock_sample *cs)
+{
+	cs->before_ns = npf_now_ns();
+	cs->tick = npf_rdtsc();
+	cs->after_ns = npf_now_ns();
+}
+
+int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd,
+		     bool tsc)
 {
 	uint64_t r = 0;
 
@@ -542,6 +675,11 @@ int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd)
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 		r = npf_now_ns() ^ ((uint64_t)getpid() << 32);
 	npf_trace_hi = r;
+	if (tsc) {
+		npf_tsc_base_ns = npf_now_ns();
+		npf_tsc_base_tick = npf_rdtsc();
+	}
+	__atomic_store_n(&npf_span_tsc, tsc, __ATOMIC_RELAXED);
 	npf_bump_gen();
 	__atomic_store_n(&npuprof_spans_on, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&npf_reg_lock);
@@ -608,11 +746,13 @@ static bool npf_pack_add(const struct npf_span_short *sp)
 	struct npf_span_c *c;
 
 	if (!h->count) {
+		h->clock = sp->clock;
 		h->time = npf_pack_time = sp->start;
 		h->span_id = npf_pack_id = sp->span_id;
 		dt = 0;
 		di = 0;
-	} else if (h->count == NPF_SPANS_MAX || dt != (int32_t)dt ||
+	} else if (h->count == NPF_SPANS_MAX || h->clock != sp->clock ||
+		   dt != (int32_t)dt ||
 		   di != (int32_t)di) {
 		return false;
 	}
@@ -675,7 +815,6 @@ static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 	npf_pack.hdr.pid = t->pid;
 	npf_pack.hdr.tid = t->tid;
 	npf_pack.hdr.count = 0;
-	npf_pack.hdr.clock = NPF_SPANS_CLOCK_MONOTONIC;
 	npf_pack.hdr.trace_hi = npf_trace_hi;
 	while (r->tail + pending != head) {
 		const struct npf_item *it = (const void *)(r->data +

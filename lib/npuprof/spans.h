@@ -19,9 +19,27 @@
  * npf_spans_attach() - make @owner the session that receives host spans,
  * with per-thread buffers of @buf_bytes (a power of two), and turn spans
  * on. A buffer filling past a quarter writes 1 to the eventfd @wake_fd (-1:
- * none). Return: 0, -EBUSY when another session is attached.
+ * none). With @tsc, NPUPROF_SPAN_USER spans read the TSC instead of
+ * CLOCK_MONOTONIC (packed in SPANS items of NPF_SPANS_CLOCK_TSC; the
+ * session writes the HOST_CLOCK samples that map them).
+ * Return: 0, -EBUSY when another session is attached.
  */
-int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd);
+int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd,
+		     bool tsc);
+
+/*
+ * npf_spans_tsc_usable() - whether spans may read the TSC: the kernel's
+ * clocksource is tsc and the CPU reports an invariant TSC (cpuid
+ * 0x80000007 EDX bit 8). *@why says why, or why not, in a few words.
+ */
+bool npf_spans_tsc_usable(const char **why);
+
+/*
+ * npf_spans_clock_sample() - a bracketed sample of the TSC:
+ * CLOCK_MONOTONIC before, the TSC, CLOCK_MONOTONIC after.
+ */
+struct npf_clock_sample;
+void npf_spans_clock_sample(struct npf_clock_sample *cs);
 
 /*
  * npf_spans_pause() - turn spans off (@off) or back on. Turning off waits

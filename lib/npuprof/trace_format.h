@@ -103,7 +103,8 @@ enum npf_item_type {
 	NPF_ITEM_CLOCKS = 13,	/* struct npf_item_clocks + clock samples */
 	NPF_ITEM_MODEL = 14,	/* struct npf_item_model + program + layers */
 	NPF_ITEM_SPANS = 15,	/* struct npf_item_spans + struct npf_span_c */
-	NPF_ITEM_TYPE_MAX = 15,
+	NPF_ITEM_HOST_CLOCK = 16, /* struct npf_item_host_clock + samples */
+	NPF_ITEM_TYPE_MAX = 16,
 };
 
 /* DEVICE: a traced device; @dev numbers the devices of the file from 0 */
@@ -239,9 +240,11 @@ struct npf_item_end {
  * id }. Job, operator and model fields are 0 (spans with them, and those
  * of another process's trace, are SPAN items). Times are
  * in @clock's unit: NPF_SPANS_CLOCK_MONOTONIC, nanoseconds of
- * CLOCK_MONOTONIC.
+ * CLOCK_MONOTONIC; NPF_SPANS_CLOCK_TSC, the host's TSC, which the reader
+ * maps to CLOCK_MONOTONIC with the fit of the file's HOST_CLOCK samples.
  */
 #define NPF_SPANS_CLOCK_MONOTONIC	0
+#define NPF_SPANS_CLOCK_TSC		1
 
 struct npf_item_spans {
 	int32_t pid;
@@ -276,6 +279,18 @@ struct npf_span_c {
 	uint8_t flags;
 	uint16_t rsvd;
 	uint32_t name_id;
+};
+
+/*
+ * HOST_CLOCK: @count bracketed samples of host clock @clock
+ * (NPF_SPANS_CLOCK_TSC; struct npf_clock_sample: CLOCK_MONOTONIC before,
+ * the TSC, CLOCK_MONOTONIC after), taken by the session at its start,
+ * about every 2^28 ticks while it runs, and at its stop
+ */
+struct npf_item_host_clock {
+	uint32_t clock;
+	uint32_t count;
+	/* @count struct npf_clock_sample follow */
 };
 
 /* Flags a span of a SPANS item never has */

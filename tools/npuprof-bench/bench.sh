@@ -18,13 +18,16 @@ BUILD=${BUILD:-$ROOT/build}
 # probes compiled in and nobody attached, and with the probes' semaphore
 # raised (a tracer attached) but no session.
 if command -v valgrind >/dev/null; then
-	for w in off hook sem; do
+	for w in off hook sem on; do
+		# "on": the span loop alone, not the session around it
+		fn=counted_loop
+		[ "$w" = on ] && fn=on_loop
 		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-			--toggle-collect=counted_loop \
+			--toggle-collect=$fn \
 			"$BUILD/bin/npuprof-bench-host" --loop "$w" 100000 2>&1 |
 			sed -n 's/.*Collected : *//p')
 		awk -v w="$w" -v ir="${ir:-0}" 'BEGIN {
-			split("off:npuprof.h hook, no session|hook:libnpu hook + USDT probes, nobody attached|sem:libnpu hook, probe semaphore raised, no session", d, "|")
+			split("off:npuprof.h hook, no session|hook:libnpu hook + USDT probes, nobody attached|sem:libnpu hook, probe semaphore raised, no session|on:npuprof.h hook, a session capturing (clock reads included)", d, "|")
 			for (i in d) { split(d[i], kv, ":"); t[kv[1]] = kv[2] }
 			printf "span instructions (callgrind): %.1f per span, %s\n", ir / 100000, t[w] }'
 	done
