@@ -100,7 +100,7 @@ void emu_dram_job_start(struct emu_dram *d, unsigned int pe, uint64_t start)
 
 	if ((int64_t)(start - d->now) < 0)
 		start = d->now;
-	p->n_ops = p->n_resolved = 0;
+	p->n_ops = p->n_ended = p->n_resolved = 0;
 	p->active = true;
 	p->done = p->resolved = false;
 	p->job_start = p->job_end = start;
@@ -110,8 +110,8 @@ void emu_dram_job_start(struct emu_dram *d, unsigned int pe, uint64_t start)
 	p->rem = 0;
 }
 
-void emu_dram_op(struct emu_dram *d, unsigned int pe, uint64_t bytes,
-		 uint64_t compute, uint64_t now_end)
+void emu_dram_op_begin(struct emu_dram *d, unsigned int pe, uint64_t bytes,
+		       uint64_t compute)
 {
 	struct emu_dram_pe *p = &d->pe[pe];
 	struct emu_dram_op *o;
@@ -121,12 +121,26 @@ void emu_dram_op(struct emu_dram *d, unsigned int pe, uint64_t bytes,
 	o = &p->ops[p->n_ops++];
 	o->bytes = bytes;
 	o->compute = compute > EMU_MAX_MODEL_TICKS ? EMU_MAX_MODEL_TICKS : compute;
-	o->now_end = now_end;
+	o->now_end = 0;
+}
+
+void emu_dram_op_end(struct emu_dram *d, unsigned int pe, uint64_t now_end)
+{
+	struct emu_dram_pe *p = &d->pe[pe];
+
+	if (!p->active || p->n_ended >= p->n_ops)
+		return;
+	p->ops[p->n_ended++].now_end = now_end;
 }
 
 void emu_dram_job_done(struct emu_dram *d, unsigned int pe)
 {
-	d->pe[pe].done = true;
+	struct emu_dram_pe *p = &d->pe[pe];
+
+	/* an operator that began and failed ends when the model says */
+	while (p->n_ended < p->n_ops)
+		p->ops[p->n_ended++].now_end = p->job_start;
+	p->done = true;
 }
 
 void emu_dram_job_abort(struct emu_dram *d, unsigned int pe)
@@ -188,6 +202,8 @@ static void events_now(struct emu_dram *d, struct emu_dram_pe *p)
 		}
 		if (p->issue_at != d->now)
 			return;
+		if (p->k && p->n_ended < p->k)
+			return;		/* stalled: op k - 1 still computes */
 		if (p->k < p->n_ops) {
 			resolve_prev_end(p);
 			p->rem = work(d, p->ops[p->k].bytes);

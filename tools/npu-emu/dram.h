@@ -36,7 +36,8 @@ struct emu_dram_op {
 /**
  * struct emu_dram_pe - one PE's DMA queue and its job
  * @ops: the job's operators, NPU_PROG_MAX_OPS of them
- * @n_ops: operators the PE has told the model about (they ran)
+ * @n_ops: operators that began: their @bytes and @compute are known
+ * @n_ended: operators whose arithmetic ended: their @now_end is known
  * @n_resolved: operators whose @start, @iowait and @end are known
  * @active: a job is registered and its end is not resolved yet
  * @done: the job runs no operator after the @n_ops-th
@@ -51,6 +52,7 @@ struct emu_dram_op {
 struct emu_dram_pe {
 	struct emu_dram_op *ops;
 	uint32_t n_ops;
+	uint32_t n_ended;
 	uint32_t n_resolved;
 	bool active;
 	bool done;
@@ -100,14 +102,21 @@ void emu_dram_free(struct emu_dram *d);
  */
 void emu_dram_job_start(struct emu_dram *d, unsigned int pe, uint64_t start);
 /*
- * The job's next operator ran: its DMA bytes, its compute ticks and the
- * device clock when the PE's arithmetic ended. A PE tells the model about
- * an operator once it ran, so the model waits for it at the operator's
- * transfer: the PE's arithmetic never waits for the model.
+ * The job's next operator begins: its DMA bytes and compute ticks. Its
+ * transfer may be issued from then on; the model waits for it there.
  */
-void emu_dram_op(struct emu_dram *d, unsigned int pe, uint64_t bytes,
-		 uint64_t compute, uint64_t now_end);
-/* No further operator runs in this job */
+void emu_dram_op_begin(struct emu_dram *d, unsigned int pe, uint64_t bytes,
+		       uint64_t compute);
+/*
+ * The operator that began last ended its arithmetic at @now_end (a PE ends
+ * an operator before it begins the next)
+ */
+void emu_dram_op_end(struct emu_dram *d, unsigned int pe, uint64_t now_end);
+/*
+ * No further operator begins in this job. One that began and did not end
+ * (it failed) keeps its transfer and its modelled time in the model: its
+ * DMA was issued.
+ */
 void emu_dram_job_done(struct emu_dram *d, unsigned int pe);
 /* The job was cut short by an abort: it leaves the model at the frontier */
 void emu_dram_job_abort(struct emu_dram *d, unsigned int pe);

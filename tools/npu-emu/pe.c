@@ -6,8 +6,9 @@
  * PEs, and each looks at its own queue. A job is validated, its buffers are
  * resolved to host pointers into BAR2, and the program interpreter runs it
  * with hooks around every operator. The hooks tell the shared DRAM model
- * (dram.c, under e->lock) each operator's transfer, its compute and the
- * instant its arithmetic ended; at the job's end the model times it:
+ * (dram.c, under e->lock) each operator's transfer and compute when it
+ * begins, and the instant its arithmetic ended; at the job's end the model
+ * times it:
  *
  *   op start  = end of the previous operator (the job start for the first)
  *   dma       = the transfer's duration, sharing the DRAM with other PEs
@@ -131,6 +132,13 @@ static uint32_t check_cmd(struct npu_emu *e, const struct npu_hw_cmd *c,
 	return NPU_HW_STATUS_OK;
 }
 
+/* The DRAM model may be able to go on: wake the PEs waiting for it */
+static void dram_kick_locked(struct npu_emu *e)
+{
+	if (e->dram_waiters)
+		pthread_cond_broadcast(&e->wake);
+}
+
 static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op,
 			 const struct emu_op_cost *cost)
 {
@@ -146,19 +154,17 @@ static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op
 	x->op_compute = emu_timing_compute_ticks(&pe->e->timing, cost->macs);
 	if (x->op_compute > EMU_MAX_MODEL_TICKS)
 		x->op_compute = EMU_MAX_MODEL_TICKS;
+	/* its transfer is issued while the previous operator computes */
+	pthread_mutex_lock(&pe->e->lock);
+	emu_dram_op_begin(&pe->e->dram, pe->idx, x->op_bytes, x->op_compute);
+	dram_kick_locked(pe->e);
+	pthread_mutex_unlock(&pe->e->lock);
 	return 0;
 }
 
-/* The DRAM model may be able to go on: wake the PEs waiting for it */
-static void dram_kick_locked(struct npu_emu *e)
-{
-	if (e->dram_waiters)
-		pthread_cond_broadcast(&e->wake);
-}
-
 /*
- * The operator ran: the DRAM model learns its transfer, compute and the
- * instant its arithmetic ended; it times the operator later (run_job).
+ * The operator ran: the DRAM model learns the instant its arithmetic
+ * ended; it times the operator later (run_job).
  */
 static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 			const struct emu_op_cost *cost)
@@ -172,7 +178,7 @@ static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 	(void)cost;
 	pthread_mutex_lock(&e->lock);
 	now = emu_clock_now(&e->clock);
-	emu_dram_op(&e->dram, pe->idx, x->op_bytes, x->op_compute, now);
+	emu_dram_op_end(&e->dram, pe->idx, now);
 	dram_kick_locked(e);
 	pthread_mutex_unlock(&e->lock);
 

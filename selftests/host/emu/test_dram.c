@@ -16,10 +16,12 @@
 /* far enough: no PE without a job holds the model back */
 #define FAR	(1ull << 62)
 
+/* An operator that began and ended no later than the model says */
 static void op(struct emu_dram *d, unsigned int pe, uint64_t bytes,
 	       uint64_t compute)
 {
-	emu_dram_op(d, pe, bytes, compute, 0);
+	emu_dram_op_begin(d, pe, bytes, compute);
+	emu_dram_op_end(d, pe, 0);
 }
 
 /* One job of one operator of @bytes on @pe at @start, done */
@@ -49,7 +51,8 @@ TEST(alone_is_the_per_pe_model)
 	emu_dram_job_start(&d, 0, 1000);
 	op(&d, 0, 4000, 500);
 	op(&d, 0, 1000, 3000);
-	emu_dram_op(&d, 0, 10000, 100, 9000);
+	emu_dram_op_begin(&d, 0, 10000, 100);
+	emu_dram_op_end(&d, 0, 9000);
 	emu_dram_job_done(&d, 0);
 	emu_dram_advance(&d, FAR);
 	ASSERT_TRUE(p->resolved);
@@ -225,6 +228,61 @@ TEST(abort_leaves_the_model)
 	one_op_job(&d, 0, 25000, 2000);
 	emu_dram_advance(&d, FAR);
 	EXPECT_EQ(1000, d.pe[0].ops[0].iowait);
+	emu_dram_free(&d);
+}
+
+/*
+ * A transfer is issued when its operator begins: PE 1's operator still
+ * computes, yet PE 0, sharing the DRAM with its transfer, is timed (20000
+ * ticks each at once); PE 1's next transfer waits for that operator's end.
+ */
+TEST(transfer_known_when_the_operator_begins)
+{
+	static struct emu_dram d;
+
+	ASSERT_EQ(0, emu_dram_init(&d, 1000000000, 2000, 2000, 2, 0));
+	emu_dram_job_start(&d, 1, 0);
+	emu_dram_op_begin(&d, 1, 20000, 5);
+	one_op_job(&d, 0, 0, 20000);
+	EXPECT_EQ(UINT64_MAX, emu_dram_advance(&d, FAR));
+	ASSERT_TRUE(d.pe[0].resolved);
+	EXPECT_EQ(20000, d.pe[0].ops[0].iowait);
+	EXPECT_EQ(20000, d.pe[1].ops[0].iowait);
+	/* op 0 of PE 1 began, op 1 too, op 0 never ended: still waiting */
+	EXPECT_FALSE(d.pe[1].resolved);
+	emu_dram_op_begin(&d, 1, 0, 5);
+	emu_dram_advance(&d, FAR);
+	EXPECT_EQ(0, d.pe[1].n_resolved);
+	/* the arithmetic of op 0 ended late, at 30000: its end */
+	emu_dram_op_end(&d, 1, 30000);
+	emu_dram_op_end(&d, 1, 0);
+	emu_dram_job_done(&d, 1);
+	emu_dram_advance(&d, FAR);
+	ASSERT_TRUE(d.pe[1].resolved);
+	EXPECT_EQ(30000, d.pe[1].ops[0].end);
+	EXPECT_EQ(30005, d.pe[1].job_end);
+	emu_dram_free(&d);
+}
+
+/*
+ * An operator that began and failed (the PE ran out of memory for it)
+ * keeps its transfer and its modelled time: its DMA was issued.
+ */
+TEST(failed_operator_keeps_its_transfer)
+{
+	static struct emu_dram d;
+
+	ASSERT_EQ(0, emu_dram_init(&d, 1000000000, 2000, 2000, 1, 0));
+	emu_dram_job_start(&d, 0, 0);
+	op(&d, 0, 2000, 100);
+	emu_dram_op_begin(&d, 0, 4000, 7);
+	emu_dram_job_done(&d, 0);
+	emu_dram_advance(&d, FAR);
+	ASSERT_TRUE(d.pe[0].resolved);
+	EXPECT_EQ(2, d.pe[0].n_resolved);
+	EXPECT_EQ(1100, d.pe[0].ops[0].end);
+	EXPECT_EQ(2000 - 100, d.pe[0].ops[1].iowait);
+	EXPECT_EQ(1100 + 1900 + 7, d.pe[0].job_end);
 	emu_dram_free(&d);
 }
 
