@@ -709,6 +709,17 @@ static int pad_first(struct ox_ctx *x, int d, struct win *w)
 	return o;
 }
 
+/* the NHWC tensor of @d, after a PAD by the window's pads when @pad */
+static int padded_nhwc(struct ox_ctx *x, int d, struct win *w, bool pad)
+{
+	if (pad) {
+		d = pad_first(x, d, w);
+		if (d < 0)
+			return -1;
+	}
+	return get_nhwc(x, d);
+}
+
 static void set_win(struct npu_prog_op *op, const struct win *w, bool pool)
 {
 	progbuild_conv(op, pool ? (uint8_t)w->kh : 0, pool ? (uint8_t)w->kw : 0,
@@ -819,7 +830,7 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 	struct win win;
 	struct npu_prog_op *op;
 	bool dw;
-	int din, tin, o;
+	int tin, o;
 	uint64_t i, nw;
 	uint32_t m, c, kh, kw;
 	static const char *const known[] = { "auto_pad", "dilations", "group",
@@ -855,13 +866,8 @@ static int lower_conv(struct ox_ctx *x, int node, const struct ox_val *xv,
 	    weights(x, node, w, M, 0, &sw, &zw) ||
 	    bias(x, node, b, M, sx, sw, &bq))
 		return -1;
-	din = xv->dev;
-	if (win.pt > 255 || win.pl > 255 || win.pb > 255 || win.pr > 255) {
-		din = pad_first(x, din, &win);
-		if (din < 0)
-			return -1;
-	}
-	tin = get_nhwc(x, din);
+	tin = padded_nhwc(x, xv->dev, &win, win.pt > 255 || win.pl > 255 ||
+			  win.pb > 255 || win.pr > 255);
 	if (tin < 0)
 		return -1;
 	/* OIHW -> OHWI (depthwise [C,1,KH,KW] -> [1,KH,KW,C]) */
@@ -1023,7 +1029,8 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 		      is(x, node, "QLinearGlobalAveragePool");
 	uint32_t od[4];
 	int64_t cip = 0, so = 0, cl = 0;
-	int din = xv->dev, tin, trq = NPU_PROG_NONE, o, t;
+	int tin, trq = NPU_PROG_NONE, o, t;
+	bool pad = false;
 	static const char *const known[] = { "auto_pad", "ceil_mode",
 		"count_include_pad", "dilations", "kernel_shape", "pads",
 		"storage_order", "strides", "channels_last", NULL };
@@ -1063,13 +1070,9 @@ static int lower_pool(struct ox_ctx *x, int node, const struct ox_val *xv,
 		if (avg && (win.pt > 255 || win.pl > 255 || win.pb > 255 ||
 			    win.pr > 255) && !cip)
 			return ox_refuse(x, node, "pads above 255 without count_include_pad are not supported");
-		if (avg && cip && (win.pt || win.pl || win.pb || win.pr)) {
-			din = pad_first(x, din, &win);
-			if (din < 0)
-				return -1;
-		}
+		pad = avg && cip && (win.pt || win.pl || win.pb || win.pr);
 	}
-	tin = get_nhwc(x, din);
+	tin = padded_nhwc(x, xv->dev, &win, pad);
 	if (tin < 0)
 		return -1;
 	if (avg && q->s != xv->scale) {

@@ -90,6 +90,18 @@ def rq_vec(acc, m, s):
     return f(acc, m, s)
 
 
+def add_ref(a, za, sa, b, zb, sb, sy):
+    """ADD's sum before the output zero point, TFLite's three factors"""
+    twice = 2 * max(np.float64(np.float32(sa)), np.float64(np.float32(sb)))
+    r0 = quantize_multiplier(np.float64(np.float32(sa)) / twice)
+    r1 = quantize_multiplier(np.float64(np.float32(sb)) / twice)
+    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
+    f = np.vectorize(lambda x0, x1: requant(
+        requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2),
+        otypes=[np.int64])
+    return f(a, b)
+
+
 def out_u8(zy, r, lo=0, hi=255):
     return np.clip(np.clip(zy + r, 0, 255), lo, hi).astype(np.uint8)
 
@@ -394,13 +406,7 @@ def qdq_add():
     save("qdq_add_relu", nodes, [vi("a", TensorProto.FLOAT, shape),
                                  vi("b", TensorProto.FLOAT, shape)],
          [vi("out", TensorProto.FLOAT, None)], inits)
-    twice = 2 * max(np.float64(np.float32(s0)), np.float64(np.float32(s1)))
-    r0 = quantize_multiplier(np.float64(np.float32(s0)) / twice)
-    r1 = quantize_multiplier(np.float64(np.float32(s1)) / twice)
-    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
-    f = np.vectorize(lambda x0, x1: requant(
-        requant((int(x0) - z0) << 20, *r0) + requant((int(x1) - z1) << 20, *r1), *r2))
-    y = out_u8(zy, f(a, b), zy, 255)
+    y = out_u8(zy, add_ref(a, z0, s0, b, z1, s1, sy), zy, 255)
     ok("qdq_add_relu", [a, b], [y],
        layers=[("add", "Add+Relu")])
 
@@ -452,14 +458,9 @@ def qdq_add_chain(n=70):
     nodes.append(helper.make_node("DequantizeLinear", [prev, "s", "z"], ["out"], name="dq_out"))
     save("qdq_add_chain", nodes, [vi("x", TensorProto.FLOAT, [1, 8])],
          [vi("out", TensorProto.FLOAT, None)], inits)
-    s64 = np.float64(np.float32(sx))
-    r = quantize_multiplier(s64 / (2 * s64))
-    r2 = quantize_multiplier(2 * s64 / ((1 << 20) * s64))
-    f = np.vectorize(lambda a, b: requant(
-        requant((int(a) - zx) << 20, *r) + requant((int(b) - zx) << 20, *r), *r2))
     v = x
     for _ in range(n):
-        v = out_u8(zx, f(v, x))
+        v = out_u8(zx, add_ref(v, zx, sx, x, zx, sx, sx))
     ok("qdq_add_chain", [x], [v])
 
 
@@ -493,13 +494,7 @@ def qdq_residual():
                               sx, swa, sa, 1))
     b = out_u8(zb, requant_ch(conv_ref(a, za, wb, 0, None, (0, 0, 0, 0), 1, 1),
                               sa, swb, sb, 1))
-    twice = 2 * max(np.float64(np.float32(sa)), np.float64(np.float32(sb)))
-    r0 = quantize_multiplier(np.float64(np.float32(sa)) / twice)
-    r1 = quantize_multiplier(np.float64(np.float32(sb)) / twice)
-    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
-    f = np.vectorize(lambda x0, x1: requant(
-        requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2))
-    ok("qdq_residual", [x], [out_u8(zy, f(a, b))],
+    ok("qdq_residual", [x], [out_u8(zy, add_ref(a, za, sa, b, zb, sb, sy))],
        layers=[("q_x", "QuantizeLinear"), ("conv_a", "Conv"), ("conv_b", "Conv"),
                ("add", "Add"), ("dq_out", "DequantizeLinear")])
 
@@ -766,13 +761,7 @@ def qop_ms():
     save("qop_ms_add", nodes, [vi("a", TensorProto.UINT8, shape),
                                vi("b", TensorProto.UINT8, shape)],
          [vi("y", TensorProto.UINT8, shape)], inits, check=False)
-    twice = 2 * max(np.float64(np.float32(sa)), np.float64(np.float32(sb)))
-    r0 = quantize_multiplier(np.float64(np.float32(sa)) / twice)
-    r1 = quantize_multiplier(np.float64(np.float32(sb)) / twice)
-    r2 = quantize_multiplier(twice / ((1 << 20) * np.float64(np.float32(sy))))
-    f = np.vectorize(lambda x0, x1: requant(
-        requant((int(x0) - za) << 20, *r0) + requant((int(x1) - zb) << 20, *r1), *r2))
-    ok("qop_ms_add", [a, b], [out_u8(zy, f(a, b))],
+    ok("qop_ms_add", [a, b], [out_u8(zy, add_ref(a, za, sa, b, zb, sb, sy))],
        io=[("in", 0, sa, za), ("in", 1, sb, zb), ("out", 0, sy, zy)],
        layers=[("qadd", "QLinearAdd")])
     x = u8(shape)
