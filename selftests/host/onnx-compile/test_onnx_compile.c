@@ -14,6 +14,7 @@
  * Skips when python3-onnx is missing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,6 +485,61 @@ TEST(command_line)
 	EXPECT_EQ(9, npu_model_input(m, 0)->zero_point);
 	EXPECT_EQ(1, npu_model_num_inputs(m));
 	npu_model_free(m);
+}
+
+struct job {
+	const uint8_t *onnx, *want;
+	size_t len, want_size;
+	int differ;
+};
+
+static void *compile_many(void *arg)
+{
+	struct job *j = arg;
+	uint8_t *file;
+	size_t size;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (onnx_import(j->onnx, j->len, NULL, &file, &size, NULL, 0)) {
+			j->differ++;
+			continue;
+		}
+		j->differ += size != j->want_size || memcmp(file, j->want, size);
+		free(file);
+	}
+	return NULL;
+}
+
+/* the same bytes every time, from concurrent calls too (no global state) */
+TEST(deterministic_and_reentrant)
+{
+	static const char *const names[] = { "qdq_mnist_like", "qdq_residual",
+		"qop_conv_clip", "nhwc_concat" };
+	struct job jobs[4];
+	pthread_t th[4];
+	uint8_t *onnx[4], *want[4];
+	unsigned int i;
+
+	if (access(CASES_DIR "/qdq_residual.onnx", R_OK))
+		SKIP(return, "no generated models (python3-onnx missing?)");
+	for (i = 0; i < 4; i++) {
+		onnx[i] = slurp(CASES_DIR, names[i], ".onnx", &jobs[i].len);
+		ASSERT_NE(NULL, onnx[i]);
+		ASSERT_EQ(0, onnx_import(onnx[i], jobs[i].len, NULL, &want[i],
+					 &jobs[i].want_size, NULL, 0));
+		jobs[i].onnx = onnx[i];
+		jobs[i].want = want[i];
+		jobs[i].differ = 0;
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, compile_many, &jobs[i]));
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, jobs[i].differ);
+		free(onnx[i]);
+		free(want[i]);
+	}
 }
 
 TEST_HARNESS_MAIN
