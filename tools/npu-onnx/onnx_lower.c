@@ -10,7 +10,9 @@
  * the QDQ format). Relu and Clip narrow a waiting result's range, or fuse
  * into the operator that wrote a device activation when they are the only
  * way to it, or become a CLIP. Data movement works on device activations
- * directly. Anything else is refused with the node, its op type and why.
+ * directly. ONNX Runtime's com.microsoft QLinearAdd and QLinear pools are
+ * lowered as Add and the pools are. Anything else is refused with the
+ * node, its op type and why.
  *
  * 4-D activations are NCHW in ONNX and N, H, W, C (NCHWC16) on the device;
  * a device value keeps either form or both, and a TRANSPOSE makes the one
