@@ -97,8 +97,15 @@ uint64_t emu_dram_xfer_ticks(const struct emu_dram *d, uint64_t bytes,
 void emu_dram_job_start(struct emu_dram *d, unsigned int pe, uint64_t start)
 {
 	struct emu_dram_pe *p = &d->pe[pe];
+	unsigned int i;
+	bool busy = false;
 
-	if ((int64_t)(start - d->now) < 0)
+	for (i = 0; i < d->pes; i++)
+		busy |= d->pe[i].active;
+	/* nothing in flight: the frontier may move back (after an abort) */
+	if (!busy)
+		d->now = start;
+	else if ((int64_t)(start - d->now) < 0)
 		start = d->now;
 	p->n_ops = p->n_ended = p->n_resolved = 0;
 	p->active = true;

@@ -97,8 +97,11 @@ int emu_dram_init(struct emu_dram *d, uint64_t clock_hz, uint32_t dma_bw,
 void emu_dram_free(struct emu_dram *d);
 
 /*
- * A job starts on @pe at @start (clamped to the frontier, which only a
- * reset can have passed). Its first transfer is issued at @start.
+ * A job starts on @pe at @start; its first transfer is issued then. The
+ * frontier moves there when no PE has a job; a later @start than the
+ * frontier cannot be behind it, except after an abort while other PEs'
+ * jobs were timed ahead of the device clock: the job then starts at the
+ * frontier (read it back from @job_start).
  */
 void emu_dram_job_start(struct emu_dram *d, unsigned int pe, uint64_t start);
 /*

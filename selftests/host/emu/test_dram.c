@@ -208,7 +208,10 @@ TEST(idle_pe_holds_the_model_at_the_clock)
 	emu_dram_free(&d);
 }
 
-/* An aborted job leaves the model; the other PE is timed alone from then */
+/*
+ * An aborted job leaves the model; the other PE is timed alone from then.
+ * With no job in flight the frontier follows the next job's start.
+ */
 TEST(abort_leaves_the_model)
 {
 	static struct emu_dram d;
@@ -228,6 +231,16 @@ TEST(abort_leaves_the_model)
 	one_op_job(&d, 0, 25000, 2000);
 	emu_dram_advance(&d, FAR);
 	EXPECT_EQ(1000, d.pe[0].ops[0].iowait);
+	/* nothing in flight: a job may start behind the frontier (26000) */
+	EXPECT_EQ(26000, d.now);
+	one_op_job(&d, 1, 21000, 2000);
+	EXPECT_EQ(21000, d.pe[1].job_start);
+	/* but not behind a job in flight: it starts at the frontier */
+	one_op_job(&d, 0, 20000, 2000);
+	EXPECT_EQ(21000, d.pe[0].job_start);
+	emu_dram_advance(&d, FAR);
+	EXPECT_EQ(2000, d.pe[0].ops[0].iowait);
+	EXPECT_EQ(2000, d.pe[1].ops[0].iowait);
 	emu_dram_free(&d);
 }
 
