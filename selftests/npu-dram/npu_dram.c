@@ -25,9 +25,11 @@
 #include "npu_test.h"
 #include "npu_trace_reader.h"
 
-/* 12 MiB moved per job: 6.3 ms at 2000 MB/s, well over a submit's time;
+/*
+ * 12 MiB moved per job: 6.3 ms at 2000 MB/s, well over a submit's time;
  * two jobs' buffers (24 MiB) stay within the driver's default quota of
- * half the default 64 MiB DRAM per open file */
+ * half the default 64 MiB DRAM per open file.
+ */
 #define JOB_BYTES	(6u << 20)
 #define MAX_EXEC	8
 /* ticks the model's rounding (a ceil per phase) may add or take */
@@ -93,7 +95,7 @@ FIXTURE_TEARDOWN(dram)
 	close(self->fd);
 }
 
-/* Wait for @id and consume the EXEC records so far into @e */
+/* Wait for job @id; 0 when it ended OK */
 static int wait_ok(struct trace_jobs *j, unsigned long long id)
 {
 	struct npu_wait w;
@@ -104,6 +106,7 @@ static int wait_ok(struct trace_jobs *j, unsigned long long id)
 	return w.result.status == NPU_JOB_OK ? 0 : -EIO;
 }
 
+/* Consume the EXEC records so far into @e; -EIO when some were lost */
 static int read_execs(struct trace_ring *t, struct execs *e)
 {
 	struct trace_stats st = { 0 };
