@@ -4,8 +4,9 @@
  * "Shared DRAM bandwidth"), seen where a profiler sees it: the iowait of
  * the device's EXEC trace records.
  *
- * Each job is one CLIP over N bytes: one transfer of B = 2N bytes, issued
- * when the PE takes the command; its iowait is the transfer's duration.
+ * Each job is one CLIP in place over N bytes: one transfer of B = 2N bytes
+ * (input and output), issued when the PE takes the command; its iowait is
+ * the transfer's duration.
  * One PE alone moves r1 = min(DMA_BW, DRAM_BW) bytes per second, and
  * waits D = ceil(B / r1) ticks. Two PEs whose jobs start d ticks apart
  * (d < D) share the DRAM: the first moves r1 * d bytes alone, then both
@@ -26,11 +27,12 @@
 #include "npu_trace_reader.h"
 
 /*
- * 12 MiB moved per job: 6.3 ms at 2000 MB/s, well over a submit's time;
- * two jobs' buffers (24 MiB) stay within the driver's default quota of
- * half the default 64 MiB DRAM per open file.
+ * A CLIP in place over 12 MiB moves 24 MiB: 12.6 ms at 2000 MB/s, well over
+ * the time between two submits even in a loaded TCG guest. Each PE has its
+ * own buffer; both (24 MiB) stay within the driver's default quota of half
+ * the default 64 MiB DRAM per open file.
  */
-#define JOB_BYTES	(6u << 20)
+#define JOB_BYTES	(12u << 20)
 #define MAX_EXEC	8
 /* ticks the model's rounding (a ceil per phase) may add or take */
 #define ROUNDING	3
@@ -48,11 +50,46 @@ static void collect(const struct npu_trace_rec_hdr *h, void *arg)
 		memcpy(&e->ex[e->n++], h, sizeof(e->ex[0]));
 }
 
+/* One PE's job: a one-CLIP program and the buffer it clips in place */
+struct clip_job {
+	int fd;
+	struct npu_bo_create prog, data;
+	uint8_t *prog_map;
+	unsigned int h[2];
+};
+
+static int clip_job_init(struct clip_job *j, int fd)
+{
+	int ret;
+
+	memset(j, 0, sizeof(*j));
+	j->fd = fd;
+	ret = npu_bo_new(fd, TRACE_PROG_BO_SIZE, &j->prog);
+	if (!ret)
+		ret = npu_bo_new(fd, JOB_BYTES, &j->data);
+	if (ret)
+		return ret;
+	j->prog_map = npu_bo_map(fd, &j->prog);
+	if (!j->prog_map)
+		return -errno;
+	trace_chain_prog(j->prog_map, JOB_BYTES, 1, 1, 1, 10, 200);
+	j->h[0] = j->prog.handle;
+	j->h[1] = j->data.handle;
+	return 0;
+}
+
+static int clip_job_submit(struct clip_job *j, unsigned int pe,
+			   unsigned long long *id)
+{
+	return npu_submit_job(j->fd, pe, j->h, 2, 0, 0, trace_chain_size(1),
+			      id);
+}
+
 FIXTURE(dram)
 {
 	int fd;
 	struct npu_info info;
-	struct trace_jobs j[2];
+	struct clip_job j[2];
 	struct trace_ring t;
 	long double r1, r2;	/* bytes per tick: alone, two at once */
 	unsigned long long bytes, alone;
@@ -72,14 +109,14 @@ FIXTURE_SETUP(dram)
 	dram_bw = npu_env_u64("NPU_EMU_DRAM_BW", self->info.dma_bw);
 	ASSERT_LT(0, dram_bw);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, trace_jobs_init(&self->j[i], self->fd, JOB_BYTES, 1));
+		ASSERT_EQ(0, clip_job_init(&self->j[i], self->fd));
 	ASSERT_EQ(0, trace_open(self->fd, 0, 16, 0, &self->t));
 	ASSERT_EQ(0, trace_enable(&self->t, 1));
 	self->r1 = fminl(self->info.dma_bw, dram_bw) * 1e6L /
 		   self->info.clock_hz;
 	self->r2 = fminl(self->info.dma_bw, dram_bw / 2.0L) * 1e6L /
 		   self->info.clock_hz;
-	/* a CLIP reads its input and writes its output */
+	/* the CLIP reads its input and writes its output */
 	self->bytes = 2ull * JOB_BYTES;
 	self->alone = (unsigned long long)ceill(self->bytes / self->r1);
 	TH_LOG("DMA_BW %u MB/s, DRAM_BW %llu MB/s, clock %llu Hz: %llu bytes take %llu ticks alone",
@@ -96,7 +133,7 @@ FIXTURE_TEARDOWN(dram)
 }
 
 /* Wait for job @id; 0 when it ended OK */
-static int wait_ok(struct trace_jobs *j, unsigned long long id)
+static int wait_ok(struct clip_job *j, unsigned long long id)
 {
 	struct npu_wait w;
 	int ret = npu_wait_job(j->fd, id, 0, 60000000000ll, &w);
@@ -137,7 +174,7 @@ TEST_F(dram, one_pe_at_a_time_waits_d)
 	unsigned int p;
 
 	for (p = 0; p < 2; p++) {
-		ASSERT_EQ(0, trace_job_submit(&self->j[p], p, &id[p]));
+		ASSERT_EQ(0, clip_job_submit(&self->j[p], p, &id[p]));
 		ASSERT_EQ(0, wait_ok(&self->j[p], id[p]));
 	}
 	ASSERT_EQ(0, read_execs(&self->t, &e));
@@ -174,7 +211,7 @@ TEST_F(dram, two_pes_at_once_wait_longer)
 
 	for (pair = 0; pair < 5 && !overlapped; pair++) {
 		for (p = 0; p < 2; p++)
-			ASSERT_EQ(0, trace_job_submit(&self->j[p], p, &id[p]));
+			ASSERT_EQ(0, clip_job_submit(&self->j[p], p, &id[p]));
 		for (p = 0; p < 2; p++)
 			ASSERT_EQ(0, wait_ok(&self->j[p], id[p]));
 		ASSERT_EQ(0, read_execs(&self->t, &e));
