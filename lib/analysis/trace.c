@@ -518,11 +518,16 @@ static int npf_trace_tsc_fit(struct npuprof_trace *t)
 	}
 	ret = 0;
 	if (n >= 2 && v[n - 1].tick > v[0].tick &&
-	    v[n - 1].before_ns > v[0].after_ns)
+	    v[n - 1].before_ns > v[0].after_ns) {
 		/* the nominal frequency, for the fit's outlier tests */
-		hz = (uint64_t)((double)(v[n - 1].tick - v[0].tick) * 1e9 /
-				(double)(v[n - 1].before_ns + v[n - 1].after_ns -
-					 v[0].before_ns - v[0].after_ns) * 2);
+		double f = (double)(v[n - 1].tick - v[0].tick) * 1e9 /
+			   (double)(v[n - 1].before_ns + v[n - 1].after_ns -
+				    v[0].before_ns - v[0].after_ns) * 2;
+
+		/* a damaged sample: the fit drops it, any rate will do */
+		if (f >= 1e6 && f <= 1e11)
+			hz = (uint64_t)f;
+	}
 	if (n)
 		ret = npf_clock_fit_build(v, n, hz ? hz : 1, &t->tsc_fit);
 	free(v);
