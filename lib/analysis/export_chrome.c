@@ -1208,6 +1208,7 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 {
 	struct npf_js o = { .f = out, .first = true, .ts_base = 1ull << 63,
 			    .trace = trace, .mem_next_end = INT64_MAX };
+	struct npuprof_damage dmg;
 	size_t i;
 	char *p;
 	int ret;
@@ -1248,6 +1249,14 @@ int npuprof_export_chrome(struct npuprof_trace *trace, FILE *out,
 			    (unsigned long long)o.st.unmapped,
 			    (unsigned long long)o.st.untracked,
 			    npuprof_trace_truncated(trace) ? "true" : "false");
+		npuprof_trace_damage(trace, &dmg, NULL);
+		npf_js_tail(&o, ",\n  \"damaged\":{\"stretches\":%llu,\"chunks\":%llu,"
+			    "\"bytes\":%llu,\"items\":%llu,\"items_unknown\":%llu}",
+			    (unsigned long long)dmg.stretches,
+			    (unsigned long long)dmg.chunks,
+			    (unsigned long long)dmg.bytes,
+			    (unsigned long long)dmg.items,
+			    (unsigned long long)dmg.items_unknown);
 		p = npf_js_room(&o, 256);
 		p = NPF_LIT(p, "\n],\n\"metadata\":{\n  \"exporter\":\"npuprof "
 			    "chrome 1\",\n  \"clock_domain\":\"CLOCK_MONOTONIC\","

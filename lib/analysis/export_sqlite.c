@@ -663,6 +663,46 @@ static int npf_sq_event(struct npf_sq *s, const struct npuprof_event *ev)
 	}
 }
 
+/*
+ * The damaged chunks the reader skipped, when it skipped any, as meta rows
+ * of its own ("reader.damaged_*", the counts of struct npuprof_damage):
+ * what the other tables lack
+ */
+static int npf_sq_damage(struct npf_sq *s)
+{
+	struct npuprof_damage d;
+	const char *why = "";
+	char v[5][24];
+	size_t i;
+	int ret = 0;
+
+	if (!npuprof_trace_damage(s->trace, &d, &why))
+		return 0;
+	const char *const kv[][2] = {
+		{ "reader.damaged_stretches", v[0] },
+		{ "reader.damaged_chunks", v[1] },
+		{ "reader.damaged_bytes", v[2] },
+		{ "reader.damaged_items", v[3] },
+		{ "reader.damaged_items_unknown", v[4] },
+		{ "reader.damaged_first", why },
+	};
+
+	snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)d.stretches);
+	snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)d.chunks);
+	snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)d.bytes);
+	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)d.items);
+	snprintf(v[4], sizeof(v[4]), "%llu",
+		 (unsigned long long)d.items_unknown);
+	for (i = 0; !ret && i < sizeof(kv) / sizeof(kv[0]); i++) {
+		struct npf_sqb b = npf_sqb(s, SQ_META);
+
+		npf_b_s(&b, kv[i][0]);
+		npf_b_s(&b, kv[i][1]);
+		ret = npf_sq_step(s, &b);
+	}
+	return ret;
+}
+
 /* The reader's own fits (those the exported times use) */
 static int npf_sq_fits(struct npf_sq *s)
 {
@@ -824,6 +864,8 @@ int npuprof_export_sqlite(struct npuprof_trace *trace, const char *path)
 	}
 	if (!ret)
 		ret = npf_join_finish(j);
+	if (!ret)
+		ret = npf_sq_damage(s);
 	for (i = 0; !ret && i <= SQ_BATCHED; i++)
 		ret = npf_sq_flush(s, i);
 	if (!ret)

@@ -159,11 +159,14 @@ int npuprof_trace_open(const char *path, struct npuprof_trace **trace,
  * @ev: out: the event
  *
  * A file cut short (a killed process) ends at its last complete chunk:
- * the call then returns 0 and npuprof_trace_truncated() tells.
+ * the call then returns 0 and npuprof_trace_truncated() tells. A damaged
+ * chunk (one that fails its header or payload CRC, or another check of
+ * its header) is skipped, and the events go on from the next sound chunk:
+ * npuprof_trace_damage() counts what was skipped.
  *
- * Return: 1 with an event, 0 at the end, -EBADMSG on a corrupt chunk or
- * item (the message, with its file offset, is in npuprof_trace_error()),
- * -errno of read().
+ * Return: 1 with an event, 0 at the end, -EBADMSG on a corrupt item
+ * inside a chunk whose CRC matched (a writer's bug; the message, with its
+ * file offset, is in npuprof_trace_error()), -errno of read().
  */
 int npuprof_trace_next(struct npuprof_trace *trace, struct npuprof_event *ev);
 
@@ -198,6 +201,55 @@ int npuprof_trace_truncated(const struct npuprof_trace *trace);
  */
 uint64_t npuprof_trace_skipped(const struct npuprof_trace *trace,
 			       const char **last);
+
+/**
+ * struct npuprof_damage - the damaged parts of a trace file a reader
+ * skipped (Documentation/npu/trace-file.rst, "Reading a damaged file")
+ * @stretches: places where the reader met a chunk that failed a check and
+ *	found the next sound chunk further on (or the end of the file)
+ * @chunks: chunks skipped, by the chunk numbers around each stretch; a
+ *	stretch that runs to the end of the file counts the chunks whose
+ *	headers were still sound, at least 1
+ * @bytes: bytes of the file skipped
+ * @items: items the skipped chunks held, of those whose header was sound
+ *	(its CRC matched): events, but for a RECORDS item, which holds
+ *	several ring records
+ * @items_unknown: of @chunks, those whose item count is unknown (their
+ *	header was damaged too, or did not carry its CRC)
+ * @first_offset: file offset where the first stretch starts
+ * @last_offset: where the last one starts
+ */
+struct npuprof_damage {
+	uint64_t stretches;
+	uint64_t chunks;
+	uint64_t bytes;
+	uint64_t items;
+	uint64_t items_unknown;
+	uint64_t first_offset;
+	uint64_t last_offset;
+};
+
+/**
+ * npuprof_trace_damage() - what the reader skipped of the part of the file
+ * read so far because it was damaged: whole chunks (a byte flipped in a
+ * chunk's header or payload fails its CRC)
+ * @trace: the reader
+ * @out: out (or NULL): the counts, zeroed when nothing was skipped
+ * @why: out (or NULL): what was wrong where the first stretch starts,
+ *	without the file name or offset ("chunk crc 0x1c9a44e0, its payload
+ *	has 0x83f0e2d1"); "" when nothing was skipped
+ *
+ * The reader skips a damaged chunk and goes on from the next sound one,
+ * so the events of every other chunk are read, in order; the reports,
+ * exports and the tool then succeed (the tool with a warning) and say so
+ * in their totals or metadata. Each stretch is counted once however often
+ * the file is read again. Damaged MODEL items inside sound chunks are
+ * npuprof_trace_skipped()'s, not counted here.
+ *
+ * Return: @out->stretches: 0 when nothing was skipped.
+ */
+uint64_t npuprof_trace_damage(const struct npuprof_trace *trace,
+			      struct npuprof_damage *out, const char **why);
 
 /**
  * npuprof_trace_rewind() - start over from the first event

@@ -12,6 +12,7 @@
 #include "trace_format.h"
 
 struct npf_reader;
+struct npuprof_damage;
 
 /*
  * npf_reader_open() - open @path and check its header. On error, @err
@@ -28,8 +29,12 @@ int npf_reader_open(const char *path, struct npf_reader **r, char *err,
  * are validated (sizes, NUL-terminated strings, a RECORD's inner size)
  * before they are returned; unknown types are returned as they are.
  * *@item stays valid until the next call; *@offset is its file offset.
+ * A chunk that fails a check of its header, its header's CRC or its
+ * payload's CRC is skipped, with the rest of the damaged stretch, up to
+ * the next sound chunk: npf_reader_damage() counts it.
  * Return: 1; 0 at the end (complete, or truncated: see
- * npf_reader_truncated()); -EBADMSG on corruption, with the message in
+ * npf_reader_truncated()); -EBADMSG on a corrupt item in a chunk whose
+ * CRC matched, or data after the END item, with the message in
  * npf_reader_error(); -errno of read(). After an error, every later call
  * returns the same error.
  */
@@ -60,6 +65,17 @@ int npf_reader_index(struct npf_reader *r, uint64_t *off, uint64_t *seq);
  */
 int npf_reader_seek(struct npf_reader *r, uint64_t off, uint64_t seq);
 const struct npf_file_hdr *npf_reader_hdr(const struct npf_reader *r);
+
+/*
+ * npf_reader_damage() - the damaged stretches skipped so far, each counted
+ * once over every pass from the start (a seek's pass counts none), into
+ * *@d (NULL: not wanted), and what was wrong at the first one (*@why, ""
+ * when none). Return: the number of stretches.
+ */
+uint64_t npf_reader_damage(const struct npf_reader *r,
+			   struct npuprof_damage *d, const char **why);
+/* 1 when this pass (since the last rewind or seek) skipped a stretch */
+int npf_reader_skipped(const struct npf_reader *r);
 void npf_reader_close(struct npf_reader *r);
 
 #endif /* NPF_READER_H */

@@ -789,6 +789,9 @@ int npuprof_print_summary(struct npuprof_trace *trace, FILE *out,
 					   p.summary.lost_device);
 		uint64_t host = npf_max_u64(p.lost[NPU_TRACE_LOST_HOST],
 					    p.summary.lost_host);
+		struct npuprof_damage dmg = { 0 };
+
+		npuprof_trace_damage(trace, &dmg, NULL);
 		const struct npf_total tot[] = {
 			{ "NPU executions", "executions", js->execs, false },
 			{ "  joined to a submit span", "executions_joined",
@@ -815,6 +818,9 @@ int npuprof_print_summary(struct npuprof_trace *trace, FILE *out,
 			  p.summary.violations, !p.have_summary },
 			{ "Inconsistent device records", "inconsistent",
 			  js->inconsistent, false },
+			{ "Damaged chunks skipped", "damaged_chunks", dmg.chunks,
+			  false },
+			{ "  bytes", "damaged_bytes", dmg.bytes, false },
 			{ "Truncated", "truncated",
 			  (uint64_t)npuprof_trace_truncated(trace), false },
 		};

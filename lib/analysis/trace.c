@@ -371,7 +371,8 @@ static int npf_trace_index(struct npuprof_trace *t, struct npf_samples *v)
 		memcpy(d->s + d->n, c + 1, c->count * sizeof(*d->s));
 		d->n += c->count;
 	}
-	if (ret < 0 || npf_reader_truncated(t->r))
+	/* a damaged index: pass 1 reads the samples from the records */
+	if (ret < 0 || npf_reader_truncated(t->r) || npf_reader_skipped(t->r))
 		return -ENOENT;
 	return 0;
 }
@@ -1081,6 +1082,19 @@ uint64_t npuprof_trace_skipped(const struct npuprof_trace *t,
 	if (last)
 		*last = t && t->skipped_last ? t->skipped_last : "";
 	return t ? t->models_bad + t->layers_bad : 0;
+}
+
+NPUPROF_EXPORT
+uint64_t npuprof_trace_damage(const struct npuprof_trace *t,
+			      struct npuprof_damage *out, const char **why)
+{
+	if (t && t->r)
+		return npf_reader_damage(t->r, out, why);
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (why)
+		*why = "";
+	return 0;
 }
 
 NPUPROF_EXPORT

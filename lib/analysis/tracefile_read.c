@@ -6,10 +6,15 @@
  *
  * The reader reads one chunk at a time with pread() into a buffer that
  * grows to the largest chunk met, never beyond the header's chunk_max
- * (itself at most NPF_CHUNK_MAX), and validates the whole chunk (header,
- * CRC, every item) before it returns the first of its items, so a caller
- * only ever sees items of sound chunks; after a rewind, the CRC of the
- * chunks that passed it already is not computed again (the items are).
+ * (itself at most NPF_CHUNK_MAX), and validates the whole chunk (header
+ * and its CRC, payload CRC, every item) before it returns the first of
+ * its items, so a caller only ever sees items of sound chunks; after a
+ * rewind, a chunk that passed every check in an earlier pass, read in
+ * order with nothing skipped before it, is not checked again. A chunk
+ * that fails a check of its header or a CRC is skipped: the reader looks
+ * for the next sound chunk (at its place when the damaged chunk's header
+ * was sound, else the next 8-aligned chunk magic whose header and payload
+ * check) and counts the stretch it skipped (struct npuprof_damage).
  * Whatever the input it neither crashes, nor loops (every step consumes
  * at least 8 bytes), nor allocates more than that buffer and its own
  * small struct.
@@ -30,6 +35,7 @@
 
 #include "compiler.h"
 #include "crc32.h"
+#include "npuprof_analysis.h"
 #include "reader.h"
 #include "ring_parse.h"
 
@@ -111,16 +117,25 @@ static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
  * @ended: the END item was met
  * @truncated: the file stops before its END item
  * @seeked: npf_reader_seek() moved on past chunks it did not read
+ * @skipped: this pass skipped a damaged stretch (since the last rewind)
  * @hdr: the file header (the first 64 bytes)
  * @next_off: file offset of the next chunk
- * @seq: seq the next chunk must have
- * @verified: chunks 0 .. @verified - 1, read in order, passed their CRC
- *	check in an earlier pass (before a rewind): a later pass does not
- *	compute it again
- * @checked: chunks 0 .. @checked - 1 passed their item checks too: a later
- *	pass does not walk their items again (the same bytes, the same result)
+ * @seq: seq the next chunk must have (at least, after a damaged stretch)
+ * @cur_seq: seq of the chunk being checked, for its END item
+ * @good_end: end of this pass's last sound chunk, or where it started: a
+ *	damaged stretch is looked through from there
+ * @checked: chunks 0 .. @checked - 1, read in order with nothing skipped
+ *	before them, passed every check in an earlier pass (before a
+ *	rewind): a later pass neither computes their CRC nor walks their
+ *	items again (the same bytes, the same result)
  * @end_seq: the chunk holding the END item, UINT64_MAX before it is met
  * @items: items in the chunks before the current one
+ * @dmg: the damaged stretches counted, each once over every pass
+ * @dmg_end: end of the last stretch counted: a later pass meets the
+ *	stretches before it again, counted already
+ * @why: what was wrong at the start of the first stretch counted
+ * @cause: what was wrong with the chunk chunk_at() looked at last
+ * @nfound: the items check_items() found in a chunk that counts others
  * @buf: the current chunk's extra header bytes and payload
  * @cap: bytes of @buf
  * @payload: the current chunk's payload, inside @buf
@@ -137,14 +152,21 @@ struct npf_reader {
 	bool ended;
 	bool truncated;
 	bool seeked;
+	bool skipped;
 	struct npf_file_hdr hdr;
 	uint64_t next_off;
 	uint64_t seq;
-	uint64_t verified;
+	uint64_t cur_seq;
+	uint64_t good_end;
 	uint64_t checked;
 	uint64_t end_seq;
 	uint64_t items;
 	uint64_t file_size;	/* a regular file's size, as last seen */
+	struct npuprof_damage dmg;
+	uint64_t dmg_end;
+	uint32_t nfound;
+	char why[96];
+	char cause[96];
 	uint8_t *buf;
 	size_t cap;
 	const uint8_t *payload;
@@ -402,14 +424,15 @@ static int check_item(struct npf_reader *r, const struct npf_item *it,
 	case NPF_ITEM_END: {
 		const struct npf_item_end *e = (const void *)body;
 
-		if (e->chunks != r->seq)
+		if (e->chunks != r->cur_seq)
 			return ITEM_FAIL(r, boff + offsetof(struct npf_item_end,
 							    chunks),
 					 "END counts %llu chunks before its own, there are %llu",
 					 (unsigned long long)e->chunks,
-					 (unsigned long long)r->seq);
-		/* after npf_reader_seek(), the items before are unknown */
-		if (!r->seeked && e->items != before)
+					 (unsigned long long)r->cur_seq);
+		/* after npf_reader_seek() or a damaged stretch, the items
+		 * before are unknown */
+		if (!r->seeked && !r->skipped && e->items != before)
 			return ITEM_FAIL(r, boff + offsetof(struct npf_item_end,
 							    items),
 					 "END counts %llu items before it, there are %llu",
@@ -423,9 +446,15 @@ static int check_item(struct npf_reader *r, const struct npf_item *it,
 	return 0;
 }
 
-/* Walk every item of the chunk payload @p (@size bytes at @off) */
+/* check_items(): the items are sound, but not as many as the chunk says */
+#define NPF_ITEMS_MISCOUNT	1
+
+/*
+ * Walk every item of the chunk payload @p (@size bytes at @off). Return:
+ * 0, NPF_ITEMS_MISCOUNT (r->nfound items, not @nitems), or -EBADMSG.
+ */
 static int check_items(struct npf_reader *r, const uint8_t *p, uint32_t size,
-		       uint64_t off, uint64_t hdr_off, uint32_t nitems)
+		       uint64_t off, uint32_t nitems)
 {
 	uint32_t pos = 0, n = 0;
 	bool end = false;
@@ -453,9 +482,10 @@ static int check_items(struct npf_reader *r, const uint8_t *p, uint32_t size,
 		pos += it->size;
 		n++;
 	}
-	if (n != nitems)
-		return ITEM_FAIL(r, hdr_off + offsetof(struct npf_chunk_hdr, items),
-				 "chunk counts %u items, it holds %u", nitems, n);
+	if (n != nitems) {
+		r->nfound = n;
+		return NPF_ITEMS_MISCOUNT;
+	}
 	r->ended = end;
 	return 0;
 }
@@ -481,128 +511,362 @@ static int reader_grow(struct npf_reader *r, size_t need)
 	return 0;
 }
 
-/*
- * Read and check the chunk at r->next_off. Return: 1 with the chunk
- * loaded, 0 at the end of the file (r->truncated set unless the END item
- * was met), or an error.
- */
-static int load_chunk(struct npf_reader *r)
+/* What chunk_at() found at an offset */
+enum npf_chunk_state {
+	NPF_CH_SOUND,	/* a chunk that passed every check: loaded */
+	NPF_CH_END,	/* under a chunk header's bytes left: the file's end */
+	NPF_CH_CUT,	/* a header whose payload runs past the end of the file */
+	NPF_CH_BAD_HDR,	/* a header that fails a check, or unprotected (no
+			 * hdr_crc) with something else wrong: nothing of it
+			 * can be trusted */
+	NPF_CH_BAD,	/* a sound header (its CRC matched), the chunk damaged
+			 * (payload CRC, seq): its size and items are right */
+};
+
+/* Record in r->cause what is wrong with the chunk at hand; return @st */
+__attribute__((format(printf, 3, 4)))
+static int ch_cause(struct npf_reader *r, int st, const char *fmt, ...)
 {
-	uint64_t off = r->next_off, poff, left;
-	struct npf_chunk_hdr ch;
-	const uint8_t *body;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->cause, sizeof(r->cause), fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/*
+ * Read and check the chunk whose header is at @off and whose seq must be
+ * in @seq_lo..@seq_hi, into r->buf. Return: an NPF_CH_* state (@ch set
+ * from NPF_CH_CUT on; r->cause says what is wrong), or a negative error:
+ * -errno of a read, -ENOMEM, or -EBADMSG for an item that fails its
+ * checks in a chunk whose CRC matched (r->msg says which).
+ */
+static int chunk_at(struct npf_reader *r, uint64_t off, uint64_t seq_lo,
+		    uint64_t seq_hi, struct npf_chunk_hdr *ch)
+{
+	uint64_t left;
 	size_t extra, need;
 	struct stat st;
 	uint32_t crc;
+	bool prot;
 	ssize_t n;
 	int ret;
 
-	n = pread_full(r->fd, &ch, sizeof(ch), off);
+	n = pread_full(r->fd, ch, sizeof(*ch), off);
 	if (n < 0)
 		return rd_fail(r, (int)n, off, "read: %s", strerror((int)-n));
-	if (r->ended) {
-		if (n)
-			return rd_fail(r, -EBADMSG, off,
-				       "data after the END item");
-		return 0;
+	if ((size_t)n < sizeof(*ch))
+		return NPF_CH_END;	/* cut in a chunk header, or at one */
+	if (ch->magic != NPF_CHUNK_MAGIC)
+		return ch_cause(r, NPF_CH_BAD_HDR, "bad chunk magic 0x%08x",
+				ch->magic);
+	if (ch->hdr_size < sizeof(*ch) || ch->hdr_size > NPF_CHUNK_HDR_MAX ||
+	    ch->hdr_size % 8)
+		return ch_cause(r, NPF_CH_BAD_HDR, "bad chunk header size %u",
+				ch->hdr_size);
+	if (!ch->size || ch->size % 8 || ch->size > r->hdr.chunk_max)
+		return ch_cause(r, NPF_CH_BAD_HDR,
+				"chunk size %u (a multiple of 8 in 8..%u)",
+				ch->size, r->hdr.chunk_max);
+	prot = ch->hdr_crc != 0;
+	if (prot) {
+		crc = npf_crc32(0, ch, NPF_CHUNK_HDR_CRC_LEN);
+		if (crc != ch->hdr_crc)
+			return ch_cause(r, NPF_CH_BAD_HDR,
+					"chunk header crc 0x%08x, the header has 0x%08x",
+					ch->hdr_crc, crc);
 	}
-	if ((size_t)n < sizeof(ch)) {
-		r->truncated = true;	/* cut in a chunk header, or at one */
-		return 0;
-	}
-	if (ch.magic != NPF_CHUNK_MAGIC)
-		return rd_fail(r, -EBADMSG, off, "bad chunk magic 0x%08x",
-			       ch.magic);
-	if (ch.hdr_size < sizeof(ch) || ch.hdr_size > NPF_CHUNK_HDR_MAX ||
-	    ch.hdr_size % 8)
-		return rd_fail(r, -EBADMSG,
-			       off + offsetof(struct npf_chunk_hdr, hdr_size),
-			       "bad chunk header size %u", ch.hdr_size);
-	if (ch.seq != r->seq)
-		return rd_fail(r, -EBADMSG,
-			       off + offsetof(struct npf_chunk_hdr, seq),
-			       "chunk seq %llu, expected %llu",
-			       (unsigned long long)ch.seq,
-			       (unsigned long long)r->seq);
-	if (!ch.size || ch.size % 8 || ch.size > r->hdr.chunk_max)
-		return rd_fail(r, -EBADMSG,
-			       off + offsetof(struct npf_chunk_hdr, size),
-			       "chunk size %u (a multiple of 8 in 8..%u)",
-			       ch.size, r->hdr.chunk_max);
+	if (ch->seq < seq_lo || ch->seq > seq_hi)
+		return ch_cause(r, prot ? NPF_CH_BAD : NPF_CH_BAD_HDR,
+				"chunk seq %llu, expected %llu",
+				(unsigned long long)ch->seq,
+				(unsigned long long)seq_lo);
 
 	/* a chunk going past the end of the file is a cut one: no need to
 	 * allocate for it */
-	extra = ch.hdr_size - sizeof(ch);
-	need = extra + ch.size;
-	poff = off + ch.hdr_size;
+	extra = ch->hdr_size - sizeof(*ch);
+	need = extra + ch->size;
 	/*
 	 * A trace file only grows: a size seen before that holds the chunk
 	 * still does (and a short read below catches the rest), so fstat()
 	 * only when it does not (once, unless the file grew), not per chunk.
 	 */
-	if (r->file_size < off + sizeof(ch) + need &&
-		   !fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
+	if (r->file_size < off + sizeof(*ch) + need &&
+	    !fstat(r->fd, &st) && S_ISREG(st.st_mode)) {
 		r->file_size = (uint64_t)st.st_size;
-		left = (uint64_t)st.st_size > off + sizeof(ch) ?
-		       (uint64_t)st.st_size - off - sizeof(ch) : 0;
-		if (left < need) {
-			r->truncated = true;
-			return 0;
-		}
+		left = (uint64_t)st.st_size > off + sizeof(*ch) ?
+		       (uint64_t)st.st_size - off - sizeof(*ch) : 0;
+		if (left < need)
+			return ch_cause(r, NPF_CH_CUT,
+					"chunk of %u bytes runs past the end of the file",
+					ch->size);
 	}
 	ret = reader_grow(r, need);
 	if (ret)
 		return rd_fail(r, ret, off, "no memory for a chunk of %u bytes",
-			       ch.size);
-	n = pread_full(r->fd, r->buf, need, off + sizeof(ch));
+			       ch->size);
+	n = pread_full(r->fd, r->buf, need, off + sizeof(*ch));
 	if (n < 0)
 		return rd_fail(r, (int)n, off, "read: %s", strerror((int)-n));
-	if ((size_t)n < need) {
-		r->truncated = true;
+	if ((size_t)n < need)
+		return ch_cause(r, NPF_CH_CUT,
+				"chunk of %u bytes runs past the end of the file",
+				ch->size);
+	/*
+	 * A chunk that an earlier pass read in order, with nothing skipped
+	 * before it, and checked is the same bytes (a trace file only ever
+	 * grows: a cut shortens it, never changes it): a later pass neither
+	 * computes its CRC nor walks its items again, so
+	 * npuprof_trace_open()'s pass over the clock samples and the events'
+	 * pass check each chunk once. A chunk that failed is checked again,
+	 * and fails again. What a seek reached is checked whole and
+	 * remembered for nothing: a seek (to an offset a file's END gave)
+	 * may land on other bytes with the same seq.
+	 */
+	if (!r->seeked && !r->skipped && ch->seq < r->checked) {
+		r->ended = ch->seq == r->end_seq;
+		return NPF_CH_SOUND;
+	}
+	crc = npf_crc32(0, r->buf + extra, ch->size);
+	if (crc != ch->crc)
+		return ch_cause(r, prot ? NPF_CH_BAD : NPF_CH_BAD_HDR,
+				"chunk crc 0x%08x, its payload has 0x%08x",
+				ch->crc, crc);
+	r->cur_seq = ch->seq;
+	ret = check_items(r, r->buf + extra, ch->size, off + ch->hdr_size,
+			  ch->items);
+	if (ret == NPF_ITEMS_MISCOUNT) {
+		/* in a header without its CRC, a damaged count */
+		if (!prot)
+			return ch_cause(r, NPF_CH_BAD_HDR,
+					"chunk counts %u items, it holds %u",
+					ch->items, r->nfound);
+		return ITEM_FAIL(r, off + offsetof(struct npf_chunk_hdr, items),
+				 "chunk counts %u items, it holds %u",
+				 ch->items, r->nfound);
+	}
+	return ret ? ret : NPF_CH_SOUND;
+}
+
+/* Take the sound chunk chunk_at() loaded from @off as the current one */
+static int chunk_take(struct npf_reader *r, const struct npf_chunk_hdr *ch,
+		      uint64_t off)
+{
+	size_t extra = ch->hdr_size - sizeof(*ch);
+
+	if (!r->seeked && !r->skipped && ch->seq >= r->checked) {
+		r->checked = ch->seq + 1;
+		if (r->ended)
+			r->end_seq = ch->seq;
+	}
+	r->seq = ch->seq + 1;
+	r->items += ch->items;
+	r->payload = r->buf + extra;
+	r->size = ch->size;
+	r->pos = 0;
+	r->payload_off = off + ch->hdr_size;
+	r->next_off = r->payload_off + ch->size;
+	r->good_end = r->next_off;
+	return 1;
+}
+
+/*
+ * The next 8-aligned offset from @from (8-aligned) whose 4 bytes are the
+ * chunk magic, into *@at; UINT64_MAX when there is none before the end.
+ * Return: 0 or -errno of a read.
+ */
+static int find_magic(struct npf_reader *r, uint64_t from, uint64_t *at)
+{
+	uint64_t blk[512];
+	ssize_t n;
+	size_t i;
+
+	for (;;) {
+		n = pread_full(r->fd, blk, sizeof(blk), from);
+		if (n < 0)
+			return rd_fail(r, (int)n, from, "read: %s",
+				       strerror((int)-n));
+		for (i = 0; i + 4 <= (size_t)n; i += 8) {
+			uint32_t m;
+
+			memcpy(&m, (const uint8_t *)blk + i, sizeof(m));
+			if (m == NPF_CHUNK_MAGIC) {
+				*at = from + i;
+				return 0;
+			}
+		}
+		if ((size_t)n < sizeof(blk)) {
+			*at = UINT64_MAX;
+			return 0;
+		}
+		from += sizeof(blk);
+	}
+}
+
+/*
+ * Count the damaged stretch [@start, @end) of @chunks chunks (@known of
+ * them with a sound header, holding @items items), unless it is empty
+ * (r->skipped back to @was then) or an earlier pass counted it; a seek's
+ * pass counts nothing (the pass from the start will).
+ */
+static void stretch_count(struct npf_reader *r, bool was, uint64_t start,
+			  uint64_t end, uint64_t chunks, uint64_t known,
+			  uint64_t items, const char *why)
+{
+	struct npuprof_damage *d = &r->dmg;
+
+	if (!chunks && end <= start) {
+		r->skipped = was;
+		return;
+	}
+	r->skipped = true;
+	if (r->seeked || start < r->dmg_end)
+		return;
+	if (!d->stretches++) {
+		d->first_offset = start;
+		snprintf(r->why, sizeof(r->why), "%s", why);
+	}
+	d->last_offset = start;
+	d->chunks += chunks;
+	d->bytes += end > start ? end - start : 0;
+	d->items += items;
+	d->items_unknown += chunks > known ? chunks - known : 0;
+	r->dmg_end = end > start ? end : start + 1;
+}
+
+/* The size of the file now (a regular file's; else the last known) */
+static uint64_t file_end(struct npf_reader *r)
+{
+	struct stat st;
+
+	if (!fstat(r->fd, &st) && S_ISREG(st.st_mode))
+		r->file_size = (uint64_t)st.st_size;
+	return r->file_size;
+}
+
+/*
+ * The chunk at @off failed (@st; @ch as chunk_at() left it, r->cause
+ * why): skip the damaged stretch that starts there, up to the next sound
+ * chunk, and load it. A sound header gives the next chunk's place; past
+ * a damaged one, the next chunk magic at an 8-aligned offset from the end
+ * of the last sound chunk is tried, and so on. The chunk found must have
+ * a seq from r->seq on, at most one more for every 40 bytes (the smallest
+ * chunk) skipped. Return: 1 with the chunk loaded; 0 at the end of the
+ * file (truncated, the stretch running to it); a negative error.
+ */
+static int resync(struct npf_reader *r, uint64_t off, int st,
+		  struct npf_chunk_hdr *ch)
+{
+	uint64_t at = off, from = off + 8, next, items = 0, known = 0;
+	uint64_t seq_end = r->seq;
+	bool cut = st == NPF_CH_CUT;	/* maybe only a cut file */
+	bool was = r->skipped;
+	char why[sizeof(r->cause)];
+	int ret;
+
+	snprintf(why, sizeof(why), "%s", r->cause);
+	/* chunk 0 may be before the file header's hdr_size, when that is
+	 * the damaged byte: looked for from the header's end */
+	if (off > r->good_end) {
+		st = NPF_CH_BAD_HDR;
+		from = r->good_end;
+	}
+	/* what follows is checked whole, and END's count of items not */
+	r->skipped = true;
+	for (;;) {
+		if (st == NPF_CH_BAD) {
+			/* a sound header: the next chunk is where it says */
+			items += ch->items;
+			known++;
+			if (ch->seq + 1 > seq_end)
+				seq_end = ch->seq + 1;
+			next = at + ch->hdr_size + ch->size;
+		} else {
+			ret = find_magic(r, from, &next);
+			if (ret)
+				return ret;
+			if (next == UINT64_MAX)
+				break;
+		}
+		st = chunk_at(r, next, r->seq,
+			      r->seq + (next - r->good_end) / 40, ch);
+		if (st < 0)
+			return st;
+		if (st == NPF_CH_SOUND) {
+			stretch_count(r, was, off, next, ch->seq - r->seq, known,
+				      items, why);
+			return chunk_take(r, ch, next);
+		}
+		if (st == NPF_CH_END)
+			break;
+		if (st == NPF_CH_CUT && ch->hdr_crc) {
+			/* a sound header cut by the end of the file: the
+			 * stretch ends there, then the file is cut */
+			if (!cut)
+				stretch_count(r, was, off, next, ch->seq - r->seq,
+					      known, items, why);
+			else
+				r->skipped = was;
+			r->truncated = true;
+			return 0;
+		}
+		at = next;
+		from = next + 8;
+	}
+	/* no sound chunk up to the end of the file */
+	if (!cut)
+		stretch_count(r, was, off, file_end(r),
+			      seq_end > r->seq ? seq_end - r->seq : 1, known,
+			      items, why);
+	else
+		r->skipped = was;
+	r->truncated = true;
+	return 0;
+}
+
+/*
+ * Read and check the chunk at r->next_off, skipping a damaged stretch.
+ * Return: 1 with the chunk loaded, 0 at the end of the file (r->truncated
+ * set unless the END item was met), or an error.
+ */
+static int load_chunk(struct npf_reader *r)
+{
+	uint64_t off = r->next_off;
+	struct npf_chunk_hdr ch;
+	ssize_t n;
+	int st;
+
+	if (r->ended) {
+		n = pread_full(r->fd, &ch, 1, off);
+		if (n < 0)
+			return rd_fail(r, (int)n, off, "read: %s",
+				       strerror((int)-n));
+		if (n)
+			return rd_fail(r, -EBADMSG, off,
+				       "data after the END item");
 		return 0;
 	}
-	body = r->buf;
-	/*
-	 * A chunk that an earlier pass read in order and checked is the same
-	 * bytes (a trace file only ever grows: a cut shortens it, never
-	 * changes it): a later pass neither computes its CRC nor walks its
-	 * items again, so npuprof_trace_open()'s pass over the clock samples
-	 * and the events' pass check each chunk once. A chunk that failed is
-	 * checked again, and fails again. What a seek reached is checked
-	 * whole and remembered for nothing: a seek (to an offset a file's
-	 * END gave) may land on other bytes with the same seq.
-	 */
-	if (r->seeked || ch.seq >= r->verified) {
-		crc = npf_crc32(0, body + extra, ch.size);
-		if (crc != ch.crc)
-			return rd_fail(r, -EBADMSG,
-				       off + offsetof(struct npf_chunk_hdr, crc),
-				       "chunk crc 0x%08x, its payload has 0x%08x",
-				       ch.crc, crc);
-		if (!r->seeked)
-			r->verified = ch.seq + 1;
-	}
-	if (r->seeked || ch.seq >= r->checked) {
-		ret = check_items(r, body + extra, ch.size, poff, off,
-				  ch.items);
-		if (ret)
-			return ret;
-		if (!r->seeked) {
-			r->checked = ch.seq + 1;
-			if (r->ended)
-				r->end_seq = ch.seq;
+	st = chunk_at(r, off, r->seq, r->seq, &ch);
+	if (st < 0)
+		return st;
+	switch (st) {
+	case NPF_CH_SOUND:
+		return chunk_take(r, &ch, off);
+	case NPF_CH_END:
+		r->truncated = true;
+		return 0;
+	case NPF_CH_CUT:
+		/* a sound header: the file was cut there; without its CRC
+		 * the size may be a damaged one, if a sound chunk follows */
+		if (ch.hdr_crc) {
+			r->truncated = true;
+			return 0;
 		}
-	} else {
-		r->ended = ch.seq == r->end_seq;
+		return resync(r, off, st, &ch);
+	default:
+		return resync(r, off, st, &ch);
 	}
-	r->seq++;
-	r->items += ch.items;
-	r->payload = body + extra;
-	r->size = ch.size;
-	r->pos = 0;
-	r->payload_off = poff;
-	r->next_off = poff + ch.size;
-	return 1;
 }
 
 int npf_reader_next(struct npf_reader *r, const struct npf_item **item,
@@ -656,7 +920,10 @@ int npf_reader_rewind(struct npf_reader *r)
 	r->ended = false;
 	r->truncated = false;
 	r->seeked = false;
+	r->skipped = false;
 	r->next_off = r->hdr.hdr_size;
+	/* where chunk 0 is when hdr_size is what was damaged */
+	r->good_end = sizeof(struct npf_file_hdr);
 	r->seq = 0;
 	r->items = 0;
 	r->payload = NULL;
@@ -697,6 +964,8 @@ int npf_reader_index(struct npf_reader *r, uint64_t *off, uint64_t *seq)
 	if ((size_t)n < sizeof(t) || t.ch.magic != NPF_CHUNK_MAGIC ||
 	    t.ch.hdr_size != sizeof(t.ch) ||
 	    t.ch.size != sizeof(t.it) + sizeof(t.end) || t.ch.items != 1 ||
+	    (t.ch.hdr_crc &&
+	     t.ch.hdr_crc != npf_crc32(0, &t.ch, NPF_CHUNK_HDR_CRC_LEN)) ||
 	    t.ch.crc != npf_crc32(0, &t.it, t.ch.size) ||
 	    t.it.type != NPF_ITEM_END || t.it.size != t.ch.size ||
 	    t.end.chunks != t.ch.seq || !t.end.index_off ||
@@ -715,8 +984,24 @@ int npf_reader_seek(struct npf_reader *r, uint64_t off, uint64_t seq)
 	npf_reader_rewind(r);
 	r->seeked = true;
 	r->next_off = off;
+	r->good_end = off;
 	r->seq = seq;
 	return 0;
+}
+
+uint64_t npf_reader_damage(const struct npf_reader *r,
+			   struct npuprof_damage *d, const char **why)
+{
+	if (d)
+		*d = r->dmg;
+	if (why)
+		*why = r->dmg.stretches ? r->why : "";
+	return r->dmg.stretches;
+}
+
+int npf_reader_skipped(const struct npf_reader *r)
+{
+	return r->skipped;
 }
 
 const struct npf_file_hdr *npf_reader_hdr(const struct npf_reader *r)

@@ -61,7 +61,9 @@ struct npf_file_hdr {
  * @size: payload bytes that follow, a multiple of 8, <= the file's chunk_max
  * @crc: CRC-32 (zlib's) of the payload
  * @items: items in the payload
- * @rsvd: 0
+ * @hdr_crc: CRC-32 (zlib's) of the header's first NPF_CHUNK_HDR_CRC_LEN
+ *	bytes (@magic to @items); 0: the header is not protected (a writer
+ *	before the header CRC, which wrote 0 here)
  */
 struct npf_chunk_hdr {
 	uint32_t magic;
@@ -70,8 +72,11 @@ struct npf_chunk_hdr {
 	uint32_t size;
 	uint32_t crc;
 	uint32_t items;
-	uint32_t rsvd;
+	uint32_t hdr_crc;
 };
+
+/* Bytes of a chunk header that @hdr_crc covers: all the fields before it */
+#define NPF_CHUNK_HDR_CRC_LEN	offsetof(struct npf_chunk_hdr, hdr_crc)
 
 /**
  * struct npf_item - header of every item in a chunk payload

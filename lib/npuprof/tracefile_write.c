@@ -7,7 +7,9 @@
  * The writer keeps one chunk in a buffer allocated at open (chunk header
  * plus chunk_max payload bytes) and writes each complete chunk with one
  * write(), so memory does not grow with the trace and a file cut short by
- * a killed process is readable up to its last complete chunk. A failed
+ * a killed process is readable up to its last complete chunk. Each chunk
+ * header carries the CRC of its payload and its own (hdr_crc), so that a
+ * reader can skip a damaged chunk and find the next sound one. A failed
  * write() is sticky: every later call returns its error.
  *
  * Locking: none; a writer is used by one thread at a time. Lifetime:
@@ -35,6 +37,7 @@
 
 _Static_assert(sizeof(struct npf_file_hdr) == 64, "file header is 64 bytes");
 _Static_assert(sizeof(struct npf_chunk_hdr) == 32, "chunk header is 32 bytes");
+_Static_assert(NPF_CHUNK_HDR_CRC_LEN == 28, "hdr_crc covers 28 bytes");
 _Static_assert(sizeof(struct npf_item) == 8, "item header is 8 bytes");
 _Static_assert(sizeof(struct npf_item_device) == 72, "DEVICE body");
 _Static_assert(sizeof(struct npf_item_record) == 8, "RECORD body");
@@ -191,6 +194,8 @@ static void chunk_hdr(const struct npf_writer *w, struct npf_chunk_hdr *ch,
 	ch->size = size;
 	ch->crc = npf_crc32(0, payload, size);
 	ch->items = items;
+	/* last: it covers every field above (0 by chance reads unprotected) */
+	ch->hdr_crc = npf_crc32(0, ch, NPF_CHUNK_HDR_CRC_LEN);
 }
 
 /* Account for a chunk written, or make its error sticky */

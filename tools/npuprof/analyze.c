@@ -106,7 +106,8 @@ static const char analyze_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   Printed (a truncated FILE too, with a warning).\n"
+"    0   Printed (a truncated FILE, or one with damaged\n"
+"        chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace or is corrupt, or writing\n"
 "        the output failed.\n"
 "    2   A usage error.\n"
@@ -286,7 +287,8 @@ static int analyze_main(int argc, char **argv)
 	}
 	if (ret)
 		ret = npc_trace_failed(tr, ret);
-	else if (npuprof_trace_truncated(tr))
+	npc_warn_damage(tr, input ? input : NPC_DEFAULT_FILE);
+	if (!ret && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): analyzed up to its last complete chunk",
 			 input ? input : NPC_DEFAULT_FILE);
 	if (!ret)

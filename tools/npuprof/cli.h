@@ -180,6 +180,14 @@ int npc_trace_failed(struct npuprof_trace *tr, int ret);
  * damaged MODEL items, dropped layer tables), if anything
  */
 void npc_warn_skipped(const struct npuprof_trace *tr);
+/*
+ * The warning of the damaged chunks the reader of @tr (the file @input)
+ * skipped (npuprof_trace_damage()), one line, if any
+ */
+void npc_warn_damage(const struct npuprof_trace *tr, const char *input);
+/* "N items", "at least N items" or "items unknown" of @d, into @buf */
+const char *npc_fmt_damage_items(char *buf, size_t len,
+				 const struct npuprof_damage *d);
 
 /* Print @help to stdout; returns 0 (the status of --help) */
 int npc_help(const struct npc_cmd *cmd);

@@ -110,6 +110,8 @@ static int diff_main(int argc, char **argv)
 	ret = npuprof_diff(a, b, stdout,
 		NPUPROF_REPORT_OPTS(.format = format,
 			.min_delta_ns = (int64_t)min_delta), &worst);
+	npc_warn_damage(a, argv[optind]);
+	npc_warn_damage(b, argv[optind + 1]);
 	if (ret) {
 		/* name the trace whose error it was */
 		ret = npc_trace_failed(npuprof_trace_error(a)[0] ? a : b, ret);

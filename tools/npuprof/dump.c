@@ -100,7 +100,8 @@ static const char dump_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   FILE was dumped (a truncated FILE too, with a warning).\n"
+"    0   FILE was dumped (a truncated FILE, or one with damaged\n"
+"        chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace, or is corrupt (what came\n"
 "        before the corruption is printed), or writing the output failed.\n"
 "    2   A usage error.\n"
@@ -336,10 +337,11 @@ static void print_device(const struct npuprof_event *ev)
 	putchar('\n');
 }
 
-static void print_totals(const struct dump *d, bool truncated)
+static void print_totals(const struct dump *d, bool truncated,
+			 const struct npuprof_damage *dmg)
 {
 	const struct npc_totals *t = &d->t;
-	char b1[NPC_FMT_LEN], b2[NPC_FMT_LEN];
+	char b1[NPC_FMT_LEN], b2[NPC_FMT_LEN], items[64];
 	uint32_t i;
 
 	printf("# totals: %" PRIu64 " events: %" PRIu64 " spans (%" PRIu64
@@ -375,6 +377,14 @@ static void print_totals(const struct dump *d, bool truncated)
 		       " printed out of time order (window %s, %" PRIu64 " events)\n",
 		       npf_reorder_max_held(d->ro), d->late, npc_fmt_dur(b2, d->o->window_ns),
 		       d->o->max_buffered);
+	if (dmg->stretches)
+		printf("# damaged: %" PRIu64 " chunk%s skipped (%" PRIu64
+		       " bytes, %s) in %" PRIu64 " place%s, the first at offset %"
+		       PRIu64 "\n", dmg->chunks, dmg->chunks == 1 ? "" : "s",
+		       dmg->bytes,
+		       npc_fmt_damage_items(items, sizeof(items), dmg),
+		       dmg->stretches, dmg->stretches == 1 ? "" : "s",
+		       dmg->first_offset);
 	if (truncated)
 		printf("# truncated: the file ends before its trailer\n");
 }
@@ -544,6 +554,7 @@ static int dump_main(int argc, char **argv)
 	struct npuprof_trace *tr = NULL;
 	struct npuprof_event ev;
 	struct dump d = { .o = &o };
+	struct npuprof_damage dmg;
 	int c, ret, status = 0;
 	uint64_t v;
 
@@ -606,7 +617,9 @@ static int dump_main(int argc, char **argv)
 			m && *m ? m : strerror(-ret));
 		status = 1;
 	}
-	print_totals(&d, !ret && npuprof_trace_truncated(tr));
+	npuprof_trace_damage(tr, &dmg, NULL);
+	print_totals(&d, !ret && npuprof_trace_truncated(tr), &dmg);
+	npc_warn_damage(tr, o.input);
 	if (!ret && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (its writer was killed?): dumped up to its last complete chunk",
 			 o.input);

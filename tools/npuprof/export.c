@@ -85,7 +85,8 @@ static const char export_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   OUT was written (from a truncated FILE too, with a warning).\n"
+"    0   OUT was written (from a truncated FILE, or one with\n"
+"        damaged chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace or is corrupt (the message\n"
 "        names the file and the offset), or OUT cannot be written; OUT\n"
 "        may then hold a partial export.\n"
@@ -253,6 +254,7 @@ static int export_main(int argc, char **argv)
 		status = export_tables(tr, input, out, format);
 		break;
 	}
+	npc_warn_damage(tr, input);
 	if (!status && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (its writer was killed?): exported up to its last complete chunk",
 			 input);

@@ -201,6 +201,42 @@ void npc_warn_skipped(const struct npuprof_trace *tr)
 			 last, (unsigned long long)(n - 1));
 }
 
+const char *npc_fmt_damage_items(char *buf, size_t len,
+				 const struct npuprof_damage *d)
+{
+	if (!d->items_unknown)
+		snprintf(buf, len, "%llu item%s", (unsigned long long)d->items,
+			 d->items == 1 ? "" : "s");
+	else if (d->items)
+		snprintf(buf, len, "at least %llu items",
+			 (unsigned long long)d->items);
+	else
+		snprintf(buf, len, "items unknown");
+	return buf;
+}
+
+void npc_warn_damage(const struct npuprof_trace *tr, const char *input)
+{
+	struct npuprof_damage d;
+	const char *why;
+	char items[64];
+
+	if (!npuprof_trace_damage(tr, &d, &why))
+		return;
+	npc_fmt_damage_items(items, sizeof(items), &d);
+	if (d.stretches == 1)
+		npc_warn("%s: skipped %llu damaged chunk%s (%llu bytes, %s) at offset %llu (%s)",
+			 input, (unsigned long long)d.chunks,
+			 d.chunks == 1 ? "" : "s", (unsigned long long)d.bytes,
+			 items, (unsigned long long)d.first_offset, why);
+	else
+		npc_warn("%s: skipped %llu damaged chunks (%llu bytes, %s) in %llu places, the first at offset %llu (%s)",
+			 input, (unsigned long long)d.chunks,
+			 (unsigned long long)d.bytes, items,
+			 (unsigned long long)d.stretches,
+			 (unsigned long long)d.first_offset, why);
+}
+
 /* The message of the library's error @ret on @tr; returns 1 */
 int npc_trace_failed(struct npuprof_trace *tr, int ret)
 {

@@ -99,7 +99,8 @@ static const char memory_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   The report was printed (of a truncated FILE too, with a warning).\n"
+"    0   The report was printed (of a truncated FILE, or one with\n"
+"        damaged chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace or is corrupt (the message\n"
 "        names the file offset), or writing the output failed.\n"
 "    2   A usage error.\n"
@@ -168,7 +169,8 @@ static int memory_main(int argc, char **argv)
 			     .tables = tables, .top = top));
 	if (ret)
 		npc_trace_failed(tr, ret);
-	else if (npuprof_trace_truncated(tr))
+	npc_warn_damage(tr, input);
+	if (!ret && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): reported up to its last complete chunk",
 			 input);
 	if (!ret)

@@ -505,6 +505,7 @@ static void report(const struct record_opts *o, const char *file,
 	else if (npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated: %s ended before the profiler completed it; counted up to its last complete chunk",
 			 path, cmd);
+	npc_warn_damage(tr, path);
 	/* the summary of `npuprof summary`, on stderr as the rest */
 	if (!o->quiet && ret == 0 &&
 	    npuprof_print_summary(tr, stderr,

@@ -66,7 +66,8 @@ static const char summary_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   The summary was printed (of a truncated FILE too, with a warning).\n"
+"    0   The summary was printed (of a truncated FILE, or one with\n"
+"        damaged chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace or is corrupt (the message\n"
 "        names the file offset), or writing the output failed.\n"
 "    2   A usage error.\n"
@@ -159,7 +160,8 @@ static const char report_help[] =
 "        Print this help and exit.\n"
 "\n"
 "EXIT STATUS\n"
-"    0   The table was printed (of a truncated FILE too, with a warning).\n"
+"    0   The table was printed (of a truncated FILE, or one with\n"
+"        damaged chunks, which are skipped, too, with a warning).\n"
 "    1   FILE cannot be read, is not a trace or is corrupt (the message\n"
 "        names the file offset), or writing the output failed.\n"
 "    2   A usage error.\n"
@@ -220,7 +222,8 @@ static int rep_run(const struct rep_opts *o, bool summary)
 				.format = o->format));
 	if (ret)
 		npc_trace_failed(tr, ret);
-	else if (npuprof_trace_truncated(tr))
+	npc_warn_damage(tr, o->input);
+	if (!ret && npuprof_trace_truncated(tr))
 		npc_warn("%s is truncated (the profiled program was killed): reported up to its last complete chunk",
 			 o->input);
 	if (!ret)

@@ -9,14 +9,20 @@
  * the item checks. The reader must not crash, loop
  * or overread (ASan), must end in a documented state, hand out only items
  * inside the file with sizes that are multiples of 8 at increasing
- * offsets, name the file and an offset inside it in every message, and
- * give the same result after a rewind. When the file's last chunk points
+ * offsets, name the file and an offset inside it in every message, count
+ * the damaged chunks it skipped within the file's size, and give the same
+ * result after a rewind (the damage counted once). When the input reads
+ * whole and sound, a byte of it is flipped (where and how, from its
+ * hash): every item of the chunks the flip missed must come out again,
+ * at its offset and intact, and any other item from inside the flipped
+ * chunk (flip_pass()): a flip in chunk k loses at most chunk k. When the file's last chunk points
  * at an index, the reader is moved there (npf_reader_seek()) and read on
  * under the same checks; then the public reader opens the file (from its
  * index, or with a pass) and reads every event.
  *
  * With NPUPROF_FUZZ_SEEDS=DIR set, LLVMFuzzerInitialize writes valid files
- * there (seed-*: complete files over one and many chunks, one ending with
+ * there (seed-*: complete files over one and many chunks, the latter also
+ * without header CRCs as an older writer wrote it, one ending with
  * an index of clock samples, a file cut by an aborted writer, an empty
  * trace, one with a MODEL item and the SUBMIT span and OP records of its
  * job, memory_gen.h's two traces of BO records and the one of BO records
@@ -66,6 +72,9 @@ struct pass {
 	int truncated;
 	uint64_t items;
 	uint64_t sum;		/* of item types, sizes and offsets */
+	uint64_t stretches;	/* npf_reader_damage() after the pass */
+	uint64_t *off;		/* with @keep: every item's offset */
+	size_t keep;		/* room in @off */
 };
 
 /* "PATH: offset N: text" with N < @len (an error at open may name the
@@ -90,7 +99,14 @@ static void read_pass(struct npf_reader *r, const char *path, uint64_t len,
 	const struct npf_item *it;
 	uint64_t off, last = 0;
 
+	uint64_t *keep = p->off;
+	size_t room = p->keep;
+	struct npuprof_damage d;
+	const char *why;
+
 	memset(p, 0, sizeof(*p));
+	p->off = keep;
+	p->keep = room;
 	while ((p->ret = npf_reader_next(r, &it, &off)) == 1) {
 		CHECK(it->size >= 8 && !(it->size & 7));
 		CHECK(off >= 64 + 32 && !(off & 7) && off > last);
@@ -98,11 +114,23 @@ static void read_pass(struct npf_reader *r, const char *path, uint64_t len,
 		if (it->type && it->type <= NPF_ITEM_TYPE_MAX)
 			CHECK(it->size - 8 >= npf_item_min_body[it->type]);
 		last = off;
+		if (p->items < p->keep)
+			p->off[p->items] = off;
 		p->items++;
 		CHECK(p->items <= len / 8);
 		p->sum += it->type * 31u + it->size * 7u + off;
 	}
 	p->truncated = npf_reader_truncated(r);
+	p->stretches = npf_reader_damage(r, &d, &why);
+	if (p->stretches) {
+		CHECK(d.bytes <= len && d.first_offset < len);
+		CHECK(d.last_offset >= d.first_offset && d.last_offset < len);
+		CHECK(d.chunks <= len / 40 + d.stretches);
+		CHECK(d.items_unknown <= d.chunks && why[0]);
+		CHECK(d.items <= len / 8);
+	} else {
+		CHECK(!d.chunks && !d.bytes && !why[0]);
+	}
 	if (p->ret) {
 		CHECK(p->ret == -EBADMSG || p->ret == -ENOMEM);
 		CHECK(!p->truncated);
@@ -261,9 +289,11 @@ static void trace_pass(const char *path, uint64_t len)
 {
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
+	struct npuprof_damage d1, d2;
 	const char *msg;
-	uint64_t n = 0;
+	uint64_t n = 0, stretches;
 	char err[512];
+	bool read_all;
 	int ret;
 
 	ret = npuprof_trace_open(path, &t, err, sizeof(err));
@@ -275,9 +305,17 @@ static void trace_pass(const char *path, uint64_t len)
 	while ((ret = npuprof_trace_next(t, &ev)) == 1)
 		CHECK(++n <= len / 8);
 	CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOMEM);
+	read_all = ret == 0;
+	stretches = npuprof_trace_damage(t, &d1, NULL);
 	/* the models: a pass of their own, damaged ones skipped */
 	ret = npf_trace_load_models(t);
 	CHECK(ret >= 0 || ret == -EBADMSG || ret == -ENOMEM || ret == -EIO);
+	/* the same damage, counted once over both passes */
+	if (read_all && ret >= 0) {
+		CHECK(npuprof_trace_damage(t, &d2, NULL) == stretches);
+		CHECK(d1.chunks == d2.chunks && d1.bytes == d2.bytes &&
+		      d1.items == d2.items);
+	}
 	if (npf_trace_models_bad(t, &msg))
 		check_msg(msg, path, len);
 	if (npf_trace_layers_bad(t, &msg))
@@ -288,7 +326,8 @@ static void trace_pass(const char *path, uint64_t len)
 }
 
 /*
- * Recompute the CRC of every chunk of @buf that a reader would reach;
+ * Recompute the CRCs of every chunk of @buf that a reader would reach
+ * (a header's own only where it has one);
  * Return: whether a CRC changed.
  */
 static int fix_crcs(uint8_t *buf, size_t len)
@@ -311,17 +350,91 @@ static int fix_crcs(uint8_t *buf, size_t len)
 		crc = npf_crc32(0, buf + off + ch.hdr_size, ch.size);
 		changed |= crc != ch.crc;
 		ch.crc = crc;
+		if (ch.hdr_crc) {
+			crc = npf_crc32(0, &ch, NPF_CHUNK_HDR_CRC_LEN);
+			changed |= crc != ch.hdr_crc;
+			ch.hdr_crc = crc;
+		}
 		memcpy(buf + off, &ch, sizeof(ch));
 		off += ch.hdr_size + ch.size;
 	}
 	return changed;
 }
 
+/*
+ * @in (@len bytes) read whole and sound, its items at @soff (@n): flip a
+ * byte of it in chunk k (after the file header; where and which bit from
+ * the input's hash) and read it again. Every item outside chunk k comes
+ * out at its offset with its bytes; an item inside chunk k may only be
+ * one of a chunk image that its payload holds.
+ */
+static void flip_pass(const uint8_t *in, size_t len, const uint64_t *soff,
+		      size_t n)
+{
+	uint32_t h = npf_crc32(0, in, len);
+	uint64_t pos, off, ks, ke, o;
+	const struct npf_item *it;
+	struct npf_file_hdr fh;
+	struct npf_chunk_hdr ch;
+	struct npf_reader *r;
+	size_t i = 0, seen = 0, in_k = 0;
+	char path[64], err[512];
+	uint8_t *copy;
+	int fd, ret;
+
+	if (len <= sizeof(fh))
+		return;
+	memcpy(&fh, in, sizeof(fh));
+	pos = sizeof(fh) + h % (len - sizeof(fh));
+	/* chunk k: the sound layout's, or the cut tail after the last */
+	ks = ke = 0;
+	for (off = fh.hdr_size; off + sizeof(ch) <= len; off = ke) {
+		memcpy(&ch, in + off, sizeof(ch));
+		if (ch.magic != NPF_CHUNK_MAGIC)
+			return;		/* chunk 0 was not at hdr_size */
+		ks = off;
+		ke = off + ch.hdr_size + ch.size;
+		if (pos < ke)
+			break;
+	}
+	if (pos < fh.hdr_size)
+		ks = ke = 0;		/* in the header's extension */
+	else if (pos >= ke)
+		ks = off, ke = len;	/* in a cut chunk at the end */
+	copy = malloc(len);
+	CHECK(copy);
+	memcpy(copy, in, len);
+	copy[pos] ^= (uint8_t)(1u << (h >> 29));
+	fd = memfd_create("npuprof-flip", MFD_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(write(fd, copy, len) == (ssize_t)len);
+	free(copy);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	CHECK(npf_reader_open(path, &r, err, sizeof(err)) == 0);
+	while ((ret = npf_reader_next(r, &it, &o)) == 1) {
+		if (o >= ks && o < ke) {
+			CHECK(o + it->size <= ke);
+			continue;
+		}
+		while (i < n && soff[i] < o)
+			i++;
+		CHECK(i < n && soff[i] == o);
+		CHECK(!memcmp(it, in + o, it->size));
+		seen++;
+	}
+	CHECK(ret == 0);
+	npf_reader_close(r);
+	close(fd);
+	for (i = 0; i < n; i++)
+		in_k += soff[i] >= ks && soff[i] < ke;
+	CHECK(seen == n - in_k);
+}
+
 /* Read @in (@len bytes) as a trace file, checking the reader's contract */
 static void fuzz_one(const uint8_t *in, size_t len)
 {
 	struct npf_reader *r;
-	struct pass a, b;
+	struct pass a = { 0 }, b = { 0 };
 	char path[64], err[512];
 	int fd, ret;
 
@@ -340,20 +453,28 @@ static void fuzz_one(const uint8_t *in, size_t len)
 		return;
 	}
 	CHECK(len >= 64);
+	a.keep = len / 8 + 1;
+	a.off = malloc(a.keep * sizeof(*a.off));
+	CHECK(a.off);
 	read_pass(r, path, len, &a);
 	CHECK(npf_reader_rewind(r) == 0);
 	read_pass(r, path, len, &b);
 	CHECK(a.ret == b.ret && a.truncated == b.truncated &&
-	      a.items == b.items && a.sum == b.sum);
+	      a.items == b.items && a.sum == b.sum &&
+	      a.stretches == b.stretches);
 	index_pass(r, path, len);
 	/* a seek leaves the rest of the file to the next pass: the same */
 	CHECK(npf_reader_rewind(r) == 0);
 	read_pass(r, path, len, &b);
 	CHECK(a.ret == b.ret && a.truncated == b.truncated &&
-	      a.items == b.items && a.sum == b.sum);
+	      a.items == b.items && a.sum == b.sum &&
+	      a.stretches == b.stretches);
 	npf_reader_close(r);
 	trace_pass(path, len);
 	close(fd);
+	if (!a.ret && !a.stretches)
+		flip_pass(in, len, a.off, a.items);
+	free(a.off);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
@@ -555,6 +676,31 @@ static void seed_layers_bad(const char *path)
 	mem_gen_jobs_write_tail(path, &t, LAY_SIZE);
 }
 
+/* Zero the hdr_crc of every chunk of the file @path, in place */
+static int seed_unprotect(const char *path)
+{
+	struct npf_chunk_hdr ch;
+	uint64_t off = sizeof(struct npf_file_hdr);
+	FILE *f = fopen(path, "r+");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	while (!fseek(f, (long)off, SEEK_SET) &&
+	       fread(&ch, sizeof(ch), 1, f) == 1) {
+		ch.hdr_crc = 0;
+		if (fseek(f, (long)off, SEEK_SET) ||
+		    fwrite(&ch, sizeof(ch), 1, f) != 1) {
+			ret = -EIO;
+			break;
+		}
+		off += ch.hdr_size + ch.size;
+	}
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const struct {
@@ -581,6 +727,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		CHECK(gen_file(path, seeds[i].chunk_max, seeds[i].items,
 			       seeds[i].complete) == 0);
 	}
+	/* seed-chunks as an older writer wrote it: no header CRCs */
+	snprintf(path, sizeof(path), "%s/seed-old", dir);
+	CHECK(gen_file(path, NPF_CHUNK_MIN, 120, 1) == 0);
+	CHECK(seed_unprotect(path) == 0);
 	/* a device, its CLOCK records and OPs, and the index at the end */
 	snprintf(path, sizeof(path), "%s/seed-index", dir);
 	CHECK(seed_index(path) == 0);
