@@ -222,15 +222,18 @@ static PyObject *npp_trace_get_closed(npp_trace *self, void *closure)
 	return PyBool_FromLong(!self->t);
 }
 
-/* Read to the end once (GIL released) so that truncated can tell */
-static PyObject *npp_trace_get_truncated(npp_trace *self, void *closure)
+/*
+ * Read to the end once (GIL released) so that truncated and damage can
+ * tell; 0 with the lock held, or -1 with an exception set and the lock
+ * released
+ */
+static int npp_read_to_end(npp_trace *self)
 {
 	struct npuprof_event ev;
-	int ret = 0, tr;
+	int ret = 0;
 
-	(void)closure;
 	if (npp_lock(self))
-		return NULL;
+		return -1;
 	if (!self->at_end) {
 		Py_BEGIN_ALLOW_THREADS
 		ret = npuprof_trace_rewind(self->t);
@@ -240,13 +243,45 @@ static PyObject *npp_trace_get_truncated(npp_trace *self, void *closure)
 		if (ret) {
 			npp_trace_raise(self, ret);
 			npp_unlock(self);
-			return NULL;
+			return -1;
 		}
 		self->at_end = 1;
 	}
+	return 0;
+}
+
+static PyObject *npp_trace_get_truncated(npp_trace *self, void *closure)
+{
+	int tr;
+
+	(void)closure;
+	if (npp_read_to_end(self))
+		return NULL;
 	tr = npuprof_trace_truncated(self->t);
 	npp_unlock(self);
 	return PyBool_FromLong(tr);
+}
+
+/* npuprof_trace_damage() as a dict, the file read to the end once */
+static PyObject *npp_trace_get_damage(npp_trace *self, void *closure)
+{
+	struct npuprof_damage d;
+	const char *why;
+
+	(void)closure;
+	if (npp_read_to_end(self))
+		return NULL;
+	npuprof_trace_damage(self->t, &d, &why);
+	npp_unlock(self);
+	return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s}",
+			     "stretches", (unsigned long long)d.stretches,
+			     "chunks", (unsigned long long)d.chunks,
+			     "bytes", (unsigned long long)d.bytes,
+			     "items", (unsigned long long)d.items,
+			     "items_unknown", (unsigned long long)d.items_unknown,
+			     "first_offset", (unsigned long long)d.first_offset,
+			     "last_offset", (unsigned long long)d.last_offset,
+			     "why", why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -993,6 +1028,9 @@ static PyGetSetDef npp_trace_getset[] = {
 	{ "closed", (getter)npp_trace_get_closed, NULL, "whether closed", NULL },
 	{ "truncated", (getter)npp_trace_get_truncated, NULL,
 	  "whether the file ends before its trailer (a killed writer)", NULL },
+	{ "damage", (getter)npp_trace_get_damage, NULL,
+	  "the damaged chunks the reader skipped, a dict: stretches, chunks, "
+	  "bytes, items, items_unknown, first_offset, last_offset, why", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
