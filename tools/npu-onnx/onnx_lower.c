@@ -348,10 +348,75 @@ static int model_input(struct ox_ctx *x, int node, struct ox_val *v,
 	return d;
 }
 
+/* a constant @name quietly: NULL when it is not one */
+static const struct ox_const *peek_const(struct ox_ctx *x, const char *name)
+{
+	struct ox_val *v = ox_find(x, name);
+
+	return v && (v->kind == VK_CONST || v->has_bind) ? &v->c : NULL;
+}
+
+/*
+ * The scale and zero point that the first node reading uint8 value @name
+ * as quantized data states (DequantizeLinear, the QLinear operators),
+ * looking through data movement (at most 32 values): a uint8 model input
+ * read by a Reshape before its QLinearConv gets the QLinearConv's zero
+ * point. False, with *@s and *@zp untouched, when no node states them.
+ */
+static bool stated_later(struct ox_ctx *x, const char *name, float *s,
+			 int32_t *zp)
+{
+	static const char *const moves[] = { "Reshape", "Flatten", "Squeeze",
+		"Unsqueeze", "Transpose", "Slice", "Pad", "Concat", "MaxPool",
+		"Identity", "Clip", "Relu", NULL };
+	const char *queue[32];
+	unsigned int head = 0, tail = 0, i, j, k;
+
+	queue[tail++] = name;
+	while (head < tail) {
+		const char *cur = queue[head++];
+
+		for (i = 0; i < x->nn; i++) {
+			const Onnx__NodeProto *n = ox_node(x, (int)i);
+			const struct ox_const *cs, *cz;
+			int si = -1;
+
+			for (j = 0; j < n->n_input && strcmp(n->input[j], cur); j++)
+				;
+			if (j == n->n_input)
+				continue;
+			if (j == 0 && (!strcmp(n->op_type, "DequantizeLinear") ||
+				       !strncmp(n->op_type, "QLinear", 7)))
+				si = 1;
+			else if (j == 3 && !strcmp(n->op_type, "QLinearAdd"))
+				si = 4;
+			if (si > 0) {
+				cs = (unsigned int)si < n->n_input ?
+				     peek_const(x, n->input[si]) : NULL;
+				cz = (unsigned int)si + 1 < n->n_input ?
+				     peek_const(x, n->input[si + 1]) : NULL;
+				if (!cs || cs->count != 1 || cs->elem != OT_FLOAT ||
+				    (cz && (cz->count != 1 || cz->elem != OT_UINT8)))
+					continue;
+				*s = (float)ox_cf(cs, 0);
+				*zp = cz ? (int32_t)ox_ci64(cz, 0) : 0;
+				return true;
+			}
+			for (k = 0; moves[k] && strcmp(moves[k], n->op_type); k++)
+				;
+			if (moves[k] && n->n_output && n->output[0][0] &&
+			    tail < 32)
+				queue[tail++] = n->output[0];
+		}
+	}
+	return false;
+}
+
 /*
  * Input @i of @node as a device activation (VK_Q8 or VK_DQF). A uint8
  * graph input becomes a model input here, with the scale and zero point
- * this node states (@stated), else 1.0 and 0.
+ * this node states (@stated), else those a node states further on
+ * (stated_later()), else 1.0 and 0.
  */
 static struct ox_val *act_in(struct ox_ctx *x, int node, unsigned int i,
 			     bool stated, float s, int32_t zp)
@@ -377,14 +442,18 @@ static struct ox_val *act_in(struct ox_ctx *x, int node, unsigned int i,
 				  "other than a tensor");
 			return NULL;
 		} else {
-			d = model_input(x, node, v, stated ? s : 1.0f,
-					stated ? zp : 0);
+			if (!stated) {
+				s = 1.0f;
+				zp = 0;
+				stated_later(x, v->name, &s, &zp);
+			}
+			d = model_input(x, node, v, s, zp);
 			if (d < 0)
 				return NULL;
 			v->kind = VK_Q8;
 			v->dev = d;
-			v->scale = stated ? s : 1.0f;
-			v->zp = stated ? zp : 0;
+			v->scale = s;
+			v->zp = zp;
 		}
 	}
 	switch (v->kind) {

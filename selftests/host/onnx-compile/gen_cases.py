@@ -748,6 +748,28 @@ def qop_conv():
 qop_conv()
 
 
+def qop_reshape_first():
+    """a uint8 input reshaped before its QLinearConv: the conv's zero point"""
+    sx, zx, sy, zy = 0.02, 128, 0.05, 3
+    x = u8((1, 48))
+    w = i8((2, 3, 1, 1))
+    inits = [tensor("shape", np.array([1, 3, 4, 4], np.int64)),
+             tensor("xs", np.float32(sx)), tensor("xz", np.uint8(zx)), tensor("w", w),
+             tensor("ws", np.float32(0.01)), tensor("wz", np.int8(0)),
+             tensor("ys", np.float32(sy)), tensor("yz", np.uint8(zy))]
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["x4"], name="r"),
+             helper.make_node("QLinearConv", ["x4", "xs", "xz", "w", "ws", "wz", "ys", "yz"],
+                              ["y"], name="qconv")]
+    save("qop_reshape_first", nodes, [vi("x", TensorProto.UINT8, [1, 48])],
+         [vi("y", TensorProto.UINT8, None)], inits)
+    acc = conv_ref(x.reshape(1, 3, 4, 4), zx, w, 0, None, (0, 0, 0, 0), 1, 1)
+    ok("qop_reshape_first", [x], [out_u8(zy, requant_ch(acc, sx, np.float32(0.01), sy, 1))],
+       io=[("in", 0, sx, zx), ("out", 0, sy, zy)])
+
+
+qop_reshape_first()
+
+
 def qop_ms():
     """ONNX Runtime's com.microsoft QLinearAdd and QLinear pools"""
     sa, za, sb, zb, sy, zy = 0.03, 120, 0.02, 7, 0.05, 128
