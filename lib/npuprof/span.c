@@ -715,6 +715,7 @@ void npf_spans_detach(const void *owner)
 	npf_grace();
 	pthread_mutex_lock(&npf_reg_lock);
 	npf_owner = NULL;
+	__atomic_store_n(&npf_span_tsc, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&npf_wake_fd, -1, __ATOMIC_RELAXED);
 	/* exited threads kept for the drain are not needed any more */
 	for (t = npf_threads; t; t = next) {
@@ -884,6 +885,7 @@ void npf_spans_atfork_child(void)
 	pthread_mutex_init(&npf_reg_lock, NULL);
 	npf_threads = NULL;
 	npf_owner = NULL;
+	npf_span_tsc = false;
 	npf_bump_gen();
 	__atomic_store_n(&npuprof_spans_on, 0, __ATOMIC_RELEASE);
 	npf_self = NULL;
