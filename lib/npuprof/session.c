@@ -65,6 +65,8 @@
 #define NPF_QUIET_NS		(20 * 1000 * 1000ull)
 /* ... but for no longer than this since the last flush (a killed process) */
 #define NPF_DEFER_MAX_NS	(1000 * 1000 * 1000ull)
+/* stage bytes that wake the writer while the rings are quiet (npf_collect()) */
+#define NPF_SPANS_KICK		(1024u * 1024)
 #define NPF_MAX_DEVS		16
 #define NPF_MAX_RING_PAGES	4096
 #define NPF_WATERMARK_MAX	(64u * 1024)
@@ -987,6 +989,7 @@ static int npf_on_span_item(void *ctx, uint16_t type, const void *body,
  */
 static void npf_collect(struct npuprof_session *s)
 {
+	uint64_t reads = __atomic_load_n(&s->reads, __ATOMIC_RELAXED);
 	unsigned int i;
 
 	__atomic_store_n(&s->stalled, false, __ATOMIC_RELAXED);
@@ -1001,12 +1004,18 @@ static void npf_collect(struct npuprof_session *s)
 		s->st.stage_full++;
 	/*
 	 * The writer wakes by itself once the rings are quiet
-	 * (npf_writer_due()): kick it only when the stage is full or past its
-	 * high mark.
+	 * (npf_writer_due()): kick it when the stage is full or past its
+	 * high mark, or holds NPF_SPANS_KICK and this pass found no device
+	 * record. Host spans alone fill the stage at up to 300 MB/s: a writer
+	 * that slept until the high mark would still be writing those 12 MiB
+	 * when the spans after them had filled the rest, and the threads'
+	 * buffers would overflow meanwhile.
 	 */
 	if (s->wthr_started &&
 	    (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED) ||
-	     npf_iring_used(&s->stage) >= npf_stage_high(s)))
+	     npf_iring_used(&s->stage) >= npf_stage_high(s) ||
+	     (reads == __atomic_load_n(&s->reads, __ATOMIC_RELAXED) &&
+	      npf_iring_used(&s->stage) >= NPF_SPANS_KICK)))
 		npf_kick(s->wefd);
 }
 
