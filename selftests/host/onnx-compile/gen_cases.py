@@ -321,6 +321,11 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
         nodes += n0 + [helper.make_node("Relu", ["y_dq0"], ["y_act"], name="relu")]
         inits += i0
         lo, last, types = 0, "y_act", "Conv+Relu"
+    elif act == "clip_attrs":
+        # opset 6 Clip: bounds as attributes
+        nodes.append(helper.make_node("Clip", ["y"], ["y_act"], name="relu6",
+                                      min=0.0, max=6.0))
+        lo, hi, last, types = 0, 6, "y_act", "Conv+Clip"
     elif act == "relu6":
         nodes.append(helper.make_node("Clip", ["y", "c_lo", "c_hi"], ["y_act"],
                                       name="relu6"))
@@ -330,7 +335,7 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
     nodes = parts[0][0] + parts[1][0] + nodes + n2
     inits = parts[0][1] + parts[1][1] + inits + i2
     save(name, nodes, [vi("x", TensorProto.FLOAT, [1, cin, hw, hw])],
-         [vi("out", TensorProto.FLOAT, None)], inits)
+         [vi("out", TensorProto.FLOAT, None)], inits, check=act != "clip_attrs")
     # expected
     if auto_pad:
         oh = -(-hw // stride)
@@ -346,6 +351,7 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
 
 qdq_conv("qdq_conv_relu", 3, 4, 8, 3, 1, (1, 1, 1, 1), act="relu")
 qdq_conv("qdq_conv_q_dq_relu", 3, 4, 6, 3, 1, (1, 1, 1, 1), act="relu_after_q")
+qdq_conv("qdq_conv_clip_attrs", 2, 3, 5, 3, 1, (1, 1, 1, 1), act="clip_attrs")
 qdq_conv("qdq_conv_s2_asym", 5, 20, 9, 3, 2, (0, 1, 2, 0))
 qdq_conv("qdq_conv_per_tensor_relu6", 2, 3, 6, 1, 1, (0, 0, 0, 0),
          act="relu6", per_channel=False)
@@ -951,6 +957,12 @@ dm("nhwc_reshape_hw", [1, 3, 2, 4],
    layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("r", "Reshape"),
            ("r", "Reshape")])
 
+# ceil_mode=1 where it changes nothing (4 - 2 is a multiple of 2)
+dm("dm_maxpool_ceil_same", [1, 2, 4, 4],
+   lambda n: [helper.make_node("MaxPool", n, ["y"], name="mp", kernel_shape=[2, 2],
+                               strides=[2, 2], ceil_mode=1)],
+   lambda x: x.reshape(1, 2, 2, 2, 2, 2).max(axis=(3, 5)))
+
 # six TRANSPOSEs of 256 bytes: liveness keeps two in the scratch slot
 dm("dm_transpose_chain", [4, 64],
    lambda n: [helper.make_node("Transpose", [n[0] if i == 0 else "t%d" % (i - 1)],
@@ -1155,6 +1167,11 @@ def malformed():
                   [helper.make_node("Transpose", ["x"], ["y"], name="t")],
                   [vi("x", TensorProto.UINT8, [4096, 4096, 128])], u8y, [], E2BIG,
                   "a tensor of more than 1 GiB", check=False)
+    refuse_simple("bad_too_many_io",
+                  [helper.make_node("Concat", ["i%d" % k for k in range(8)], ["y"],
+                                    name="c", axis=0)],
+                  [vi("i%d" % k, TensorProto.UINT8, [1, 2]) for k in range(8)],
+                  u8y, [], E2BIG, "8 inputs and 1 outputs (at most 8 in all)", check=False)
     refuse_simple("bad_declared_output",
                   [helper.make_node("Transpose", ["x"], ["y"], name="t")],
                   [vi("x", TensorProto.UINT8, [2, 3])],
