@@ -664,6 +664,26 @@ def qdq_branch():
 qdq_branch()
 
 
+def qdq_requant():
+    """DequantizeLinear then QuantizeLinear with other parameters"""
+    s1, z1, s2, z2 = 0.05, 100, 0.02, 30
+    for name, shape in (("qdq_requant_4d", [1, 3, 2, 5]), ("refuse_requant_2d", [3, 4])):
+        nodes, inits = join(q_in("x", s1, z1, shape), dq("x_q", "x_dq", s1, z1),
+                            qn("x_dq", "y", s2, z2))
+        save(name, nodes, [vi("x", TensorProto.FLOAT, shape)],
+             [vi("y", TensorProto.UINT8, None)], inits)
+    x = u8((1, 3, 2, 5))
+    m, sh = quantize_multiplier(float(np.float64(np.float32(s1)) / np.float64(np.float32(s2))))
+    ok("qdq_requant_4d", [x], [out_u8(z2, rq_vec(x.astype(np.int64) - z1, m, sh))],
+       layers=[("q_x", "QuantizeLinear"), ("q_y", "QuantizeLinear"),
+               ("q_y", "QuantizeLinear")], io=[("out", 0, s2, z2)])
+    err("refuse_requant_2d", EOPNOTSUPP,
+        "node 'q_y' (QuantizeLinear): requantizing a 2-D tensor")
+
+
+qdq_requant()
+
+
 def qdq_bigpad():
     """pads above 255: a PAD before the CONV2D"""
     sx, zx, sy, zy = 0.02, 7, 0.02, 7
