@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bench.sh - benchmarks of libnpuprof (make bench): on the host, the cost of
-# a host span with profiling off and on, ring parser and reader throughput,
+# a host span with profiling off and on and against an LTTng-UST
+# tracepoint (npuprof-bench-lttng), ring parser and reader throughput,
 # trace-file write and read rates (npuprof-bench-host); the SQLite export
 # and the summary of a 1 M and a 10 M event trace (npuprof-bench-report); the
 # Chrome export and npuprof memory of 1 M and 10 M events
@@ -33,6 +34,33 @@ if command -v valgrind >/dev/null; then
 	done
 else
 	echo "span instructions: valgrind not installed, not counted"
+fi
+# The same span as an LTTng-UST tracepoint with an active session, in the
+# same run as npuprof's (Debian's liblttng-ust-dev and lttng-tools; as
+# root, a session daemon of our own when none runs)
+if [ -x "$BUILD/bin/npuprof-bench-lttng" ] && command -v lttng >/dev/null; then
+	lt=$(mktemp -d /tmp/npuprof-bench-lttng.XXXXXX)
+	started=
+	if ! lttng list >/dev/null 2>&1; then
+		lttng-sessiond --daemonize --no-kernel --pidfile="$lt/sessiond.pid" \
+			>/dev/null 2>&1 && started=1
+	fi
+	sess=npuprof-bench-$$
+	if lttng create "$sess" --output="$lt/trace" >/dev/null &&
+	   lttng enable-event -s "$sess" -u 'npuprof_bench:*' >/dev/null &&
+	   lttng start "$sess" >/dev/null; then
+		"$BUILD/bin/npuprof-bench-lttng" 1000000 || true
+		lttng stop "$sess" >/dev/null || true
+	else
+		echo "host span vs LTTng-UST: no LTTng session (lttng-sessiond not running?)"
+	fi
+	lttng destroy "$sess" >/dev/null 2>&1 || true
+	if [ -n "$started" ] && [ -s "$lt/sessiond.pid" ]; then
+		kill "$(cat "$lt/sessiond.pid")" 2>/dev/null || true
+	fi
+	rm -rf "$lt"
+else
+	echo "host span vs LTTng-UST: liblttng-ust-dev or lttng-tools not installed, not measured"
 fi
 "$BUILD/bin/npuprof-bench-report" "$@"
 "$BUILD/bin/npuprof-bench-export" "$@"
