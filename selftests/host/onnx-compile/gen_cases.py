@@ -340,7 +340,8 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
     if auto_pad:
         oh = -(-hw // stride)
         tot = max((oh - 1) * stride + k - hw, 0)
-        pads = (tot // 2, tot // 2, tot - tot // 2, tot - tot // 2)
+        beg = tot // 2 if auto_pad == "SAME_UPPER" else tot - tot // 2
+        pads = (beg, beg, tot - beg, tot - beg)
     acc = conv_ref(x, zx, w, 0, b, pads, stride, group)
     r = requant_ch(acc, sx, sw, sy, 1)
     y = out_u8(zy, r, qclamp(lo, sy, zy, 0), qclamp(hi, sy, zy, 255))
@@ -352,6 +353,7 @@ def qdq_conv(name, cin, cout, hw, k, stride, pads, group=1, act=None,
 qdq_conv("qdq_conv_relu", 3, 4, 8, 3, 1, (1, 1, 1, 1), act="relu")
 qdq_conv("qdq_conv_q_dq_relu", 3, 4, 6, 3, 1, (1, 1, 1, 1), act="relu_after_q")
 qdq_conv("qdq_conv_clip_attrs", 2, 3, 5, 3, 1, (1, 1, 1, 1), act="clip_attrs")
+qdq_conv("qdq_conv_same_lower", 3, 2, 5, 2, 1, None, auto_pad="SAME_LOWER")
 qdq_conv("qdq_conv_s2_asym", 5, 20, 9, 3, 2, (0, 1, 2, 0))
 qdq_conv("qdq_conv_per_tensor_relu6", 2, 3, 6, 1, 1, (0, 0, 0, 0),
          act="relu6", per_channel=False)
@@ -361,7 +363,7 @@ qdq_conv("qdq_dwconv_relu6_same", 17, 17, 7, 3, 2, None, group=17,
          act="relu6", auto_pad="SAME_UPPER")
 
 
-def qdq_fc(name, k, n, gemm, transb, per_channel, bias):
+def qdq_fc(name, k, n, gemm, transb, per_channel, bias, bias_2d=False):
     sx, zx, sy, zy = 0.03, 120, 0.07, 90
     x = u8((2, k))
     wt = i8((n, k))           # [N, K]
@@ -375,10 +377,15 @@ def qdq_fc(name, k, n, gemm, transb, per_channel, bias):
                                   name="dq_w", axis=0 if (gemm and transb) else 1))
     ins = ["x_dq", "w_dq"]
     if bias:
-        inits += [tensor("b", b), tensor("b_s", (np.float32(sx) * sw).astype(np.float32)),
-                  tensor("b_z", np.zeros(n, np.int32))]
+        bsc = (np.float32(sx) * sw).astype(np.float32)
+        if bias_2d:	# Gemm's C as [1, N], per-tensor weights
+            inits += [tensor("b", b.reshape(1, n)), tensor("b_s", bsc[0]),
+                      tensor("b_z", np.int32(0))]
+        else:
+            inits += [tensor("b", b), tensor("b_s", bsc),
+                      tensor("b_z", np.zeros(n, np.int32))]
         nodes.append(helper.make_node("DequantizeLinear", ["b", "b_s", "b_z"], ["b_dq"],
-                                      name="dq_b", axis=0))
+                                      name="dq_b", axis=0 if not bias_2d else 1))
         ins.append("b_dq")
     if gemm:
         nodes.append(helper.make_node("Gemm", ins, ["y"], name="fc", transB=int(transb)))
@@ -398,6 +405,7 @@ def qdq_fc(name, k, n, gemm, transb, per_channel, bias):
 qdq_fc("qdq_gemm_transb", 40, 10, True, True, True, True)
 qdq_fc("qdq_gemm_kn", 33, 7, True, False, False, True)
 qdq_fc("qdq_matmul", 16, 8, False, False, True, False)
+qdq_fc("qdq_gemm_bias_1xn", 12, 6, True, True, False, True, bias_2d=True)
 
 
 def qdq_add():
@@ -873,13 +881,14 @@ qop_ms()
 # ======================================================================
 
 
-def dm(name, shape, node_fn, ref, inits=(), n_in=1, layers=None, shapes=None):
+def dm(name, shape, node_fn, ref, inits=(), n_in=1, layers=None, shapes=None,
+       opset=13, check=True):
     ins = [u8(s) for s in (shapes or [shape] * n_in)]
     names = ["x%d" % i for i in range(n_in)]
     nodes = node_fn(names)
     save(name, nodes, [vi(nm, TensorProto.UINT8, list(a.shape))
                        for nm, a in zip(names, ins)],
-         [vi("y", TensorProto.UINT8, None)], inits)
+         [vi("y", TensorProto.UINT8, None)], inits, opset=opset, check=check)
     ok(name, ins, [ref(*ins)], layers=layers)
 
 
@@ -976,6 +985,19 @@ dm("nhwc_reshape_hw", [1, 3, 2, 4],
    inits=[tensor("shape", np.array([4, 6], np.int64))],
    layers=[("mp_m", "MaxPool"), ("mp_m", "MaxPool"), ("r", "Reshape"),
            ("r", "Reshape")])
+
+# opset 9: Slice and Pad with attributes, a Constant node for a shape,
+# Gemm's C as [1, N] is below (no QDQ here: uint8 data movement)
+dm("dm_opset9", [1, 4, 6, 2],
+   lambda n: [helper.make_node("Slice", n, ["s"], name="sl", starts=[1, 2],
+                               ends=[3, 100], axes=[1, 2]),
+              helper.make_node("Pad", ["s"], ["p"], name="pad", mode="constant",
+                               pads=[0, 1, 0, 0, 0, 0, 2, 0], value=0.0),
+              helper.make_node("Constant", [], ["shape"], name="const",
+                               value=tensor("v", np.array([3, -1], np.int64))),
+              helper.make_node("Reshape", ["p", "shape"], ["y"], name="r")],
+   lambda x: np.pad(x[:, 1:3, 2:, :], ((0, 0), (1, 0), (0, 2), (0, 0))).reshape(3, -1),
+   opset=9, check=False)	# opset 9's Pad takes float only
 
 # ceil_mode=1 where it changes nothing (4 - 2 is a multiple of 2)
 dm("dm_maxpool_ceil_same", [1, 2, 4, 4],
