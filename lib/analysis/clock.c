@@ -28,7 +28,7 @@
 #define NPF_CLOCK_MAX_PPM	1000.0
 /* Model tolerance: the median bracket width over this, at least ... */
 #define NPF_CLOCK_TOL_DIV	16
-/* ... this many ns */
+/* ... this many ns (a device's; npf_clock_fit_build_tol() takes another) */
 #define NPF_CLOCK_TOL_MIN	1000.0
 /* A bracket wider than this many times the median is dropped */
 #define NPF_CLOCK_WIDE_FACTOR	8
@@ -645,6 +645,13 @@ static void piece_fit(struct work *w, size_t from, size_t to, int32_t id,
 int npf_clock_fit_build(struct npf_clock_sample *s, size_t n,
 			uint64_t clock_hz, struct npf_clock_fit *fit)
 {
+	return npf_clock_fit_build_tol(s, n, clock_hz, NPF_CLOCK_TOL_MIN, fit);
+}
+
+int npf_clock_fit_build_tol(struct npf_clock_sample *s, size_t n,
+			    uint64_t clock_hz, double tol_min_ns,
+			    struct npf_clock_fit *fit)
+{
 	struct work *w = NULL;
 	size_t *first = NULL, m, i, nseg;
 	uint64_t med;
@@ -671,7 +678,7 @@ int npf_clock_fit_build(struct npf_clock_sample *s, size_t n,
 		goto out;
 	w->s = s;
 	w->n = m;
-	w->tol = fmax(NPF_CLOCK_TOL_MIN, (double)med / NPF_CLOCK_TOL_DIV);
+	w->tol = fmax(tol_min_ns, (double)med / NPF_CLOCK_TOL_DIV);
 	w->gross = fmax(4 * w->tol, (double)med);
 	w->half = (double)med / 2;
 	for (i = 0; i < m; i++)

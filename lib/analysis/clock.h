@@ -103,6 +103,15 @@ struct npf_clock_fit {
 int npf_clock_fit_build(struct npf_clock_sample *s, size_t n,
 			uint64_t clock_hz, struct npf_clock_fit *fit);
 
+/*
+ * npf_clock_fit_build_tol() - npf_clock_fit_build() with a model
+ * tolerance of at least @tol_min_ns instead of a device's 1 us: for a
+ * clock as close to CLOCK_MONOTONIC as the host's TSC (clock-fit.rst).
+ */
+int npf_clock_fit_build_tol(struct npf_clock_sample *s, size_t n,
+			    uint64_t clock_hz, double tol_min_ns,
+			    struct npf_clock_fit *fit);
+
 /* npf_clock_map() - map @tick; out->err_ns bounds the error */
 void npf_clock_map(const struct npf_clock_fit *fit, uint64_t tick,
 		   struct npuprof_clock_map *out);

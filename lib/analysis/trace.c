@@ -470,6 +470,14 @@ fit:
 }
 
 /*
+ * The TSC fit's least model tolerance: CLOCK_MONOTONIC is the TSC scaled
+ * by the kernel, bent only by NTP's slewing; a change of rate that bends
+ * it by more between two samples 0.1 s apart starts a new piece
+ * (clock-fit.rst, "The host TSC").
+ */
+#define NPF_TSC_TOL_NS		100.0
+
+/*
  * The fit of the host TSC (clock-fit.rst), when the file says its spans
  * read it (META host_span_clock "tsc", among the first items): a pass
  * over the file for its HOST_CLOCK samples. Other files stop at their
@@ -530,7 +538,8 @@ static int npf_trace_tsc_fit(struct npuprof_trace *t)
 			hz = (uint64_t)f;
 	}
 	if (n)
-		ret = npf_clock_fit_build(v, n, hz ? hz : 1, &t->tsc_fit);
+		ret = npf_clock_fit_build_tol(v, n, hz, NPF_TSC_TOL_NS,
+					      &t->tsc_fit);
 	free(v);
 	return ret;
 }

@@ -73,13 +73,15 @@ TEST(synthetic_tsc_fit_within_its_bound)
 		s[i].before_ns = (uint64_t)ns - a;
 		s[i].after_ns = (uint64_t)ns - a + w;
 	}
-	ASSERT_EQ(0, npf_clock_fit_build(s, 101, (uint64_t)hz, &fit));
+	/* the reader's tolerance for the TSC (trace.c): at least 100 ns */
+	ASSERT_EQ(0, npf_clock_fit_build_tol(s, 101, (uint64_t)hz, 100.0,
+					     &fit));
 	ASSERT_GE(fit.nseg, 1u);
 	/*
-	 * The device fit's bound (clock-fit.rst): brackets widened by the
-	 * model tolerance (at least 1 us), plus twice the tolerance
+	 * The bound (clock-fit.rst): brackets widened by the model
+	 * tolerance, plus twice the tolerance
 	 */
-	EXPECT_LT(fit.err_ns, 3 * 1000u + 220u + 100u);
+	EXPECT_LT(fit.err_ns, 3 * 100u + 220u + 100u);
 	for (i = 0; i < 10000; i++) {
 		double ns = t0 + (double)(rnd() % 10000000000ull);
 		uint64_t tick = tick0 + (uint64_t)((ns - t0) * hz / 1e9);
@@ -134,9 +136,11 @@ static int read_raw(const char *path, const char *key, char *val,
 	*nsamples = n;
 	if (!fit || n < 2)
 		return 0;
-	return npf_clock_fit_build(s, n, (uint64_t)((s[n - 1].tick - s[0].tick) * 1e9 /
-					(double)(s[n - 1].before_ns - s[0].before_ns)),
-				   fit);
+	return npf_clock_fit_build_tol(s, n,
+				       (uint64_t)((s[n - 1].tick - s[0].tick) *
+						  1e9 / (double)(s[n - 1].before_ns -
+								 s[0].before_ns)),
+				       100.0, fit);
 }
 
 #define NUSER 2000
@@ -169,8 +173,9 @@ TEST(tsc_and_clock_gettime_spans_agree)
 
 		before[i] = mono_ns();
 		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
+		/* 0.4 s in all: samples while the session runs too */
 		if (i % 100 == 0)
-			usleep(1000);
+			usleep(20000);
 		npuprof_span_end(&sp);
 		after[i] = mono_ns();
 		id[i] = sp.rec.span_id;
@@ -182,7 +187,8 @@ TEST(tsc_and_clock_gettime_spans_agree)
 	ASSERT_EQ(0, read_raw(path, "host_span_clock", val, sizeof(val), &fit,
 			      &nsamples));
 	EXPECT_STREQ("tsc", val);
-	ASSERT_GE(nsamples, 2u);
+	/* start, stop, and every 2^28 ticks (0.1 s at 2.7 GHz) between */
+	ASSERT_GE(nsamples, 3u);
 	TH_LOG("%zu HOST_CLOCK samples, fit bound %llu ns", nsamples,
 	       (unsigned long long)fit.err_ns);
 
