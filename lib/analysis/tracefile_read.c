@@ -759,7 +759,6 @@ static int resync(struct npf_reader *r, uint64_t off, int st,
 		  struct npf_chunk_hdr *ch)
 {
 	uint64_t at = off, from = off + 8, next, items = 0, known = 0;
-	uint64_t seq_end = r->seq;
 	bool cut = st == NPF_CH_CUT;	/* maybe only a cut file */
 	bool was = r->skipped;
 	char why[sizeof(r->cause)];
@@ -776,11 +775,11 @@ static int resync(struct npf_reader *r, uint64_t off, int st,
 	r->skipped = true;
 	for (;;) {
 		if (st == NPF_CH_BAD) {
-			/* a sound header: the next chunk is where it says */
-			items += ch->items;
+			/* a sound header: the next chunk is where it says,
+			 * its items what it says as far as its size allows */
+			items += ch->items < ch->size / 8 ? ch->items :
+				 ch->size / 8;
 			known++;
-			if (ch->seq + 1 > seq_end)
-				seq_end = ch->seq + 1;
 			next = at + ch->hdr_size + ch->size;
 		} else {
 			ret = find_magic(r, from, &next);
@@ -816,9 +815,8 @@ static int resync(struct npf_reader *r, uint64_t off, int st,
 	}
 	/* no sound chunk up to the end of the file */
 	if (!cut)
-		stretch_count(r, was, off, file_end(r),
-			      seq_end > r->seq ? seq_end - r->seq : 1, known,
-			      items, why);
+		stretch_count(r, was, off, file_end(r), known ? known : 1,
+			      known, items, why);
 	else
 		r->skipped = was;
 	r->truncated = true;
