@@ -281,13 +281,14 @@ _Static_assert(sizeof(struct npf_span_short) % 8 == 0,
 /* Whether span @r of this session's trace fits the packed form. */
 static inline bool npf_span_packs(const struct npuprof_span_rec *r)
 {
-	return !(r->flags & (NPF_SPANS_NOT_FLAGS | 0xff00)) &&
-	       r->kind <= 0xff && r->trace_id[0] == npf_trace_hi &&
-	       r->span_id >= r->trace_id[1] &&
+	/* unsigned differences: one that would be negative wraps, too big */
+	return !((r->flags & (NPF_SPANS_NOT_FLAGS | 0xff00)) |
+		 (r->kind & 0xff00)) &&
+	       r->trace_id[0] == npf_trace_hi &&
 	       r->span_id - r->trace_id[1] <= UINT32_MAX &&
 	       r->end_ns - r->start_ns <= UINT32_MAX &&
-	       (!r->parent_id || (r->span_id > r->parent_id &&
-				  r->span_id - r->parent_id <= UINT32_MAX));
+	       (!r->parent_id ||
+		r->span_id - r->parent_id - 1 < UINT32_MAX);
 }
 
 /*
