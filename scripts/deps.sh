@@ -49,6 +49,7 @@ PACKAGES=(
 	python3-dev python3-numpy python3-pytest python3-onnx
 	python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
 	systemtap-sdt-dev bpftrace linux-perf trace-cmd
+	liblttng-ust-dev lttng-tools
 	chromium nodejs
 	dkms man-db pkg-config
 	flex bison bc
