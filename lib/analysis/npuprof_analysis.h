@@ -212,10 +212,11 @@ uint64_t npuprof_trace_skipped(const struct npuprof_trace *trace,
  *	headers were still sound, at least 1
  * @bytes: bytes of the file skipped
  * @items: items the skipped chunks held, of those whose header was sound
- *	(its CRC matched): events, but for a RECORDS item, which holds
- *	several ring records
+ *	(its CRC matched; or, without a header CRC, the next sound chunk is
+ *	where it says): events, but for a RECORDS item, which holds several
+ *	ring records
  * @items_unknown: of @chunks, those whose item count is unknown (their
- *	header was damaged too, or did not carry its CRC)
+ *	header was damaged too)
  * @first_offset: file offset where the first stretch starts
  * @last_offset: where the last one starts
  */

@@ -136,6 +136,8 @@ static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
  * @why: what was wrong at the start of the first stretch counted
  * @cause: what was wrong with the chunk chunk_at() looked at last
  * @nfound: the items check_items() found in a chunk that counts others
+ * @plausible: chunk_at() failed a chunk without a header CRC on its
+ *	payload's CRC alone: its header may be sound
  * @buf: the current chunk's extra header bytes and payload
  * @cap: bytes of @buf
  * @payload: the current chunk's payload, inside @buf
@@ -165,6 +167,7 @@ struct npf_reader {
 	struct npuprof_damage dmg;
 	uint64_t dmg_end;
 	uint32_t nfound;
+	bool plausible;
 	char why[96];
 	char cause[96];
 	uint8_t *buf;
@@ -553,6 +556,7 @@ static int chunk_at(struct npf_reader *r, uint64_t off, uint64_t seq_lo,
 	ssize_t n;
 	int ret;
 
+	r->plausible = false;
 	n = pread_full(r->fd, ch, sizeof(*ch), off);
 	if (n < 0)
 		return rd_fail(r, (int)n, off, "read: %s", strerror((int)-n));
@@ -629,10 +633,13 @@ static int chunk_at(struct npf_reader *r, uint64_t off, uint64_t seq_lo,
 		return NPF_CH_SOUND;
 	}
 	crc = npf_crc32(0, r->buf + extra, ch->size);
-	if (crc != ch->crc)
+	if (crc != ch->crc) {
+		/* without a header CRC, a header that checked up to here */
+		r->plausible = !prot;
 		return ch_cause(r, prot ? NPF_CH_BAD : NPF_CH_BAD_HDR,
 				"chunk crc 0x%08x, its payload has 0x%08x",
 				ch->crc, crc);
+	}
 	r->cur_seq = ch->seq;
 	ret = check_items(r, r->buf + extra, ch->size, off + ch->hdr_size,
 			  ch->items);
@@ -764,6 +771,17 @@ static int resync(struct npf_reader *r, uint64_t off, int st,
 	char why[sizeof(r->cause)];
 	int ret;
 
+	/*
+	 * A header without its CRC that checked but for the payload's CRC:
+	 * if the next sound chunk is where it says, with the next seq, it
+	 * was sound and its item count is known
+	 */
+	uint64_t pl_end = 0, pl_items = 0;
+
+	if (st == NPF_CH_BAD_HDR && r->plausible) {
+		pl_end = off + ch->hdr_size + ch->size;
+		pl_items = ch->items < ch->size / 8 ? ch->items : ch->size / 8;
+	}
 	snprintf(why, sizeof(why), "%s", r->cause);
 	/* chunk 0 may be before the file header's hdr_size, when that is
 	 * the damaged byte: looked for from the header's end */
@@ -793,6 +811,10 @@ static int resync(struct npf_reader *r, uint64_t off, int st,
 		if (st < 0)
 			return st;
 		if (st == NPF_CH_SOUND) {
+			if (next == pl_end && ch->seq == r->seq + 1) {
+				known = 1;
+				items = pl_items;
+			}
 			stretch_count(r, was, off, next, ch->seq - r->seq, known,
 				      items, why);
 			return chunk_take(r, ch, next);

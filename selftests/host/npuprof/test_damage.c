@@ -722,6 +722,12 @@ static void check_each_chunk(struct __test_metadata *_metadata,
 			       g.n, full.n);
 		EXPECT_EQ(1u, g.d.chunks);
 		EXPECT_EQ(c.end[k] - c.start[k], g.d.bytes);
+		/* its items: known from a sound header, or from one without
+		 * its CRC that the next chunk confirms */
+		if (k < c.n - 1) {
+			EXPECT_EQ(c.items[k], g.d.items) TH_LOG("chunk %zu", k);
+			EXPECT_EQ(0u, g.d.items_unknown);
+		}
 		got_free(&g);
 	}
 	got_free(&full);
