@@ -22,6 +22,9 @@ import npuprof
 onnx = pytest.importorskip("onnx")
 from onnx import shape_inference  # noqa: E402
 
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/npu0"),
+                                reason="no /dev/npu0 (run in the VM)")
+
 BUILD = os.environ.get("NPU_BUILD", "")
 MODELS = os.path.join(BUILD, "onnx", "models", "mobilenet-v1")
 TOP = 5
