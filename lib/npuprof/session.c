@@ -34,6 +34,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,7 +103,9 @@ struct npuprof_session {
 	struct npf_log log;
 	char *output;
 	int level;
-	uint32_t ring_pages;
+	uint32_t ring_pages;		/* asked for; then the largest in use */
+	bool ring_auto;			/* the default at level 2: grown */
+	uint32_t ring_max;		/* ring_auto: the next device's first ask */
 	uint32_t flags;
 	uint32_t span_buf;
 	struct npf_dev devs[NPF_MAX_DEVS];
@@ -267,10 +270,53 @@ static uint32_t npf_watermark(size_t ring_bytes)
 	return (uint32_t)(wm < NPF_WATERMARK_MAX ? wm : NPF_WATERMARK_MAX);
 }
 
+/*
+ * The ring a level-2 session asks for when the caller kept the default
+ * size (NPUPROF_DEFAULT_RING_PAGES): four times larger, 4 MiB with 4 KiB
+ * pages. A synthetic level-2 flood at the driver's full rate lost records
+ * in about half the rounds at 256 pages and in none at 1024 (npuprof.rst,
+ * "Reading the rings"). Levels 0 and 1 write one record a job: the
+ * default is plenty.
+ */
+#define NPF_AUTO_RING_PAGES	1024
+
+/*
+ * The data pages to ask for first: @s->ring_pages; for the default at
+ * level 2 (@s->ring_auto), NPF_AUTO_RING_PAGES or what the earlier
+ * devices got, halved until the @ndev rings take at most half of
+ * RLIMIT_MEMLOCK (8 MiB by default: one device gets 4 MiB, of which 3.5
+ * MiB are charged past the driver's 516 KiB allowance; two get 2 MiB
+ * each), so that io_uring, or another profiled process of the user,
+ * still finds room. The driver's -EPERM (the user's locked memory over
+ * the limit) or -ENOMEM (the cgroup's) halves it again, down to the
+ * default, in npf_dev_open().
+ */
+static uint32_t npf_ring_pages_wanted(const struct npuprof_session *s,
+				      unsigned int ndev)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), room;
+	uint32_t pages;
+	struct rlimit rl;
+
+	if (!s->ring_auto)
+		return s->ring_pages;
+	pages = s->ring_max;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return pages;
+	room = rl.rlim_cur / 2 / (ndev ? ndev : 1);
+	while (pages > NPUPROF_DEFAULT_RING_PAGES &&
+	       (uint64_t)pages * page > room)
+		pages /= 2;
+	return pages;
+}
+
 static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
-			const char *path)
+			const char *path, unsigned int ndev)
 {
 	struct npu_trace_open op;
+	uint32_t pages = npf_ring_pages_wanted(s, ndev);
+	uint32_t floor = s->ring_auto ? NPUPROF_DEFAULT_RING_PAGES :
+		s->ring_pages;
 	char err[256];
 	void *p;
 	int ret;
@@ -295,16 +341,30 @@ static int npf_dev_open(struct npuprof_session *s, struct npf_dev *d,
 			path, strerror(-ret));
 		return ret;
 	}
-	memset(&op, 0, sizeof(op));
-	op.flags = s->flags & NPUPROF_F_ALL_PROCESSES ?
-		NPU_TRACE_ALL_PROCESSES : 0;
-	op.data_pages = s->ring_pages;
-	op.watermark = npf_watermark(s->ring_pages * d->page);
-	ret = npf_ioctl(d->fd, NPU_IOCTL_TRACE_OPEN, &op);
+	for (;;) {
+		memset(&op, 0, sizeof(op));
+		op.flags = s->flags & NPUPROF_F_ALL_PROCESSES ?
+			NPU_TRACE_ALL_PROCESSES : 0;
+		op.data_pages = pages;
+		op.watermark = npf_watermark(pages * d->page);
+		ret = npf_ioctl(d->fd, NPU_IOCTL_TRACE_OPEN, &op);
+		if ((ret != -EPERM && ret != -ENOMEM) || pages <= floor)
+			break;
+		pages /= 2;
+	}
+	if (!ret && s->ring_auto) {
+		npf_log(&s->log, NPUPROF_LOG_DEBUG,
+			"%s: a %u-page ring at level 2 (the default %u pages, grown within RLIMIT_MEMLOCK)",
+			path, pages, NPUPROF_DEFAULT_RING_PAGES);
+		/* the devices after this one ask for no more */
+		s->ring_max = pages;
+		if (pages > s->ring_pages)
+			s->ring_pages = pages;
+	}
 	if (ret) {
 		npf_log(&s->log, NPUPROF_LOG_ERROR,
 			"%s: cannot open a trace ring of %u pages%s: %s%s", path,
-			s->ring_pages, op.flags ? " for all processes" : "",
+			pages, op.flags ? " for all processes" : "",
 			strerror(-ret),
 			ret == -EACCES ? " (all processes need CAP_PERFMON or CAP_SYS_ADMIN, or the npu module parameter trace_paranoid=0)" : "");
 		return ret;
@@ -1280,7 +1340,10 @@ static void npf_join(struct npuprof_session *s)
  */
 static uint32_t npf_stage_size(const struct npuprof_session *s)
 {
-	uint64_t want = 16ull * s->ring_pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+	/* a grown default ring keeps the default's stage: 16 MiB */
+	uint32_t pages = s->ring_auto ? NPUPROF_DEFAULT_RING_PAGES :
+		s->ring_pages;
+	uint64_t want = 16ull * pages * (uint64_t)sysconf(_SC_PAGESIZE) *
 		(s->ndev ? s->ndev : 1);
 	uint32_t size = 4u << 20;
 
@@ -1320,6 +1383,9 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	s->log.level = o.log_level;
 	s->level = o.level;
 	s->ring_pages = o.ring_pages;
+	s->ring_auto = o.ring_pages == NPUPROF_DEFAULT_RING_PAGES &&
+		o.level == 2;
+	s->ring_max = NPF_AUTO_RING_PAGES;
 	s->flags = o.flags;
 	s->span_buf = o.span_buf_kb * 1024;
 	ret = npf_span_clock(s);
@@ -1368,7 +1434,7 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	for (i = 0; i < n; i++) {
 		s->devs[i].index = i;
 		s->ndev = i + 1;
-		ret = npf_dev_open(s, &s->devs[i], paths[i]);
+		ret = npf_dev_open(s, &s->devs[i], paths[i], n);
 		if (ret)
 			goto fail;
 	}

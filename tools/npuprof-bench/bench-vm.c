@@ -21,9 +21,13 @@
  * system, all threads: the flood's and the reader's) while the jobs ran,
  * whose difference between the readers is the session's extra work in
  * the guest, and the CPU time of the reader thread (and of the session's
- * writer thread), medians over the rounds. The session keeps up where its median
- * loss is no higher than the minimal reader's. Not a test: it prints
- * figures, and exits 1 only when something fails.
+ * writer thread), medians over the rounds, and in how many rounds the
+ * ring lost records. The session keeps up where its median loss is no
+ * higher than the minimal reader's. At 256 pages (the default) the
+ * session grows its level-2 ring within RLIMIT_MEMLOCK (npuprof.rst,
+ * "Reading the rings"), and the line says to what; the minimal reader's
+ * ring stays at 256. Not a test: it prints figures, and exits 1 only
+ * when something fails.
  *
  * Usage: npuprof-bench-vm [-F] [-j JOBS] [-r ROUNDS] [-o DIR] [-p PAGES]...
  *
@@ -64,6 +68,8 @@ struct result {
 	double writer_ms;	/* the session: of its writer thread */
 	uint64_t burst_bytes;	/* the session: written while the rings were busy */
 	uint64_t stage_full;	/* the session: times its stage was full */
+	unsigned int ring_pages; /* the session: the ring it got, if grown */
+	unsigned int lossy;	/* median(): rounds that lost records */
 };
 
 /* CPU time (user + system) of the whole process so far, in ms */
@@ -95,6 +101,8 @@ static void log_warn(void *ctx, int level, const char *msg)
 
 	if (sscanf(msg, "reader thread: %lf ms CPU", &ms) == 1)
 		res->reader_ms = ms;
+	else if (sscanf(msg, "%*[^:]: a %u-page ring", &res->ring_pages) == 1)
+		;
 	else if (sscanf(msg, "writer thread: %lf ms CPU, %" SCNu64, &ms,
 			&res->burst_bytes) == 2)
 		res->writer_ms = ms;
@@ -322,6 +330,10 @@ static struct result median(struct result *r, unsigned int n)
 	m.lost = v[n / 2];
 	m.dev_lost = d[n / 2];
 	m.rate = rate[n / 2];
+	m.ring_pages = r[0].ring_pages;
+	m.lossy = 0;
+	for (i = 0; i < n; i++)
+		m.lossy += r[i].lost != 0;
 	return m;
 }
 
@@ -341,7 +353,10 @@ static void print_result(const char *who, unsigned int pages,
 		full += r[i].stage_full;
 		burst += r[i].burst_bytes;
 	}
-	printf(" lost of %u), reader %.0f ms CPU", jobs * 1001, m.reader_ms);
+	printf(" lost of %u; %u of %u rounds lost), reader %.0f ms CPU",
+	       jobs * 1001, m.lossy, n, m.reader_ms);
+	if (m.ring_pages && m.ring_pages != pages)
+		printf(", the session's ring grown to %u pages", m.ring_pages);
 	if (m.writer_ms > 0)
 		printf(", writer %.0f ms CPU", m.writer_ms);
 	if (full)
