@@ -9,9 +9,12 @@
 # Chrome export and npuprof memory of 1 M and 10 M events
 # (npuprof-bench-export); in the VM, the
 # losses of the library's reader against a parse-only reader under the same
-# level-2 flood, per ring size (npuprof-bench-vm). Figures only; no pass/fail.
+# level-2 flood, per ring size (npuprof-bench-vm), and what library capture
+# adds to MNIST's inferences per level (overhead.sh). Figures only; no
+# pass/fail.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+HERE_BENCH=$(cd "$(dirname "$0")" && pwd)
 BUILD=${BUILD:-$ROOT/build}
 "$BUILD/bin/npuprof-bench-host" "$@"
 # Instructions per span (callgrind: exact, unlike times on a shared
@@ -70,3 +73,6 @@ fi
 # -F: each round in a process of its own, as a profiled program runs its
 # one session
 timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm -F
+# what library capture costs MNIST's inferences per level, one vCPU
+# (Documentation/npu/overhead.rst)
+BUILD="$BUILD" timeout 1500 "$HERE_BENCH/overhead.sh"
