@@ -18,7 +18,10 @@
 # the rounds and its ratio to profiling off, and the size of the last
 # run's trace. The guest has one vCPU (as the npu_bpf suite: probes patch
 # kernel text, see Documentation/npu/bpf.rst). Under QEMU TCG the figures
-# are noisy: compare ratios, not absolute times.
+# are noisy: compare ratios, not absolute times. The mean's ratio shrinks
+# as COUNT grows (a run's first inferences pay for the session's start);
+# tools/npuprof-bench/overhead.sh measures library capture per level
+# (Documentation/npu/overhead.rst).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
 	-n) COUNT=$2; shift 2 ;;
 	-r) REPEAT=$2; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
