@@ -7,8 +7,7 @@
  * double-buffered: an operator's transfers overlap the compute of the
  * operator before it, so the PE waits only for what does not fit:
  * iowait = max(0, dma - previous compute). All arithmetic saturates instead
- * of wrapping. These are the figures of one PE alone; dram.c times the
- * transfers of PEs that share the DRAM.
+ * of wrapping.
  */
 #include "program.h"
 #include "timing.h"
