@@ -82,7 +82,9 @@ typedef void (*npuprof_log_fn)(void *ctx, int level, const char *msg);
  * @level: trace level of the rings: 0 (EXEC records with host context),
  *	1 (and the device's execution timestamps), 2 (and every operator)
  * @ring_pages: data pages of each device ring, a power of two (the driver
- *	accepts 1..4096)
+ *	accepts 1..4096), or 0 (the default): NPUPROF_DEFAULT_RING_PAGES, and
+ *	at level 2 up to 1024 pages within half of RLIMIT_MEMLOCK
+ *	(Documentation/npu/npuprof.rst, "Reading the rings")
  * @flags: NPUPROF_F_*
  * @span_buf_kb: per-thread host span buffer, KiB (spans that find it full
  *	are dropped and counted exactly)
@@ -107,8 +109,8 @@ struct npuprof_opts {
  * npuprof_opts_init() - fill @opts with the defaults
  * @opts: the options to initialize
  *
- * Sets @sz, level NPUPROF_DEFAULT_LEVEL, ring_pages
- * NPUPROF_DEFAULT_RING_PAGES, span_buf_kb NPUPROF_DEFAULT_SPAN_BUF_KB,
+ * Sets @sz, level NPUPROF_DEFAULT_LEVEL, ring_pages 0 (automatic),
+ * span_buf_kb NPUPROF_DEFAULT_SPAN_BUF_KB,
  * log_level NPUPROF_LOG_WARN, and everything else to 0 or NULL.
  */
 void npuprof_opts_init(struct npuprof_opts *opts);

@@ -150,7 +150,7 @@ void npuprof_opts_init(struct npuprof_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->sz = sizeof(*opts);
 	opts->level = NPUPROF_DEFAULT_LEVEL;
-	opts->ring_pages = NPUPROF_DEFAULT_RING_PAGES;
+	opts->ring_pages = 0;		/* automatic */
 	opts->span_buf_kb = NPUPROF_DEFAULT_SPAN_BUF_KB;
 	opts->log_level = NPUPROF_LOG_WARN;
 }
@@ -271,8 +271,8 @@ static uint32_t npf_watermark(size_t ring_bytes)
 }
 
 /*
- * The ring a level-2 session asks for when the caller kept the default
- * size (NPUPROF_DEFAULT_RING_PAGES): four times larger, 4 MiB with 4 KiB
+ * The ring a level-2 session asks for when the caller left its size to
+ * the library (ring_pages 0): four times the default, 4 MiB with 4 KiB
  * pages. A synthetic level-2 flood at the driver's full rate lost records
  * in about half the rounds at 256 pages and in none at 1024 (npuprof.rst,
  * "Reading the rings"). Levels 0 and 1 write one record a job: the
@@ -1369,7 +1369,7 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	if (ret)
 		return ret;
 	if (!o.output || !*o.output || o.level < 0 || o.level > 2 ||
-	    !o.ring_pages || o.ring_pages > NPF_MAX_RING_PAGES ||
+	    o.ring_pages > NPF_MAX_RING_PAGES ||
 	    (o.ring_pages & (o.ring_pages - 1)) ||
 	    o.span_buf_kb < 4 || o.span_buf_kb > 65536 ||
 	    (o.span_buf_kb & (o.span_buf_kb - 1)) ||
@@ -1382,9 +1382,10 @@ int npuprof_session_create(const struct npuprof_opts *opts,
 	s->log.ctx = o.log_ctx;
 	s->log.level = o.log_level;
 	s->level = o.level;
-	s->ring_pages = o.ring_pages;
-	s->ring_auto = o.ring_pages == NPUPROF_DEFAULT_RING_PAGES &&
-		o.level == 2;
+	/* 0: the default, grown at level 2 (npf_ring_pages_wanted()) */
+	s->ring_pages = o.ring_pages ? o.ring_pages :
+		NPUPROF_DEFAULT_RING_PAGES;
+	s->ring_auto = !o.ring_pages && o.level == 2;
 	s->ring_max = NPF_AUTO_RING_PAGES;
 	s->flags = o.flags;
 	s->span_buf = o.span_buf_kb * 1024;

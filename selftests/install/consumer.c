@@ -40,7 +40,7 @@ static void check_opts(void)
 	memset(&o, 0xa5, sizeof(o));
 	npuprof_opts_init(&o);
 	CHECK(o.sz == sizeof(o) && o.level == NPUPROF_DEFAULT_LEVEL &&
-	      o.ring_pages == NPUPROF_DEFAULT_RING_PAGES &&
+	      o.ring_pages == 0 &&
 	      o.span_buf_kb == NPUPROF_DEFAULT_SPAN_BUF_KB &&
 	      o.log_level == NPUPROF_LOG_WARN && !o.output && !o.devices &&
 	      !o.flags && !o.log,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -214,6 +215,77 @@ TEST_F_TIMEOUT(session, pause_resume, 300)
 		}
 	}
 	ck_free(&t);
+}
+
+/* The debug line that tells the size a grown default ring got */
+static void ring_log(void *ctx, int level, const char *msg)
+{
+	unsigned int *pages = ctx;
+	const char *p = strstr(msg, ": a ");
+
+	(void)level;
+	if (p && strstr(p, "-page ring at level 2"))
+		sscanf(p, ": a %u-page ring", pages);
+}
+
+/* The ring a session on /dev/npu0 gets: 0 when it was not grown */
+static int ring_of(int level, unsigned int ask, unsigned int *pages)
+{
+	static const char *const devs[] = { "/dev/npu0", NULL };
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+	int ret;
+
+	npuprof_opts_init(&o);
+	o.output = OUT;
+	o.devices = devs;
+	o.level = level;
+	o.ring_pages = ask;
+	o.log = ring_log;
+	o.log_ctx = pages;
+	o.log_level = NPUPROF_LOG_DEBUG;
+	*pages = 0;
+	ret = npuprof_session_create(&o, &s);
+	if (!ret)
+		npuprof_session_free(s);
+	unlink(OUT);
+	return ret;
+}
+
+/*
+ * Left to the library, a level-2 ring grows to 1024 pages within half of
+ * RLIMIT_MEMLOCK (npuprof.rst, "Reading the rings"); a size asked for,
+ * and levels 0 and 1, are kept.
+ */
+TEST(default_ring_grows_within_memlock)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rlimit old, rl;
+	unsigned int pages, want = 1024;
+
+	if (access("/dev/npu0", R_OK | W_OK))
+		SKIP(return, "no /dev/npu0");
+	unsetenv("NPUPROF_OUTPUT_PATH");
+	ASSERT_EQ(0, getrlimit(RLIMIT_MEMLOCK, &old));
+	if (old.rlim_cur != RLIM_INFINITY)
+		while (want > 256 && (rlim_t)want * page > old.rlim_cur / 2)
+			want /= 2;
+	ASSERT_EQ(0, ring_of(2, 0, &pages));
+	EXPECT_EQ(want, pages);
+	/* the ring takes at most half of the limit: 2 MiB leaves 256 */
+	rl = old;
+	rl.rlim_cur = 2u << 20;
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	EXPECT_EQ(0, ring_of(2, 0, &pages));
+	EXPECT_EQ(256, pages);
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &old));
+	/* asked for, or not level 2: as it is, not grown */
+	EXPECT_EQ(0, ring_of(2, 512, &pages));
+	EXPECT_EQ(0, pages);
+	EXPECT_EQ(0, ring_of(2, 256, &pages));
+	EXPECT_EQ(0, pages);
+	EXPECT_EQ(0, ring_of(0, 0, &pages));
+	EXPECT_EQ(0, pages);
 }
 
 TEST_HARNESS_MAIN

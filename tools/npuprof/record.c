@@ -147,7 +147,8 @@ static const char record_help[] =
 "        Host spans are recorded at every level.\n"
 "    -p, --pages N\n"
 "        Data pages of each device's trace ring, a power of two from 1 to\n"
-"        4096. Default 256 (1 MiB with 4 KiB pages). A ring that fills up\n"
+"        4096. Default: 256 (1 MiB with 4 KiB pages), grown at level 2 to\n"
+"        up to 1024 within half of RLIMIT_MEMLOCK. A ring that fills up\n"
 "        drops records and counts them exactly: raise N when the report\n"
 "        shows ring-full losses.\n"
 "    -a, --all\n"
@@ -351,8 +352,10 @@ static int set_env(const struct record_opts *o, const char *path)
 	snprintf(num, sizeof(num), "%u", o->level);
 	if (setenv("NPUPROF_LEVEL", num, 1))
 		return -1;
+	/* 0: the library's automatic size, whatever the environment says */
 	snprintf(num, sizeof(num), "%u", o->pages);
-	if (setenv("NPUPROF_PAGES", num, 1))
+	if (o->pages ? setenv("NPUPROF_PAGES", num, 1) :
+	    unsetenv("NPUPROF_PAGES"))
 		return -1;
 	return o->all ? setenv("NPUPROF_ALL", "1", 1) : unsetenv("NPUPROF_ALL");
 }
@@ -1096,7 +1099,7 @@ static int record_bpf(int argc, char **argv)
 {
 	struct bpf_rec r = { .o = { .output = NPC_DEFAULT_FILE,
 				    .level = NPUPROF_DEFAULT_LEVEL,
-				    .pages = NPUPROF_DEFAULT_RING_PAGES },
+				    .pages = 0 },
 			     .go = -1, .errfd = -1, .rc = 1 };
 	unsigned int i;
 	int ret, status;
@@ -1168,7 +1171,7 @@ static int record_main(int argc, char **argv)
 	};
 	struct record_opts o = { .output = NPC_DEFAULT_FILE,
 				 .level = NPUPROF_DEFAULT_LEVEL,
-				 .pages = NPUPROF_DEFAULT_RING_PAGES };
+				 .pages = 0 };
 	const char *prog = NPC_PROG " record";
 	char *path;
 	uint64_t v;

@@ -452,6 +452,8 @@ TEST(option_errors)
 	EXPECT_EQ(-EINVAL, npuprof_session_create(NULL, &s));
 	EXPECT_EQ(NULL, s);
 	npuprof_opts_init(&o);
+	/* the ring's size is the library's to choose unless asked */
+	EXPECT_EQ(0, o.ring_pages);
 	o.devices = no_devices;
 	EXPECT_EQ(-EINVAL, npuprof_session_create(&o, &s));	/* no output */
 	o.output = path;
@@ -480,6 +482,13 @@ TEST(option_errors)
 	EXPECT_EQ(-EINVAL, npuprof_session_stop(s));
 	EXPECT_STREQ(path, npuprof_session_output(s));
 	npuprof_session_free(s);
+	/* 0, automatic, at every level */
+	o.ring_pages = 0;
+	for (o.level = 0; o.level <= 2; o.level++) {
+		ASSERT_EQ(0, npuprof_session_create(&o, &s));
+		npuprof_session_free(s);
+	}
+	o.level = 2;
 	/* an unwritable output */
 	o.output = "/nonexistent-dir/x.npuprof";
 	EXPECT_EQ(-ENOENT, npuprof_session_create(&o, &s));
