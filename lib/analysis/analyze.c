@@ -568,10 +568,13 @@ static const struct npf_col an_cols[] = {
 };
 
 #define AN_NCOLS		(sizeof(an_cols) / sizeof(an_cols[0]))
+#define AN_COL_MINOR		12
+#define AN_COL_START		16
 #define AN_COL_LAYER		17
 #define AN_COL_IN_SHAPES	19
-_Static_assert(AN_COL_LAYER < AN_NCOLS && AN_COL_IN_SHAPES < AN_NCOLS,
-	       "an_cols holds the layer and in_shapes columns");
+_Static_assert(AN_COL_MINOR < AN_COL_START && AN_COL_START < AN_COL_LAYER &&
+	       AN_COL_LAYER < AN_NCOLS && AN_COL_IN_SHAPES < AN_NCOLS,
+	       "an_cols holds the record ids, the layer and in_shapes columns");
 
 static struct npuprof_value an_f(double v)
 {
@@ -642,6 +645,9 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	 * shape, the input shapes instead: they are the rows' key.
 	 */
 	memcpy(cols, an_cols, sizeof(cols));
+	/* an aggregate's rows have no record ids: not even --wide shows them */
+	for (i = AN_COL_MINOR; !rec && i <= AN_COL_START; i++)
+		cols[i].flags |= NPF_COL_NOTEXT;
 	if (o.aggregate_by == NPUPROF_AGG_BY_SHAPE && !rec) {
 		cols[AN_COL_LAYER].flags = NPF_COL_DATA;
 		cols[AN_COL_IN_SHAPES].flags = NPF_COL_OPT;

@@ -26,7 +26,11 @@
 
 static bool npf_tw_shown(const struct npf_tw *w, const struct npf_col *c)
 {
-	if (w->format != NPUPROF_FORMAT_TABLE || w->wide)
+	if (w->format != NPUPROF_FORMAT_TABLE)
+		return true;
+	if (c->flags & NPF_COL_NOTEXT)
+		return false;
+	if (w->wide)
 		return true;
 	if (c->flags & NPF_COL_DATA)
 		return false;

@@ -53,6 +53,11 @@ enum {
  * npf_tw.opt_w says
  */
 #define NPF_COL_OPT	2u
+/*
+ * npf_col.flags: in the machine formats only, not even in
+ * NPUPROF_FORMAT_WIDE (a record's ids in the rows of an aggregate, all null)
+ */
+#define NPF_COL_NOTEXT	4u
 
 /* The widest an NPF_COL_OPT column gets for its values (longer ones stick out) */
 #define NPF_OPT_W_MAX	40

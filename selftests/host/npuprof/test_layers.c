@@ -482,6 +482,18 @@ TEST_F(lay, analyze_by_layer)
 	EXPECT_EQ(1, count_of(s, "  " LAY_IN0 "\n"));
 	EXPECT_EQ(0, count_of(s, LAY_NAME0));
 	free(s);
+	/* --wide: every key column, no record ids (they are all null) */
+	s = analyze_of(self->t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
+		       NPUPROF_FORMAT_WIDE);
+	EXPECT_EQ(0, count_of(s, "job_id"));
+	EXPECT_EQ(0, count_of(s, "start_ns"));
+	EXPECT_EQ(1, count_of(s, "out_shapes\n"));
+	EXPECT_EQ(1, count_of(s, LAY_IN0));
+	free(s);
+	/* a record's row keeps them */
+	s = analyze_of(self->t, NPUPROF_AGG_NONE, 0, NPUPROF_FORMAT_WIDE);
+	EXPECT_EQ(1, count_of(s, "job_id"));
+	free(s);
 }
 
 /* --type: a layer's name keeps its operators' records */
