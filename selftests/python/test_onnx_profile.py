@@ -114,8 +114,6 @@ def test_slowest_layers_carry_onnx_names_and_shapes(recorded):
         assert r["in_shapes"] == ins, (r["layer"], r["in_shapes"], ins)
         assert r["out_shapes"] == outs, (r["layer"], r["out_shapes"], outs)
         assert int(r["count"]) == 2
-    # the slowest layer of MobileNet is one of its 1x1 convolutions
-    assert conv[0]["layer"].startswith("conv_pw_"), conv[0]
 
 
 def test_analyze_by_layer_in_python(recorded):
