@@ -146,9 +146,10 @@ int npu_emu_create(const struct npu_emu_opts *o, struct npu_emu **out)
 		goto fail;
 
 	emu_log(&e->log, "listening on %s: %u PEs, BAR2 %" PRIu64 " bytes, DRAM %"
-		PRIu64 " bytes at 0x%" PRIx64 ", clock %" PRIu64 " Hz",
+		PRIu64 " bytes at 0x%" PRIx64 ", clock %" PRIu64
+		" Hz, DMA %u MB/s per PE, DRAM bandwidth %u MB/s shared",
 		e->sock_path, o->pes, e->lay.bar_size, e->lay.dram_size,
-		e->lay.dram_base, o->clock_hz);
+		e->lay.dram_base, o->clock_hz, e->dram.dma_bw, e->dram.dram_bw);
 	*out = e;
 	return 0;
 fail:

@@ -99,6 +99,8 @@ enum npu_emu_fault {
  * @clock_offset: device clock value at emulator start
  * @clock_drift_ppm: clock drift against CLOCK_MONOTONIC, parts per million
  * @dma_bw: DMA bandwidth per PE in MB/s (10^6 bytes per second)
+ * @dram_bw: DRAM bandwidth the PEs' DMA engines share, in MB/s; 0: the
+ *	same as @dma_bw (one PE alone can use all of it)
  * @macs_per_cycle: int8 MACs per cycle per PE
  * @sram_size: on-chip SRAM per PE, reported only
  * @trace_size: bytes of the trace data area, a power of two
@@ -123,6 +125,7 @@ struct npu_emu_opts {
 	uint64_t clock_offset;
 	double clock_drift_ppm;
 	uint32_t dma_bw;
+	uint32_t dram_bw;
 	uint32_t macs_per_cycle;
 	uint32_t sram_size;
 	uint64_t trace_size;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "clock.h"
+#include "dram.h"
 #include "emu.h"
 #include "log.h"
 #include "program.h"
@@ -26,16 +27,15 @@ struct npu_emu;
  * @nth: the job's number in the order the PEs started jobs, from 1
  * @level: trace level sampled when the job started
  * @start: device clock at start
- * @cursor: end of the last operator (start before the first)
- * @run: ticks computing, so far
- * @iowait: ticks waiting for DMA, so far
- * @bytes: DMA bytes, so far
- * @macs: MACs, so far
+ * @cursor: the job's end once the DRAM model timed it
+ * @run: ticks computing
+ * @iowait: ticks waiting for DMA
+ * @bytes: DMA bytes
+ * @macs: MACs
  * @n_ops: operators completed
- * @prev_compute: modelled compute ticks of the previous operator
- * @op_start, @op_iowait, @op_compute, @op_bytes, @op_macs: the operator
- *	in progress
- * @ops: operator trace records (level NPU_TRACE_OPS), NPU_PROG_MAX_OPS
+ * @op_compute, @op_bytes, @op_macs: the operator in progress
+ * @ops: operator trace records (level NPU_TRACE_OPS), NPU_PROG_MAX_OPS;
+ *	their ticks come from the DRAM model (e->dram) at the job's end
  */
 struct emu_exec {
 	struct npu_hw_cmd cmd;
@@ -48,9 +48,6 @@ struct emu_exec {
 	uint64_t bytes;
 	uint64_t macs;
 	uint32_t n_ops;
-	uint64_t prev_compute;
-	uint64_t op_start;
-	uint64_t op_iowait;
 	uint64_t op_compute;
 	uint64_t op_bytes;
 	uint64_t op_macs;
@@ -117,6 +114,8 @@ struct npu_emu {
 	struct emu_pe pes[NPU_HW_MAX_PES];
 
 	struct emu_timing timing;
+	struct emu_dram dram;		/* under lock: shared DRAM bandwidth */
+	unsigned int dram_waiters;	/* PEs waiting for dram (lock) */
 
 	/* completion queue writer: cpl_lock (inside lock) protects these */
 	pthread_mutex_t cpl_lock;

@@ -19,8 +19,9 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    npu-emu -s PATH [-p N] [-m SIZE] [-f HZ] [--clock-offset TICKS]\n"
-"            [--clock-drift-ppm PPM] [--dma-bw MBPS] [--macs-per-cycle N]\n"
-"            [--sram-size SIZE] [--trace-size SIZE] [--stall-pe N]\n"
+"            [--clock-drift-ppm PPM] [--dma-bw MBPS] [--dram-bw MBPS]\n"
+"            [--macs-per-cycle N] [--sram-size SIZE] [--trace-size SIZE]\n"
+"            [--stall-pe N]\n"
 "            [--fail-after N] [--hw-version MAJOR.MINOR]\n"
 "            [--fault NAME[@N]] [--replug] [-v] [-h]\n"
 "\n"
@@ -59,6 +60,10 @@ static const char usage_text[] =
 "        million; may be negative and fractional, |PPM| <= 100000. Default 0.\n"
 "    --dma-bw MBPS\n"
 "        DMA bandwidth per PE in MB/s (10^6 bytes/s), >= 1. Default 2000.\n"
+"    --dram-bw MBPS\n"
+"        DRAM bandwidth all PEs' DMA share, in MB/s, >= 1: n PEs whose\n"
+"        transfers overlap each move min(DMA_BW, MBPS / n). Default: the\n"
+"        --dma-bw value (one PE alone is not slowed; two at once share it).\n"
 "    --macs-per-cycle N\n"
 "        int8 multiply-accumulates per cycle per PE, >= 1. Default 256.\n"
 "    --sram-size SIZE\n"
@@ -171,6 +176,7 @@ enum {
 	OPT_CLOCK_OFFSET = 256,
 	OPT_CLOCK_DRIFT,
 	OPT_DMA_BW,
+	OPT_DRAM_BW,
 	OPT_MACS,
 	OPT_SRAM,
 	OPT_TRACE,
@@ -189,6 +195,7 @@ static const struct option long_opts[] = {
 	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
 	{ "clock-drift-ppm", required_argument, NULL, OPT_CLOCK_DRIFT },
 	{ "dma-bw", required_argument, NULL, OPT_DMA_BW },
+	{ "dram-bw", required_argument, NULL, OPT_DRAM_BW },
 	{ "macs-per-cycle", required_argument, NULL, OPT_MACS },
 	{ "sram-size", required_argument, NULL, OPT_SRAM },
 	{ "trace-size", required_argument, NULL, OPT_TRACE },
@@ -371,6 +378,11 @@ int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
 			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
 				goto usage;
 			o->dma_bw = (uint32_t)v;
+			break;
+		case OPT_DRAM_BW:
+			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
+				goto usage;
+			o->dram_bw = (uint32_t)v;
 			break;
 		case OPT_MACS:
 			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))

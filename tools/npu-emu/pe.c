@@ -5,10 +5,14 @@
  * One thread per PE. PE p consumes command queue p; NPU_DB_QUEUE wakes all
  * PEs, and each looks at its own queue. A job is validated, its buffers are
  * resolved to host pointers into BAR2, and the program interpreter runs it
- * with hooks around every operator that apply the timing model (timing.c):
+ * with hooks around every operator. The hooks tell the shared DRAM model
+ * (dram.c, under e->lock) each operator's transfer and compute when it
+ * begins, and the instant its arithmetic ended; at the job's end the model
+ * times it:
  *
  *   op start  = end of the previous operator (the job start for the first)
- *   iowait    = max(0, dma(in + w + out bytes) - compute(previous op))
+ *   dma       = the transfer's duration, sharing the DRAM with other PEs
+ *   iowait    = max(0, dma - compute(previous op))
  *   model end = op start + iowait + compute(macs)
  *   op end    = max(model end, device clock when the arithmetic finished)
  *   run       = op end - op start - iowait   (>= compute: excess is run)
@@ -28,8 +32,6 @@
 #include "emu_int.h"
 
 #define NO_OP_INDEX	0xffff
-/* Keep modelled durations far from 2^63 so that signed compares work */
-#define MAX_MODEL_TICKS	(UINT64_MAX >> 3)
 
 static struct npu_hw_ring_ptrs *cmdq_ptrs(struct npu_emu *e, unsigned int p)
 {
@@ -130,44 +132,55 @@ static uint32_t check_cmd(struct npu_emu *e, const struct npu_hw_cmd *c,
 	return NPU_HW_STATUS_OK;
 }
 
+/* The DRAM model may be able to go on: wake the PEs waiting for it */
+static void dram_kick_locked(struct npu_emu *e)
+{
+	if (e->dram_waiters)
+		pthread_cond_broadcast(&e->wake);
+}
+
 static int hook_op_begin(void *arg, uint32_t index, const struct npu_prog_op *op,
 			 const struct emu_op_cost *cost)
 {
 	struct emu_pe *pe = arg;
 	struct emu_exec *x = &pe->x;
-	uint64_t dma;
 
 	(void)index;
 	(void)op;
 	if (__atomic_load_n(&pe->abort, __ATOMIC_ACQUIRE))
 		return 1;
-	x->op_start = x->cursor;
 	x->op_macs = cost->macs;
 	x->op_bytes = emu_timing_op_bytes(cost);
 	x->op_compute = emu_timing_compute_ticks(&pe->e->timing, cost->macs);
-	dma = emu_timing_dma_ticks(&pe->e->timing, x->op_bytes);
-	x->op_iowait = emu_timing_iowait(dma, x->prev_compute);
-	if (x->op_compute > MAX_MODEL_TICKS)
-		x->op_compute = MAX_MODEL_TICKS;
-	if (x->op_iowait > MAX_MODEL_TICKS)
-		x->op_iowait = MAX_MODEL_TICKS;
+	if (x->op_compute > EMU_MAX_MODEL_TICKS)
+		x->op_compute = EMU_MAX_MODEL_TICKS;
+	/* its transfer is issued while the previous operator computes */
+	pthread_mutex_lock(&pe->e->lock);
+	emu_dram_op_begin(&pe->e->dram, pe->idx, x->op_bytes, x->op_compute);
+	dram_kick_locked(pe->e);
+	pthread_mutex_unlock(&pe->e->lock);
 	return 0;
 }
 
+/*
+ * The operator ran: the DRAM model learns the instant its arithmetic
+ * ended; it times the operator later (run_job).
+ */
 static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 			const struct emu_op_cost *cost)
 {
 	struct emu_pe *pe = arg;
+	struct npu_emu *e = pe->e;
 	struct emu_exec *x = &pe->x;
-	uint64_t now, model_end, end, run;
 	struct npu_hw_trec_op *r;
+	uint64_t now;
 
 	(void)cost;
-	now = emu_clock_now(&pe->e->clock);
-	model_end = x->op_start + x->op_iowait + x->op_compute;
-	/* the arithmetic took longer than the model: the excess is run */
-	end = (int64_t)(now - model_end) > 0 ? now : model_end;
-	run = end - x->op_start - x->op_iowait;
+	pthread_mutex_lock(&e->lock);
+	now = emu_clock_now(&e->clock);
+	emu_dram_op_end(&e->dram, pe->idx, now);
+	dram_kick_locked(e);
+	pthread_mutex_unlock(&e->lock);
 
 	/* every operator is recorded: the trace and an abort need them */
 	if (x->n_ops < NPU_PROG_MAX_OPS) {
@@ -180,19 +193,74 @@ static void hook_op_end(void *arg, uint32_t index, const struct npu_prog_op *op,
 		r->op_index = index;
 		r->exec_index = x->cmd.exec_index;
 		r->job_id = x->cmd.job_id;
-		r->start_tick = x->op_start;
-		r->end_tick = end;
-		r->iowait_ticks = x->op_iowait;
 		r->dma_bytes = x->op_bytes;
 		r->macs = x->op_macs;
 	}
 	x->n_ops++;
-	x->run = emu_timing_add(x->run, run);
-	x->iowait = emu_timing_add(x->iowait, x->op_iowait);
-	x->bytes = emu_timing_add(x->bytes, x->op_bytes);
-	x->macs = emu_timing_add(x->macs, x->op_macs);
-	x->prev_compute = x->op_compute;
-	x->cursor = end;
+}
+
+/*
+ * Wait until the DRAM model has timed @pe's job; e->lock held. Return:
+ * false when it has, true when an abort of @pe or e->quit interrupted it.
+ */
+static bool wait_dram_locked(struct npu_emu *e, struct emu_pe *pe)
+{
+	const struct emu_dram_pe *dp = &e->dram.pe[pe->idx];
+	struct timespec ts;
+	uint64_t next, now, ns, events;
+
+	for (;;) {
+		events = e->dram.events;
+		now = emu_clock_now(&e->clock);
+		next = emu_dram_advance(&e->dram, now);
+		if (e->dram.events != events)
+			dram_kick_locked(e);
+		if (dp->resolved)
+			return false;
+		if (e->quit || pe->abort)
+			return true;
+		e->dram_waiters++;
+		if (next == UINT64_MAX) {
+			/* another PE has to tell the model more */
+			pthread_cond_wait(&e->wake, &e->lock);
+		} else {
+			/* a PE without a job: the model follows the clock */
+			ns = emu_mono_ns() + emu_clock_ns_for_ticks(&e->clock,
+							next - now);
+			ts.tv_sec = (time_t)(ns / 1000000000ull);
+			ts.tv_nsec = (long)(ns % 1000000000ull);
+			pthread_cond_timedwait(&e->wake, &e->lock, &ts);
+		}
+		e->dram_waiters--;
+	}
+}
+
+/*
+ * Copy the DRAM model's timing of the job's first @n operators into the
+ * trace records and the execution's sums; e->lock held.
+ */
+static void take_dram_timing(struct emu_pe *pe, uint32_t n)
+{
+	const struct emu_dram_pe *dp = &pe->e->dram.pe[pe->idx];
+	struct emu_exec *x = &pe->x;
+	uint32_t k;
+
+	x->run = x->iowait = x->bytes = x->macs = 0;
+	x->cursor = x->start;
+	for (k = 0; k < n; k++) {
+		const struct emu_dram_op *o = &dp->ops[k];
+		struct npu_hw_trec_op *r = &x->ops[k];
+
+		r->start_tick = o->start;
+		r->end_tick = o->end;
+		r->iowait_ticks = o->iowait;
+		x->run = emu_timing_add(x->run, o->end - o->start - o->iowait);
+		x->iowait = emu_timing_add(x->iowait, o->iowait);
+		x->bytes = emu_timing_add(x->bytes, r->dma_bytes);
+		x->macs = emu_timing_add(x->macs, r->macs);
+		x->cursor = o->end;
+	}
+	x->n_ops = n;
 }
 
 /*
@@ -260,10 +328,14 @@ static void run_job(struct emu_pe *pe, uint64_t nth)
 	uint64_t end, span;
 	uint32_t status;
 
-	x->start = x->cursor = emu_clock_now(&e->clock);
+	/* the DRAM model times the job from the instant the PE took it */
+	pthread_mutex_lock(&e->lock);
+	emu_dram_job_start(&e->dram, pe->idx, emu_clock_now(&e->clock));
+	x->start = x->cursor = e->dram.pe[pe->idx].job_start;
+	dram_kick_locked(e);
+	pthread_mutex_unlock(&e->lock);
 	x->run = x->iowait = x->bytes = x->macs = 0;
 	x->n_ops = 0;
-	x->prev_compute = 0;
 	emu_log(&e->log, "pe%u: job 0x%" PRIx64 " exec %u: %u bufs, program in buf %u at %u+%u",
 		pe->idx, (uint64_t)c->job_id, c->exec_index, c->nbufs, c->prog_buf,
 		c->prog_offset, c->prog_size);
@@ -288,6 +360,9 @@ static void run_job(struct emu_pe *pe, uint64_t nth)
 		/* fault injection: hold the job until a reset aborts it */
 		emu_log(&e->log, "pe%u: --stall-pe: holding job", pe->idx);
 		pthread_mutex_lock(&e->lock);
+		/* no transfer: the other PEs' timing does not wait for it */
+		emu_dram_job_done(&e->dram, pe->idx);
+		dram_kick_locked(e);
 		while (!pe->abort && !e->quit)
 			pthread_cond_wait(&e->wake, &e->lock);
 		pthread_mutex_unlock(&e->lock);
@@ -299,6 +374,24 @@ static void run_job(struct emu_pe *pe, uint64_t nth)
 		if (status == NPU_HW_STATUS_OK)
 			op_index = NO_OP_INDEX;
 	}
+
+	/*
+	 * The DRAM model times the operators once it knows every transfer
+	 * that shares the DRAM with them; an abort (RESET) cuts that short,
+	 * and only the operators it timed stay.
+	 */
+	pthread_mutex_lock(&e->lock);
+	emu_dram_job_done(&e->dram, pe->idx);
+	dram_kick_locked(e);
+	if (wait_dram_locked(e, pe)) {
+		emu_dram_job_abort(&e->dram, pe->idx);
+		take_dram_timing(pe, e->dram.pe[pe->idx].n_resolved);
+		status = NPU_HW_STATUS_ABORTED;
+		op_index = (uint16_t)x->n_ops;
+	} else {
+		take_dram_timing(pe, x->n_ops);
+	}
+	pthread_mutex_unlock(&e->lock);
 
 	/*
 	 * The end: the last operator's end, or now when no operator ran
@@ -415,6 +508,13 @@ int emu_pe_start(struct npu_emu *e)
 	e->timing.clock_hz = e->opts.clock_hz;
 	e->timing.dma_bw = e->opts.dma_bw;
 	e->timing.macs_per_cycle = e->opts.macs_per_cycle;
+	ret = emu_dram_init(&e->dram, e->opts.clock_hz, e->opts.dma_bw,
+			    e->opts.dram_bw ? e->opts.dram_bw : e->opts.dma_bw,
+			    e->opts.pes, emu_clock_now(&e->clock));
+	if (ret) {
+		emu_err("out of memory");
+		return ret;
+	}
 	for (i = 0; i < e->opts.pes; i++) {
 		struct emu_pe *pe = &e->pes[i];
 
@@ -452,6 +552,7 @@ void emu_pe_stop(struct npu_emu *e)
 		free(e->pes[i].x.ops);
 		e->pes[i].x.ops = NULL;
 	}
+	emu_dram_free(&e->dram);
 }
 
 void emu_pe_kick(struct npu_emu *e)

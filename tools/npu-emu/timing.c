@@ -7,7 +7,8 @@
  * double-buffered: an operator's transfers overlap the compute of the
  * operator before it, so the PE waits only for what does not fit:
  * iowait = max(0, dma - previous compute). All arithmetic saturates instead
- * of wrapping.
+ * of wrapping. These are the figures of one PE alone; dram.c times the
+ * transfers of PEs that share the DRAM.
  */
 #include "program.h"
 #include "timing.h"

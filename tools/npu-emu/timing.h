@@ -19,6 +19,9 @@ struct emu_timing {
 	uint32_t macs_per_cycle;
 };
 
+/* Modelled durations stay far from 2^63, so that signed compares work */
+#define EMU_MAX_MODEL_TICKS	(UINT64_MAX >> 3)
+
 struct emu_op_cost;
 
 /* a + b, saturating at UINT64_MAX */

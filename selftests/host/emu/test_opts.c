@@ -49,6 +49,8 @@ TEST(defaults)
 	EXPECT_EQ(0, o.clock_offset);
 	EXPECT_EQ(0, o.clock_drift_ppm);
 	EXPECT_EQ(2000, o.dma_bw);
+	/* 0: the DRAM's bandwidth is --dma-bw's */
+	EXPECT_EQ(0, o.dram_bw);
 	EXPECT_EQ(256, o.macs_per_cycle);
 	EXPECT_EQ(1u << 20, o.sram_size);
 	EXPECT_EQ(1ull << 20, o.trace_size);
@@ -69,13 +71,15 @@ TEST(all_options)
 			   "--clock-drift-ppm", "-12.5", "--dma-bw", "1",
 			   "--macs-per-cycle", "4096", "--sram-size", "256KiB",
 			   "--trace-size", "8k", "--stall-pe", "15",
-			   "--fail-after", "3", "--verbose"));
+			   "--fail-after", "3", "--dram-bw", "4294967295",
+			   "--verbose"));
 	EXPECT_EQ(16, o.pes);
 	EXPECT_EQ(1ull << 30, o.dram_size);
 	EXPECT_EQ(0x10000000ull, o.clock_hz);
 	EXPECT_EQ(UINT64_MAX, o.clock_offset);
 	EXPECT_EQ(-12.5, o.clock_drift_ppm);
 	EXPECT_EQ(1, o.dma_bw);
+	EXPECT_EQ(UINT32_MAX, o.dram_bw);
 	EXPECT_EQ(4096, o.macs_per_cycle);
 	EXPECT_EQ(256u << 10, o.sram_size);
 	EXPECT_EQ(8192, o.trace_size);
@@ -166,6 +170,8 @@ TEST(bad_options)
 		{ { "-s", "/s", "--clock-drift-ppm", "200000" }, "-100000..100000" },
 		{ { "-s", "/s", "--clock-offset", "-5" }, "non-negative" },
 		{ { "-s", "/s", "--dma-bw", "0" }, "must be in" },
+		{ { "-s", "/s", "--dram-bw", "0" }, "must be in" },
+		{ { "-s", "/s", "--dram-bw", "4294967296" }, "must be in" },
 		{ { "-s", "/s", "--macs-per-cycle", "0" }, "must be in" },
 		{ { "-s", "/s", "--trace-size", "3M" }, "power of two" },
 		{ { "-s", "/s", "--trace-size", "2k" }, "must be in" },
