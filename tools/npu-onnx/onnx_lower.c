@@ -1187,7 +1187,14 @@ static bool is_pend_op(struct ox_ctx *x, int node)
 static const struct ox_val *dqf_in(struct ox_ctx *x, int node, unsigned int i)
 {
 	struct ox_val *v = ox_in(x, node, i);
+	/* a uint8 graph input is an integer tensor too, before act_in() */
+	bool raw = v && v->kind == VK_NONE && v->input >= 0 &&
+		   v->elem == OT_UINT8;
 
+	if (v && is(x, node, "Add") && raw) {
+		ox_refuse(x, node, "integer Add wraps around (the NPU's ADD saturates): quantize it with Q/DQ");
+		return NULL;
+	}
 	if (v && v->kind == VK_Q8) {
 		if (is(x, node, "Add"))
 			ox_refuse(x, node, "integer Add wraps around (the NPU's ADD saturates): quantize it with Q/DQ");
