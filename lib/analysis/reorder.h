@@ -22,10 +22,11 @@
 #define NPF_TL_WINDOW_NS	2000000000ll
 
 /*
- * The reorder buffer: events copied into a bounded min-heap keyed by
- * (time, rank, longer span first, file order); the earliest is released
- * once more than @max_held are held or once it is more than @window_ns
- * older than the newest event pushed. An event without a time of its own
+ * The reorder buffer: events copied into a bounded priority queue (a
+ * sorted ring and a min-heap, below) keyed by (time, rank, longer span
+ * first, file order); the earliest is released once more than @max_held
+ * are held or once it is more than @window_ns older than the newest
+ * event pushed. An event without a time of its own
  * (time_ns 0) takes the newest time. Released events go to @fn, valid
  * during the call only. Single-threaded.
  */
@@ -160,10 +161,6 @@ struct npf_reorder {
 	int64_t newest;
 	struct npuprof_event out;	/* the event being released */
 };
-
-
-
-
 
 /* A free entry (its big NULL); NULL when pool_cap are held */
 static inline struct npf_ro_ent *npf_ro_get(struct npf_reorder *ro)

@@ -136,10 +136,8 @@ struct npf_tl_stats {
  * @fn, in time order within the reorder buffer's bounds (@max_held
  * events, @window_ns; 0: the defaults), then the names, sort indices,
  * metadata, fits and summary. Memory: the reorder buffer and tables
- * bounded in size, whatever the trace's length. With NPUPROF_PIPELINE=1
- * and two CPUs or more, @fn is mostly called from a second
- * thread of the run's, never from two threads at once, always in the
- * same order as with one thread; the run joins it before it returns.
+ * bounded in size, whatever the trace's length. @fn is called from the
+ * caller's thread.
  * Return: 0, -ENOMEM, -EBADMSG (npuprof_trace_error()), -errno of read,
  * or the first nonzero value of @fn.
  */

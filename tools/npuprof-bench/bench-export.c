@@ -7,13 +7,8 @@
  * whose peak RSS (wait4()'s ru_maxrss) is the exporter's alone. Prints
  * events/s, input and output MB/s, the peak RSS and the child's CPU time
  * (user and system: the figure to compare on a busy machine) at 1 M and
- * 10 M events: memory must stay flat as the trace grows. The CPU time is
- * also split: the caller's thread (open, read, map, reorder) and the rest
- * (with NPUPROF_PIPELINE=1 and two CPUs: the open's read-ahead thread and
- * the export's second thread, items and formatting: then the larger part
- * bounds the export on an idle machine).
- * Figures only; never
- * fails on a number. --events N exports one trace of about N events
+ * 10 M events: memory must stay flat as the trace grows. The export
+ * runs in the child's one thread. Figures only; never fails on a number. --events N exports one trace of about N events
  * instead; --json FILE writes the JSON there (to compare the output of two
  * versions of the library byte for byte) rather than only counting it;
  * --trace FILE exports FILE instead of a synthetic trace; --gen FILE only
@@ -271,8 +266,8 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	struct rusage ru;
 	struct stat st;
 	int pfd[2], status;
-	uint64_t n = 0, out_bytes = 0, res[3] = { 0 };
-	double t0, t, in_mb, cpu, cpu_main, t_open;
+	uint64_t n = 0, out_bytes = 0, res[2] = { 0 };
+	double t0, t, in_mb, cpu, t_open;
 	pid_t pid;
 
 	if (trace) {
@@ -305,7 +300,7 @@ static void bench(const char *dir, uint64_t events, const char *json,
 			fprintf(stderr, "%s\n", err);
 			_exit(1);
 		}
-		res[2] = (uint64_t)((now_s() - t0) * 1e9);	/* fork and open */
+		res[1] = (uint64_t)((now_s() - t0) * 1e9);	/* fork and open */
 		/* the exporter buffers itself: no second copy in stdio */
 		setvbuf(f, NULL, _IONBF, 0);
 		if (memory)
@@ -319,16 +314,7 @@ static void bench(const char *dir, uint64_t events, const char *json,
 		npuprof_trace_close(tr);
 		if (sink.copy && fclose(sink.copy))
 			ret = -EIO;
-		{
-			struct rusage rt;
-
-			/* this thread's CPU time, in µs */
-			getrusage(RUSAGE_THREAD, &rt);
-			res[0] = sink.bytes;
-			res[1] = (uint64_t)(rt.ru_utime.tv_sec + rt.ru_stime.tv_sec) *
-				 1000000 + (uint64_t)(rt.ru_utime.tv_usec +
-						      rt.ru_stime.tv_usec);
-		}
+		res[0] = sink.bytes;
 		if (write(pfd[1], res, sizeof(res)) < 0)
 			_exit(1);
 		_exit(ret ? 1 : 0);
@@ -348,12 +334,11 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	t = now_s() - t0;
 	close(pfd[0]);
 	out_bytes = res[0];
-	cpu_main = (double)res[1] * 1e-6;
-	t_open = (double)res[2] * 1e-9;
+	t_open = (double)res[1] * 1e-9;
 
 	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	printf("%s, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of %s (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s; threads %.2f + %.2f s)\n",
+	printf("%s, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of %s (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s)\n",
 	       memory ? "npuprof memory" : "chrome export",
 	       (double)n / 1e6, trace ? "" : no_index ? " (no index)" :
 	       with_bo && !memory ? " (with buffer records)" : "",
@@ -361,8 +346,7 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	       (double)out_bytes / t / 1e6, memory ? "text" : "JSON",
 	       (double)out_bytes / 1e6,
 	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, t_open, cpu,
-	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0, cpu_main,
-	       cpu > cpu_main ? cpu - cpu_main : 0.0);
+	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0);
 	if (!trace)
 		unlink(path);
 }

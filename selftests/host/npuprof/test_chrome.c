@@ -175,76 +175,58 @@ static bool num(const char *s, long long *v)
 	return true;
 }
 
-/* Export @trace_path to @json, with the 2-thread pipeline or not; 0 or -1 */
-static int export_to(const char *trace_path, const char *json, bool pipeline)
+/* Export @trace_path to @json; 0 or -1 */
+static int export_to(const char *trace_path, const char *json)
 {
 	struct npuprof_trace *t;
 	char err[256];
 	FILE *f;
 	int ret;
 
-	if (pipeline)
-		setenv("NPUPROF_PIPELINE", "1", 1);
-	else
-		unsetenv("NPUPROF_PIPELINE");
 	ret = npuprof_trace_open(trace_path, &t, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "# open: %s\n", err);
-		goto out;
+		return -1;
 	}
 	f = fopen(json, "w");
 	if (!f) {
 		npuprof_trace_close(t);
-		ret = -1;
-		goto out;
+		return -1;
 	}
 	ret = npuprof_export_chrome(t, f, NULL);
-	fclose(f);
+	if (fclose(f) && !ret)
+		ret = -EIO;
 	npuprof_trace_close(t);
 	if (ret)
-		fprintf(stderr, "# export%s: %d\n", pipeline ? " (pipeline)" : "",
-			ret);
-out:
-	unsetenv("NPUPROF_PIPELINE");
+		fprintf(stderr, "# export: %d\n", ret);
 	return ret ? -1 : 0;
 }
 
 /*
- * Export @trace_path to JSON and parse it back; 0 or -1. The export is
- * made twice, by one thread and by the 2-thread pipeline
- * (NPUPROF_PIPELINE=1, Documentation/npu/export.rst), which must write the
- * same bytes. Every export must import into speedscope without a warning
- * (parse_py's speedscope()): its slices nest as their ns do.
+ * Export @trace_path to JSON and parse it back; 0 or -1. Every export
+ * must import into speedscope without a warning (parse_py's
+ * speedscope()): its slices nest as their ns do.
  */
 static int export_parse(const char *trace_path, struct parsed *p)
 {
-	char json[160], json2[170], py[160], cmd[512], line[4096], tmp[1100];
-	char *text2;
+	char json[160], py[160], cmd[512], line[4096], tmp[1100];
 	FILE *f;
 	int ret, fd;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(json, sizeof(json), "%s.json", trace_path);
-	snprintf(json2, sizeof(json2), "%s.pl.json", trace_path);
-	if (export_to(trace_path, json2, true) ||
-	    export_to(trace_path, json, false))
+	if (export_to(trace_path, json))
 		return -1;
 	p->text = slurp(json);
-	text2 = slurp(json2);
-	unlink(json2);
-	if (!p->text || !text2 || strcmp(p->text, text2)) {
-		fprintf(stderr, "# the pipeline's JSON differs from one thread's\n");
-		free(text2);
+	if (!p->text)
 		return -1;
-	}
-	free(text2);
 	snprintf(py, sizeof(py), "/tmp/npuprof-chrome-%d-parse.py", (int)getpid());
 	fd = open(py, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0 || write(fd, parse_py, sizeof(parse_py) - 1) !=
 	    (ssize_t)sizeof(parse_py) - 1)
 		return -1;
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "python3 %s %s", py, json);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s", py, json);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
