@@ -362,134 +362,127 @@ static int parse_format(const char *s, unsigned int *f)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct op_args *a)
+/* An operator's shape option @c (O_INPUT .. O_LAYOUT) into @sp */
+static int parse_shape_opt(int c, const char *arg, struct npo_spec *sp)
 {
-	unsigned int n;
 	uint64_t v;
-	int c, ret = 0;
+	int ret = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->spec.sh = a->spec.sw = 1;
-	a->spec.pad_mode = 2;
-	a->spec.inputs = 2;
-	a->count = 1;
-	a->run.device = DEF_DEVICE;
-	a->run.pe = -1;
-	a->run.runs = DEF_RUNS;
-	a->run.warmup = DEF_WARMUP;
-	a->run.timeout_ms = DEF_TIMEOUT_MS;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":m:l:i:n:w:d:f:h", opts, NULL)) != -1) {
-		if (c >= O_INPUT && c <= O_LAYOUT)
-			a->have_spec_opt = true;
-		switch (c) {
-		case O_INPUT:
-			ret = parse_dims("input", optarg, a->spec.in,
-					 &a->spec.in_ndim);
-			break;
-		case O_FILTERS:
-			ret = num("filters", optarg, 1, MAX_DIM, &v);
-			a->spec.filters = (uint32_t)v;
-			break;
-		case O_KERNEL:
-			ret = parse_pair("kernel", optarg, &a->spec.kh,
-					 &a->spec.kw);
-			break;
-		case O_STRIDE:
-			ret = parse_pair("stride", optarg, &a->spec.sh,
-					 &a->spec.sw);
-			break;
-		case O_PAD:
-			ret = parse_pad(optarg, &a->spec);
-			break;
-		case O_OUTPUT:
-			ret = parse_dims("output", optarg, a->spec.out,
-					 &a->spec.out_ndim);
-			break;
-		case O_PERM:
-			ret = num_list("perm", optarg, ',', 4, 0, 3,
-				       a->spec.out, &a->spec.out_ndim);
-			break;
-		case O_INPUTS:
-			ret = num("inputs", optarg, 2, 3, &v);
-			a->spec.inputs = (unsigned int)v;
-			break;
-		case O_AXIS:
-			ret = num("axis", optarg, 0, 3, &v);
-			a->spec.axis = (uint32_t)v;
-			break;
-		case O_LAYOUT:
-			if (!strcmp(optarg, "plain"))
-				a->spec.plain = true;
-			else if (strcmp(optarg, "nchwc16"))
-				ret = npu_cli_usage_error(NPO_PROG,
-							  "--layout: invalid value '%s': must be nchwc16 or plain",
-							  optarg);
-			break;
-		case 'm':
-			a->model = optarg;
-			break;
-		case 'l':
-			if (!*optarg)
-				ret = npu_cli_usage_error(NPO_PROG, "--layer: empty name");
-			a->layer = optarg;
-			break;
-		case 'i':
-			ret = num("op-index", optarg, 0, UINT32_MAX - 1, &v);
-			a->index = (uint32_t)v;
-			a->have_index = true;
-			break;
-		case O_OPCOUNT:
-			ret = num("op-count", optarg, 1, NPO_MAX_OPS, &v);
-			a->count = (uint32_t)v;
-			break;
-		case O_LIST:
-			a->list = true;
-			break;
-		case 'n':
-			ret = num("runs", optarg, 1, MAX_RUNS, &v);
-			a->run.runs = (uint32_t)v;
-			break;
-		case 'w':
-			ret = num("warmup", optarg, 0, MAX_RUNS, &v);
-			a->run.warmup = (uint32_t)v;
-			break;
-		case O_PE:
-			ret = num("pe", optarg, 0, 15, &v);
-			a->run.pe = (int)v;
-			break;
-		case 'd':
-			a->run.device = optarg;
-			break;
-		case 'f':
-			ret = parse_format(optarg, &a->format);
-			break;
-		case O_NOCACHE:
-			a->no_cache = true;
-			break;
-		case O_CACHEDIR:
-			a->cache_dir = optarg;
-			break;
-		case O_CACHEINFO:
-			a->cache_info = true;
-			break;
-		case O_CACHECLEAR:
-			a->cache_clear = true;
-			break;
-		case O_TIMEOUT:
-			ret = num("timeout", optarg, 1, 3600000, &v);
-			a->run.timeout_ms = (uint32_t)v;
-			break;
-		case 'h':
-			return -1;
-		default:
-			return npc_bad_option(NPO_PROG, c, argv);
-		}
-		if (ret)
-			return ret;
+	switch (c) {
+	case O_INPUT:
+		return parse_dims("input", arg, sp->in, &sp->in_ndim);
+	case O_FILTERS:
+		ret = num("filters", arg, 1, MAX_DIM, &v);
+		sp->filters = (uint32_t)v;
+		break;
+	case O_KERNEL:
+		return parse_pair("kernel", arg, &sp->kh, &sp->kw);
+	case O_STRIDE:
+		return parse_pair("stride", arg, &sp->sh, &sp->sw);
+	case O_PAD:
+		return parse_pad(arg, sp);
+	case O_OUTPUT:
+		return parse_dims("output", arg, sp->out, &sp->out_ndim);
+	case O_PERM:
+		return num_list("perm", arg, ',', 4, 0, 3, sp->out,
+				&sp->out_ndim);
+	case O_INPUTS:
+		ret = num("inputs", arg, 2, 3, &v);
+		sp->inputs = (unsigned int)v;
+		break;
+	case O_AXIS:
+		ret = num("axis", arg, 0, 3, &v);
+		sp->axis = (uint32_t)v;
+		break;
+	case O_LAYOUT:
+		if (!strcmp(arg, "plain"))
+			sp->plain = true;
+		else if (strcmp(arg, "nchwc16"))
+			ret = npu_cli_usage_error(NPO_PROG,
+						  "--layout: invalid value '%s': must be nchwc16 or plain",
+						  arg);
+		break;
 	}
-	n = (unsigned int)(argc - optind);
+	return ret;
+}
+
+/*
+ * Any other option @c: the model's operator, the runs, the output, the
+ * cache. Return: 0, -1 for --help, or 2 after a usage error was printed.
+ */
+static int parse_run_opt(int c, char **argv, struct op_args *a)
+{
+	uint64_t v;
+	int ret = 0;
+
+	switch (c) {
+	case 'm':
+		a->model = optarg;
+		break;
+	case 'l':
+		if (!*optarg)
+			ret = npu_cli_usage_error(NPO_PROG, "--layer: empty name");
+		a->layer = optarg;
+		break;
+	case 'i':
+		ret = num("op-index", optarg, 0, UINT32_MAX - 1, &v);
+		a->index = (uint32_t)v;
+		a->have_index = true;
+		break;
+	case O_OPCOUNT:
+		ret = num("op-count", optarg, 1, NPO_MAX_OPS, &v);
+		a->count = (uint32_t)v;
+		break;
+	case O_LIST:
+		a->list = true;
+		break;
+	case 'n':
+		ret = num("runs", optarg, 1, MAX_RUNS, &v);
+		a->run.runs = (uint32_t)v;
+		break;
+	case 'w':
+		ret = num("warmup", optarg, 0, MAX_RUNS, &v);
+		a->run.warmup = (uint32_t)v;
+		break;
+	case O_PE:
+		ret = num("pe", optarg, 0, 15, &v);
+		a->run.pe = (int)v;
+		break;
+	case 'd':
+		a->run.device = optarg;
+		break;
+	case 'f':
+		ret = parse_format(optarg, &a->format);
+		break;
+	case O_NOCACHE:
+		a->no_cache = true;
+		break;
+	case O_CACHEDIR:
+		a->cache_dir = optarg;
+		break;
+	case O_CACHEINFO:
+		a->cache_info = true;
+		break;
+	case O_CACHECLEAR:
+		a->cache_clear = true;
+		break;
+	case O_TIMEOUT:
+		ret = num("timeout", optarg, 1, 3600000, &v);
+		a->run.timeout_ms = (uint32_t)v;
+		break;
+	case 'h':
+		return -1;
+	default:
+		return npc_bad_option(NPO_PROG, c, argv);
+	}
+	return ret;
+}
+
+/* The operand and the options' combinations: one way to name an operator */
+static int check_args(int argc, char **argv, struct op_args *a)
+{
+	unsigned int n = (unsigned int)(argc - optind);
+
 	if (n > 1)
 		return npu_cli_usage_error(NPO_PROG, "unexpected argument '%s'",
 					   argv[optind + 1]);
@@ -528,6 +521,36 @@ static int parse_args(int argc, char **argv, struct op_args *a)
 					   "unknown opcode '%s': conv2d, dwconv2d, avgpool, maxpool, fc, matmul, add, clip, pad, reshape, transpose, slice or concat",
 					   a->opcode);
 	return 0;
+}
+
+/* Return: 0, -1 for --help, or 2 after a usage error was printed */
+static int parse_args(int argc, char **argv, struct op_args *a)
+{
+	int c, ret;
+
+	memset(a, 0, sizeof(*a));
+	a->spec.sh = a->spec.sw = 1;
+	a->spec.pad_mode = 2;
+	a->spec.inputs = 2;
+	a->count = 1;
+	a->run.device = DEF_DEVICE;
+	a->run.pe = -1;
+	a->run.runs = DEF_RUNS;
+	a->run.warmup = DEF_WARMUP;
+	a->run.timeout_ms = DEF_TIMEOUT_MS;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":m:l:i:n:w:d:f:h", opts, NULL)) != -1) {
+		if (c >= O_INPUT && c <= O_LAYOUT) {
+			a->have_spec_opt = true;
+			ret = parse_shape_opt(c, optarg, &a->spec);
+		} else {
+			ret = parse_run_opt(c, argv, a);
+		}
+		if (ret)
+			return ret;
+	}
+	return check_args(argc, argv, a);
 }
 
 static int cache_cmd(const struct op_args *a)

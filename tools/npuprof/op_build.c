@@ -335,10 +335,74 @@ static uint64_t act_bytes(uint8_t layout, const uint32_t *d)
 /* bytes of an allocation of @n bytes in a slot, 64-byte aligned */
 #define ALIGN64(n)	(((n) + 63) & ~63ull)
 
-int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
+/*
+ * The requantization table of @s's operator, @pairs (multiplier, shift)
+ * pairs, into @b as *@rq: ADD's scales each input and the sum, the
+ * others' one multiplier. Return: 0 or -ENOMEM.
+ */
+static int spec_rq(struct progbuild *b, const struct npo_spec *s,
+		   uint64_t pairs, uint16_t *rq)
 {
 	static const int32_t add_rq[6] = { 1 << 30, 0, 1 << 30, 0, 1 << 30,
 					   -20 };
+	int32_t *tab;
+	uint64_t i;
+
+	tab = calloc(pairs, 2 * sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < pairs; i++) {
+		bool add = s->opcode == NPU_OP_ADD;
+
+		tab[2 * i] = add ? add_rq[2 * i] : 1 << 30;
+		tab[2 * i + 1] = add ? add_rq[2 * i + 1] : -8;
+	}
+	*rq = progbuild_rq(b, (uint32_t)pairs, tab);
+	free(tab);
+	return 0;
+}
+
+/*
+ * The fields of @op that depend on its opcode: the second and third
+ * inputs (@x1, @x2) of ADD and CONCAT, CONCAT's axis, a window's kernel,
+ * stride and padding, PAD's and TRANSPOSE's attributes; no
+ * requantization for the data-movement operators.
+ */
+static void spec_op_fields(struct npu_prog_op *op, const struct npo_spec *s,
+			   const struct spec_plan *p, uint16_t x1, uint16_t x2)
+{
+	unsigned int i;
+
+	if (s->opcode == NPU_OP_CLIP || s->opcode == NPU_OP_ADD)
+		op->act_min = 100;
+	if (s->opcode == NPU_OP_ADD) {
+		op->in[1] = x1;
+		op->in[2] = NPU_PROG_NONE;
+	}
+	if (s->opcode == NPU_OP_CONCAT) {
+		op->in[1] = x1;
+		op->in[2] = x2;
+		op->u.concat.axis = s->axis;
+	} else if (is_window_op(s->opcode)) {
+		progbuild_conv(op, (uint8_t)s->kh, (uint8_t)s->kw,
+			       (uint8_t)s->sh, (uint8_t)s->sw, (uint8_t)p->pad[0],
+			       (uint8_t)p->pad[1], (uint8_t)p->pad[2],
+			       (uint8_t)p->pad[3]);
+	} else if (s->opcode == NPU_OP_PAD) {
+		op->u.pad.before[1] = (uint16_t)p->pad[0];
+		op->u.pad.before[2] = (uint16_t)p->pad[1];
+		op->u.pad.after[1] = (uint16_t)p->pad[2];
+		op->u.pad.after[2] = (uint16_t)p->pad[3];
+	} else if (s->opcode == NPU_OP_TRANSPOSE) {
+		for (i = 0; i < s->in_ndim; i++)
+			op->u.transpose.perm[i] = (uint8_t)s->out[i];
+	}
+	if (is_move_op(s->opcode))
+		op->rq = NPU_PROG_NONE;
+}
+
+int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
+{
 	struct spec_plan p;
 	struct progbuild *b;
 	uint32_t din[4] = { 1, 1, 1, 1 };
@@ -348,7 +412,6 @@ int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
 	uint8_t lin, lout;
 	struct npu_prog_op *op;
 	unsigned int i, nin;
-	int32_t *tab;
 	int ret;
 
 	ret = spec_plan(s, &p);
@@ -410,51 +473,15 @@ int npo_build_spec(const struct npo_spec *s, struct npo_job *job)
 					(uint32_t)p.bias, 1, 1, 1, 0);
 		memset(progbuild_data(b, bias), 0, 4 * p.bias);
 	}
-	if (p.rq_pairs) {
-		tab = calloc(p.rq_pairs, 2 * sizeof(*tab));
-		if (!tab) {
-			npc_err("op: out of memory");
-			progbuild_free(b);
-			free(b);
-			return 1;
-		}
-		for (i = 0; i < p.rq_pairs; i++) {
-			tab[2 * i] = s->opcode == NPU_OP_ADD ?
-				     add_rq[2 * i] : 1 << 30;
-			tab[2 * i + 1] = s->opcode == NPU_OP_ADD ?
-					 add_rq[2 * i + 1] : -8;
-		}
-		rq = progbuild_rq(b, (uint32_t)p.rq_pairs, tab);
-		free(tab);
+	if (p.rq_pairs && spec_rq(b, s, p.rq_pairs, &rq)) {
+		npc_err("op: out of memory");
+		progbuild_free(b);
+		free(b);
+		return 1;
 	}
 	op = progbuild_op(b, s->opcode, x, x1 != NPU_PROG_NONE ? x1 : w,
 			  x1 != NPU_PROG_NONE ? x2 : bias, y, rq, 0, 255);
-	if (s->opcode == NPU_OP_CLIP || s->opcode == NPU_OP_ADD)
-		op->act_min = 100;
-	if (s->opcode == NPU_OP_ADD) {
-		op->in[1] = x1;
-		op->in[2] = NPU_PROG_NONE;
-	}
-	if (s->opcode == NPU_OP_CONCAT) {
-		op->in[1] = x1;
-		op->in[2] = x2;
-		op->u.concat.axis = s->axis;
-	} else if (is_window_op(s->opcode)) {
-		progbuild_conv(op, (uint8_t)s->kh, (uint8_t)s->kw,
-			       (uint8_t)s->sh, (uint8_t)s->sw, (uint8_t)p.pad[0],
-			       (uint8_t)p.pad[1], (uint8_t)p.pad[2],
-			       (uint8_t)p.pad[3]);
-	} else if (s->opcode == NPU_OP_PAD) {
-		op->u.pad.before[1] = (uint16_t)p.pad[0];
-		op->u.pad.before[2] = (uint16_t)p.pad[1];
-		op->u.pad.after[1] = (uint16_t)p.pad[2];
-		op->u.pad.after[2] = (uint16_t)p.pad[3];
-	} else if (s->opcode == NPU_OP_TRANSPOSE) {
-		for (i = 0; i < s->in_ndim; i++)
-			op->u.transpose.perm[i] = (uint8_t)s->out[i];
-	}
-	if (is_move_op(s->opcode))
-		op->rq = NPU_PROG_NONE;
+	spec_op_fields(op, s, &p, x1, x2);
 	progbuild_finish(b);
 
 	job->nslots = 3;
