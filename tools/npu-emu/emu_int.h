@@ -64,6 +64,9 @@ struct emu_exec {
  * @abort: the running job must abort at its next operator (e->lock to
  *	write; read atomically)
  * @cons: the device's consumer index of this PE's queue (e->lock)
+ * @rung: the queue's producer as the last NPU_DB_QUEUE found it (e->lock):
+ *	the PE takes commands up to it only, so that a CONTROL change rung
+ *	before a command's doorbell applies to that command
  * @x: the execution in progress (PE thread only)
  */
 struct emu_pe {
@@ -74,6 +77,7 @@ struct emu_pe {
 	bool busy;
 	bool abort;
 	uint32_t cons;
+	uint32_t rung;
 	struct emu_exec x;
 };
 

@@ -2,8 +2,11 @@
 /*
  * pe.c - processing elements: command queues, jobs, timing, completions.
  *
- * One thread per PE. PE p consumes command queue p; NPU_DB_QUEUE wakes all
- * PEs, and each looks at its own queue. A job is validated, its buffers are
+ * One thread per PE. PE p consumes command queue p. NPU_DB_QUEUE notes
+ * every queue's producer and wakes all PEs; each takes the commands of its
+ * own queue up to the producer the last ring noted, never one that no ring
+ * announced, so a CONTROL change rung before a command's doorbell applies
+ * to the command (its trace level). A job is validated, its buffers are
  * resolved to host pointers into BAR2, and the program interpreter runs it
  * with hooks around every operator. The hooks tell the shared DRAM model
  * (dram.c, under e->lock) each operator's transfer and compute when it
@@ -447,7 +450,8 @@ static bool dequeue(struct emu_pe *pe)
 	if (!e->enabled || e->resetting || e->quit ||
 	    __atomic_load_n(&e->fault, __ATOMIC_ACQUIRE))
 		return false;
-	prod = __atomic_load_n(&q->prod, __ATOMIC_ACQUIRE);
+	/* a command is the PE's once a doorbell announced it (hw.rst) */
+	prod = pe->rung;
 	if (prod == pe->cons)
 		return false;
 	if (prod - pe->cons > e->lay.cmdq_entries) {
@@ -557,7 +561,16 @@ void emu_pe_stop(struct npu_emu *e)
 
 void emu_pe_kick(struct npu_emu *e)
 {
+	unsigned int p;
+
 	pthread_mutex_lock(&e->lock);
+	/*
+	 * The ring announces what the host produced before it; the PEs take
+	 * no command it did not announce, even when woken for another reason.
+	 */
+	for (p = 0; p < e->opts.pes; p++)
+		e->pes[p].rung = __atomic_load_n(&cmdq_ptrs(e, p)->prod,
+						 __ATOMIC_ACQUIRE);
 	e->queue_gen++;
 	pthread_cond_broadcast(&e->wake);
 	pthread_mutex_unlock(&e->lock);
@@ -624,6 +637,7 @@ void emu_pe_reset(struct npu_emu *e)
 						NO_OP_INDEX, now, now);
 		}
 		pe->cons = 0;
+		pe->rung = 0;
 		__atomic_store_n(&q->prod, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&q->cons, 0, __ATOMIC_RELEASE);
 		pe->abort = false;

@@ -309,8 +309,8 @@ int fq_control(struct fakeqemu *q, bool enable, unsigned int trace_level)
 	       -EIO;
 }
 
-void fq_submit(struct fakeqemu *q, unsigned int pe,
-	       const struct npu_hw_cmd *cmd)
+void fq_put_cmd(struct fakeqemu *q, unsigned int pe,
+		const struct npu_hw_cmd *cmd)
 {
 	uint32_t base = fq_rd(q, NPU_REG_CMDQ_BASE) +
 			pe * fq_rd(q, NPU_REG_CMDQ_STRIDE);
@@ -324,6 +324,12 @@ void fq_submit(struct fakeqemu *q, unsigned int pe,
 	memcpy(slot, cmd, sizeof(*cmd));
 	q->cmd_prod[pe]++;
 	__atomic_store_n(&ptrs->prod, q->cmd_prod[pe], __ATOMIC_RELEASE);
+}
+
+void fq_submit(struct fakeqemu *q, unsigned int pe,
+	       const struct npu_hw_cmd *cmd)
+{
+	fq_put_cmd(q, pe, cmd);
 	fq_ring(q, NPU_DB_QUEUE);
 }
 

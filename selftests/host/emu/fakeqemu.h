@@ -62,6 +62,9 @@ void *fq_ptr(const struct fakeqemu *q, uint64_t off);
 /* Set CONTROL (ENABLE and a trace level), ring, wait for STATUS to follow */
 int fq_control(struct fakeqemu *q, bool enable, unsigned int trace_level);
 
+/* Queue a command on PE @pe's queue (entry, then producer); no doorbell */
+void fq_put_cmd(struct fakeqemu *q, unsigned int pe,
+		const struct npu_hw_cmd *cmd);
 /* Queue a command on PE @pe's queue and ring NPU_DB_QUEUE */
 void fq_submit(struct fakeqemu *q, unsigned int pe,
 	       const struct npu_hw_cmd *cmd);

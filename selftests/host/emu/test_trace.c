@@ -2,7 +2,8 @@
 /*
  * test_trace.c - npu-emu hardware trace: records per level, exact timing
  * identities, the DMA model's iowait, PAD at the wrap, exact loss counts on
- * a full buffer, the watermark interrupt, reset and aborted executions.
+ * a full buffer, the watermark interrupt, reset and aborted executions,
+ * and the level a command runs at: the one in force at its doorbell.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +90,57 @@ static void *trec(struct bench *b, uint64_t pos)
 
 	return fq_ptr(&b->q, TRACE_BASE + NPU_HW_TRACE_DATA_OFFSET +
 		      (pos & (dsize - 1)));
+}
+
+/* PE @pe's consumer position in its command queue */
+static uint32_t cmd_cons(struct bench *b, unsigned int pe)
+{
+	const struct npu_hw_ring_ptrs *ptrs =
+		fq_ptr(&b->q, fq_rd(&b->q, NPU_REG_CMDQ_BASE) +
+			      pe * fq_rd(&b->q, NPU_REG_CMDQ_STRIDE));
+
+	return __atomic_load_n(&ptrs->cons, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A PE takes only a command that NPU_DB_QUEUE announced, even when another
+ * ring wakes it (hw.rst, "Command queues"): a command written before the
+ * trace level went up, and rung after, runs at the new level and writes
+ * its EXEC record before its completion. The 500 ms wait for a completion
+ * that must not come bounds the check; the ring that follows must bring
+ * it.
+ */
+TEST(command_taken_at_its_doorbell)
+{
+	struct npu_hw_trec_exec *r;
+	struct npu_emu_opts o;
+	struct npu_hw_cpl cpl;
+	struct npu_hw_cmd c;
+	struct bench b;
+
+	npu_emu_opts_init(&o);
+	ASSERT_EQ(0, bench_start(&b, &o, NPU_TRACE_OFF));
+	clip_cmd(&b, &c, 7, 2, 64);
+	fq_put_cmd(&b.q, 0, &c);
+	/* NPU_DB_CONTROL wakes every PE: none may take the command */
+	ASSERT_EQ(0, fq_control(&b.q, true, NPU_TRACE_EXEC));
+	EXPECT_EQ(-ETIMEDOUT, fq_wait_cpl(&b.q, &cpl, 500));
+	EXPECT_EQ(0, cmd_cons(&b, 0));
+	EXPECT_EQ(0, tprod(&b));
+
+	fq_ring(&b.q, NPU_DB_QUEUE);
+	ASSERT_EQ(0, fq_wait_cpl(&b.q, &cpl, 30000));
+	EXPECT_EQ(7, cpl.job_id);
+	EXPECT_EQ(NPU_HW_STATUS_OK, cpl.status);
+	EXPECT_EQ(1, cmd_cons(&b, 0));
+	/* the level rung before the command's doorbell: one EXEC record */
+	ASSERT_EQ(80, tprod(&b));
+	r = trec(&b, 0);
+	EXPECT_EQ(NPU_HW_TREC_EXEC, r->hdr.type);
+	EXPECT_EQ(7, r->job_id);
+	EXPECT_EQ(cpl.start_tick, r->start_tick);
+	EXPECT_EQ(cpl.end_tick, r->end_tick);
+	EXPECT_EQ(0, bench_stop(&b));
 }
 
 TEST(record_layout)
