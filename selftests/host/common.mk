@@ -19,7 +19,16 @@
 #                                        headers adds to CPPFLAGS (the
 #                                        device's side, include/npu/npu_hw.h)
 #   $(BUILD)/lib/libnpu.a, libnpuref.a   made by their own Makefiles
+#   FUZZ_CC, FUZZ_CFLAGS                 libFuzzer targets (clang, with
+#                                        ASan and UBSan); a directory adds
+#                                        its -I and -D
+#   INSTALL_SCRIPT                       recipe: the script $< as $@, its
+#                                        @BUILD@ and @SRC@ replaced by
+#                                        BUILD and TOP, executable
 #   all, check, clean
+#
+# The libFuzzer targets of a directory run with fuzz-runner.sh (beside
+# this file), which the directory's run-fuzz.sh sources.
 #
 # Every component builds from an empty build directory: the libraries come
 # from their Makefiles, and the kselftest harness is extracted by
@@ -51,6 +60,13 @@ CFLAGS := $(TEST_CFLAGS) $(SAN)
 CPPFLAGS := -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/include -I$(TOP)/tools/include \
 	-I$(KSFT)
 LDLIBS := -pthread -lm
+
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -pthread
+
+INSTALL_SCRIPT = sed -e 's|@BUILD@|$(BUILD)|' -e 's|@SRC@|$(TOP)|' $< >$@.tmp && \
+	chmod 0755 $@.tmp && mv $@.tmp $@
 
 all:
 

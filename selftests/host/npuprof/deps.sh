@@ -11,12 +11,13 @@
 #  - the internal headers include each other without a loop;
 #  - libnpuprof.so and libnpu.so need no SQLite, libnpuprof.so nothing but
 #    libc: a profiled program loads capture alone;
-#  - no library or tool is compiled with -I driver or -I selftests/...
+#  - no library or tool is compiled with -I driver or -I selftests/..., or
+#    includes a header by a path into driver/ or selftests/.
 #
-# @ROOT@ is the source tree, set when the Makefile installs this script.
+# @SRC@ is the source tree, set when the Makefile installs this script.
 set -u
 BUILD=${NPU_BUILD:-${BUILD:-build}}
-ROOT=@ROOT@
+ROOT=@SRC@
 n=0 pass=0 fail=0
 
 result() {	# result OK NAME [DETAIL...]
@@ -48,7 +49,7 @@ obj_edges() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 for lib in libnpuprof libnpuprof-analysis; do
 	dir=$BUILD/obj/$lib
@@ -95,9 +96,15 @@ result "$([ -z "$bad" ] && echo 0 || echo 1)" \
 	"libnpuprof.so needs libc alone" "$bad"
 
 bad=$(cd "$ROOT" && grep -n -e '-I[$(A-Z)]*/driver' -e '-I[$(A-Z)]*/selftests' \
-	lib/*/Makefile tools/*/Makefile 2>/dev/null)
+	lib/*/Makefile lib/*/*.mk tools/*/Makefile tools/*/*.mk 2>/dev/null)
 result "$([ -z "$bad" ] && echo 0 || echo 1)" \
 	"no library or tool is built with -I driver or -I selftests" "$bad"
+
+# nor reaches them by a path: the hardware contract is include/npu's
+bad=$(cd "$ROOT" && grep -rn -E '^#[[:space:]]*include[[:space:]]*[<"]([^">]*/)?(driver|selftests)/' \
+	--include='*.[ch]' lib tools 2>/dev/null)
+result "$([ -z "$bad" ] && echo 0 || echo 1)" \
+	"no library or tool source includes a driver or selftests header" "$bad"
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail -eq 0 ]

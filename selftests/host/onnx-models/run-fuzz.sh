@@ -12,53 +12,28 @@
 #                --params-out, mg2onnx.py);
 #   fuzz_bind    the ones it writes itself when run with
 #                NPU_ONNX_FUZZ_SEEDS=DIR (see fuzz_bind.c).
-# Prints kselftest TAP: one test per target, failed when libFuzzer reports
-# a crash, a leak, a sanitizer error or a timeout (the log's last lines
-# are printed).
+# with the runner the host suites share (selftests/host/fuzz-runner.sh):
+# kselftest TAP, one test per target.
 set -u
 BUILD=${NPU_BUILD:-@BUILD@}
 SRC=${NPU_SRC:-@SRC@}
 . "$SRC/selftests/host/onnx-models/lib.sh"
+. "$SRC/selftests/host/fuzz-runner.sh"
 DATA=${NPU_ONNX_DATA:-/usr/share/libonnx-testdata/data/node}
-dir=$BUILD/obj/onnx-fuzz
-secs=${NPU_ONNX_FUZZ_SECONDS:-20}
-echo "TAP version 13"
-set -- "$dir"/fuzz_*
-if [ ! -x "$1" ]; then
-	echo "1..0 # SKIP no fuzz targets in $dir"
-	echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"
-	exit 4
-fi
-echo "1..$#"
-n=0 pass=0 fail=0
-for f in "$@"; do
-	n=$((n + 1))
-	name=${f##*/}
-	work=$dir/run-$name
-	rm -rf "$work" && mkdir -p "$work/corpus" "$work/seeds" || exit 1
-	case $name in
-	fuzz_import)
-		"$PY" "$SRC/selftests/onnx-models/seeds.py" "$DATA" \
-			"$work/seeds" 2>&1 | sed 's/^#* */# /'
-		mnist_onnx "$work"
-		cp "$work"/mnist-q*.onnx "$work/seeds/" 2>/dev/null ;;
-	*)
-		NPU_ONNX_FUZZ_SEEDS=$work/seeds "$f" -runs=0 "$work/seeds" \
-			>/dev/null 2>&1 ;;
-	esac
-	if "$f" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-		-max_len=65536 -artifact_prefix="$work/" "$work/corpus" \
-		"$work/seeds" >"$work/log" 2>&1; then
-		runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work/log" | tail -n 1)
-		cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n 1)
-		echo "# $name: ${runs:-?} runs in ${secs} s, ${cov:-cov: ?}, no failure"
-		echo "ok $n $name"
-		pass=$((pass + 1))
-	else
-		tail -n 40 "$work/log" | sed 's/^/# /'
-		echo "not ok $n $name"
-		fail=$((fail + 1))
-	fi
-done
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ $fail -eq 0 ]
+FUZZ_DIR=$BUILD/obj/onnx-fuzz
+FUZZ_SECS=${NPU_ONNX_FUZZ_SECONDS:-20}
+FUZZ_SEEDS_ENV=NPU_ONNX_FUZZ_SEEDS
+FUZZ_TIMEOUT=20
+FUZZ_OPTS=-max_len=65536
+
+# fuzz_import's seeds: the test vectors and MNIST, in WORK/seeds
+fuzz_seeds() {	# NAME BINARY WORK
+	[ "$1" = fuzz_import ] || return 1
+	"$PY" "$SRC/selftests/onnx-models/seeds.py" "$DATA" "$3/seeds" 2>&1 |
+		sed 's/^#* */# /'
+	mnist_onnx "$3"
+	cp "$3"/mnist-q*.onnx "$3/seeds/" 2>/dev/null
+	return 0
+}
+
+fuzz_main
