@@ -7,41 +7,55 @@
  * (or the span's own @on) inline and call the slow paths here only while a
  * session captures. A thread's first span allocates its struct npf_thread
  * and, in each session, its buffer; after that a span costs two clock
- * reads, a 48-byte item written into the thread's single-producer ring
- * and a release store, with no lock and no allocation.
+ * reads, one load of the session's key at each end, and at the end a
+ * 56-byte item stored into the thread's single-producer ring with one
+ * compare against a limit the thread keeps, and a release store: no lock,
+ * no allocation, no look at the drainer's position. Nothing else happens
+ * on the path: whether a span packs, the wake-ups, the full ring and the
+ * ring's wrap are decided by the drain or on a slow put.
+ *
+ * Keys. A span's @on is its key: 0 off; NPF_KEY_PROBE begun for a USDT
+ * probe alone; else the generation of the session that records it
+ * (odd: gen * 2 + 1) with NPF_ON_TSC when it read the TSC. npf_hot.key_rec
+ * is the recording key (0 while no session records; it changes on every
+ * attach, pause, resume and detach, under npf_reg_lock) and key_user the
+ * same with NPF_ON_TSC when the session stamps NPUPROF_SPAN_USER spans
+ * with the TSC. A thread registers with a key at its first span of it
+ * (t->key); a span whose key is not the recording key when it ends is not
+ * recorded: nothing of a paused interval is kept.
  *
  * Packing. The drain turns each run of a thread's spans into one SPANS
- * item (trace-file.rst): the thread, trace and time bases once, then 28
- * bytes a span of deltas, instead of an 88-byte SPAN item each. A span
+ * item (trace-file.rst): the thread, trace and time bases once, then 24
+ * bytes a span of deltas, instead of an 80-byte SPAN item each. A span
  * that does not pack (a job's, one far from its parent) goes in as a SPAN
- * item, in its place in the thread's order.
+ * item, in its place in the thread's order: the hot path writes job,
+ * operator and model spans and those of a foreign trace as SPAN items
+ * itself, the drain the others that do not fit the packed form.
  *
  * Buffers. Each thread owns one struct npf_thread, found through a
  * __thread pointer and kept in a registry list. Its buffer is a
  * single-producer ring of trace-file items (iring.c) that the thread
- * writes and the drainer reads. A span that finds the ring full is dropped and
- * counted in @lost; the drain turns the count into a HOST_LOST item. A
- * write that fills the ring past a quarter wakes the drainer through its
- * eventfd: one write(2) per crossing, amortized over ~1300 spans.
+ * writes and the drainer reads. A span that finds the ring full is dropped
+ * and counted in @lost; the drain turns the count into a HOST_LOST item.
+ * The thread looks at the drainer's position only on a slow put, at least
+ * every sixteenth of the ring, at the wrap and when the ring looks full:
+ * one that finds the ring a quarter full or more wakes the drainer through
+ * its eventfd, once for each pass of the drainer.
  *
- * Generations. npf_gen (odd, +2 on every attach, pause, resume and
- * detach) stamps a span at its begin (@on) and a thread's registration.
- * A span whose generation is no longer current when it ends, or that ends
- * while spans are off, is not recorded: nothing of a paused interval is
- * kept. Turning spans off is followed by a grace period, as in userspace
+ * Grace. Turning spans off is followed by a grace period, as in userspace
  * RCU: membarrier() (or a full fence on the thread side where membarrier
  * is not available) orders every writer's @in_write store before its
- * check of the generation, then the drainer waits for each @in_write to
- * clear. After it, no thread writes a span of the old generation, so the
- * final drain loses nothing silently.
+ * check of the key, then the drainer waits for each @in_write to clear.
+ * After it, no thread writes a span of the old key, so the final drain
+ * loses nothing silently.
  *
  * Locking and lifetime. npf_reg_lock protects the registry, the attached
  * owner and each thread's registration; the drainer holds it while it
- * reads buffers, and a thread takes it only at its first span of a
- * generation and at exit. A struct npf_thread lives until its thread exits
- * (pthread key destructor) and its buffer has been drained; an exited
- * thread's buffer is freed by the drain that empties it, or at once when
- * no session is attached.
+ * reads buffers, and a thread takes it only at its first span of a key
+ * and at exit. A struct npf_thread lives until its thread exits (pthread
+ * key destructor) and its buffer has been drained; an exited thread's
+ * buffer is freed by the drain that empties it, or at once when no
+ * session is attached.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,11 +86,20 @@
 #define NPF_GRACE_SPINS		1000
 #define NPF_GRACE_MAX_NS	(200 * 1000 * 1000ull)
 /*
- * A ring filling past a quarter wakes the drainer: the other three
- * quarters are what a thread may write while the drainer is scheduled
- * (about 0.4 ms at 10 M spans/s in a 256 KiB buffer).
+ * A ring a quarter full wakes the drainer: the other three quarters are
+ * what a thread may write while the drainer is scheduled (about 0.35 ms
+ * at 10 M spans/s in a 256 KiB buffer).
  */
-#define NPF_WAKE_AT(r)		((r)->size / 4)
+#define NPF_WAKE_AT(size)	((size) / 4)
+/* a thread looks at the drainer's position at least every this much */
+#define NPF_CHECK_EVERY(size)	((size) / 16)
+
+/* s->on of a span begun for a USDT probe with no session recording */
+#define NPF_KEY_PROBE		1u
+/* s->on of a span stamped with the TSC: its key with this bit set */
+#define NPF_ON_TSC		(1u << 30)
+/* generations: keys (gen * 2 + 1) stay below NPF_ON_TSC */
+#define NPF_GEN_MASK		((1u << 28) - 1)
 
 struct npf_label {
 	struct npuprof_span span;
@@ -85,30 +108,40 @@ struct npf_label {
 };
 
 struct npf_thread {
-	/* the thread produces, the drainer consumes (under npf_reg_lock) */
-	struct npf_iring ring;
-	/* written by the owning thread */
-	uint64_t lost;			/* spans dropped; relaxed */
-	int in_write;			/* inside the span write */
-	uint32_t gen;			/* registered in this generation */
+	/* the owning thread's: the span path, one cache line */
+	uint64_t limit;			/* ring.head may grow to this */
+	uint8_t *data;			/* ring.data */
+	uint32_t mask;			/* ring.size - 1 */
+	uint32_t key;			/* registered with this key; 0: none */
 	uint64_t next_id;		/* next span id */
+	uint64_t label_parent;		/* innermost open region's id, if on */
+	int32_t pid;			/* pid then tid: struct npuprof_span_rec's */
+	int32_t tid;
+	int in_write;			/* inside the span write */
 	unsigned int nlabels;
+	uint64_t lost;			/* spans dropped; the drainer reads it */
+	/* the producer's, on slow puts */
+	uint64_t wake_tail;		/* ring.tail when it last woke the drainer */
 	struct npf_label *labels;	/* NPF_MAX_LABELS, on first use */
-	char pad_[64];
+	/* the producer writes head, the drainer tail (under npf_reg_lock) */
+	struct npf_iring ring;
 	/* under npf_reg_lock */
 	uint64_t lost_seen;
 	uint64_t serial;		/* attach registered with */
 	bool dead;			/* the thread exited */
-	int32_t pid;
-	int32_t tid;
 	struct npf_thread *next;
-};
+} __attribute__((aligned(64)));
 
 /*
- * s->on of a span stamped with the TSC: the generation (kept below this
- * bit by npf_bump_gen()) with this bit set.
+ * What every span reads, on a cache line no thread writes (only attach,
+ * pause, resume and detach do, under npf_reg_lock).
  */
-#define NPF_ON_TSC		(1u << 30)
+static struct {
+	uint32_t key_rec;		/* the recording key, 0: none */
+	uint32_t key_user;		/* the same, | NPF_ON_TSC for the TSC */
+	uint64_t trace_hi;		/* trace_id[0] of this process's traces */
+	bool membarrier;		/* registered for membarrier() */
+} npf_hot __attribute__((aligned(64)));
 
 /* Read inline by npuprof_span_begin(): spans are being captured. */
 NPUPROF_EXPORT int npuprof_spans_on;
@@ -116,21 +149,18 @@ NPUPROF_EXPORT int npuprof_spans_on;
 /* Raised by tracers while npuprof:record_* is attached (npuprof_usdt.h). */
 unsigned short npuprof_probes_semaphore __attribute__((section(".probes")));
 
-static uint32_t npf_gen = 1;
+static uint32_t npf_gen;			/* under npf_reg_lock */
 static pthread_mutex_t npf_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct npf_thread *npf_threads;		/* under npf_reg_lock */
 static const void *npf_owner;			/* under npf_reg_lock */
 static uint64_t npf_serial;			/* under npf_reg_lock */
 static uint32_t npf_buf_bytes;			/* under npf_reg_lock */
+static bool npf_tsc;				/* under npf_reg_lock */
 static int npf_wake_fd = -1;			/* eventfd of the drainer */
-static uint64_t npf_trace_hi;
 static uint32_t npf_next_tindex;
 static uint32_t npf_next_string;
-/* the session stamps NPUPROF_SPAN_USER spans with the TSC */
-static bool npf_span_tsc;
 /* a sample taken at attach, to place spans that do not pack (TSC mode) */
 static uint64_t npf_tsc_base_ns, npf_tsc_base_tick;
-static bool npf_membarrier;
 static pthread_key_t npf_key;
 static pthread_once_t npf_once = PTHREAD_ONCE_INIT;
 /*
@@ -168,12 +198,12 @@ static void npf_init_once(void)
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 		r = npf_now_ns() ^ ((uint64_t)getpid() << 32);
 	pthread_mutex_lock(&npf_reg_lock);
-	if (!npf_trace_hi)
-		npf_trace_hi = r;
+	if (!npf_hot.trace_hi)
+		npf_hot.trace_hi = r;
 	pthread_mutex_unlock(&npf_reg_lock);
 	if (syscall(SYS_membarrier,
 		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-		npf_membarrier = true;
+		npf_hot.membarrier = true;
 	pthread_atfork(NULL, NULL, npf_spans_atfork_child);
 }
 
@@ -185,9 +215,10 @@ static struct npf_thread *npf_thread_get(void)
 	if (npf_likely(t))
 		return t;
 	pthread_once(&npf_once, npf_init_once);
-	t = calloc(1, sizeof(*t));
+	t = aligned_alloc(_Alignof(struct npf_thread), sizeof(*t));
 	if (!t)
 		return NULL;
+	memset(t, 0, sizeof(*t));
 	idx = __atomic_add_fetch(&npf_next_tindex, 1, __ATOMIC_RELAXED);
 	t->next_id = ((uint64_t)idx << 40) + 1;
 	t->pid = getpid();
@@ -229,123 +260,129 @@ static void npf_thread_exit(void *arg)
 	npf_self = NULL;
 }
 
-/* Put one item in the thread's ring; false (and counted) when full. */
-static bool npf_put(struct npf_thread *t, uint16_t type, const void *a,
-		    size_t alen, const void *b, size_t blen)
+/*
+ * The position the thread may write up to without looking at the
+ * drainer's, from @tail as last seen: the ring's wrap, its end seen from
+ * @tail, and the next look (NPF_CHECK_EVERY), whichever comes first.
+ */
+static void npf_set_limit(struct npf_thread *t, uint64_t tail)
+{
+	uint64_t head = t->ring.head, size = (uint64_t)t->mask + 1;
+	uint64_t lim = (head | t->mask) + 1;
+
+	if (lim > tail + size)
+		lim = tail + size;
+	if (lim > head + NPF_CHECK_EVERY(size))
+		lim = head + NPF_CHECK_EVERY(size);
+	t->limit = lim;
+}
+
+/*
+ * Put one item in the thread's ring; false (and counted) when full. The
+ * slow put: it reads the drainer's position, wakes the drainer when the
+ * ring is a quarter full (once a pass of the drainer: its position moved
+ * since the last wake-up) and sets the thread's next limit.
+ */
+static __attribute__((noinline)) bool
+npf_put(struct npf_thread *t, uint16_t type, const void *a, size_t alen,
+	const void *b, size_t blen)
 {
 	struct npf_iring *r = &t->ring;
-	uint64_t before = r->head - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	bool ok = !npf_iring_put(r, type, a, alen, b, blen);
 
-	if (npf_unlikely(npf_iring_put(r, type, a, alen, b, blen))) {
+	if (npf_unlikely(!ok))
 		__atomic_store_n(&t->lost, t->lost + 1, __ATOMIC_RELAXED);
-		return false;
-	}
-	/* crossing a quarter full: wake the drainer (one write a crossing) */
-	if (npf_unlikely(before < NPF_WAKE_AT(r) &&
-			 r->head - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) >=
-			 NPF_WAKE_AT(r))) {
+	if (r->head - tail >= NPF_WAKE_AT(r->size) && tail != t->wake_tail) {
 		int fd = __atomic_load_n(&npf_wake_fd, __ATOMIC_RELAXED);
 		uint64_t one = 1;
 
+		t->wake_tail = tail;
 		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
 			(void)0;
 	}
-	return true;
+	npf_set_limit(t, tail);
+	return ok;
 }
 
 _Static_assert(sizeof(struct npuprof_span_rec) % 8 == 0,
 	       "a SPAN item needs no padding");
 
 /*
- * A span of the packed form (struct npf_span_c) as the hot path puts it in
- * the thread's ring, absolute: the drain packs runs of them into SPANS
- * items. The ring's own item type, never in a file.
+ * A span as the hot path puts it in the thread's ring, absolute: the
+ * drain packs runs of them into SPANS items, or writes a SPAN item for one
+ * that does not pack. The ring's own item types, never in a file: the
+ * type says the clock.
  */
-#define NPF_RING_SPAN_SHORT	0x8000
+#define NPF_RING_SPAN_MONO	0x8000
+#define NPF_RING_SPAN_TSC	0x8001
 
-struct npf_span_short {
+struct npf_ring_span {
+	/* struct npuprof_span_rec's first 8 bytes */
+	uint16_t kind;
+	uint16_t flags;
+	uint32_t name_id;
 	uint64_t start;
 	uint64_t end;
 	uint64_t span_id;
 	uint64_t parent_id;
-	uint64_t root_id;		/* trace_id[1] */
-	uint8_t kind;
-	uint8_t clock;			/* NPF_SPANS_CLOCK_* */
-	uint16_t flags;
-	uint32_t name_id;
+	uint64_t root_id;		/* trace_id[1]; trace_id[0] is trace_hi */
 };
 
-_Static_assert(sizeof(struct npf_span_short) % 8 == 0,
-	       "a short span item needs no padding");
+#define NPF_RING_SPAN_LEN	(sizeof(struct npf_item) + \
+				 sizeof(struct npf_ring_span))
 
-/* Whether span @r of this session's trace fits the packed form. */
-static inline bool npf_span_packs(const struct npuprof_span_rec *r)
+_Static_assert(sizeof(struct npf_ring_span) % 8 == 0,
+	       "a ring span needs no padding");
+_Static_assert(offsetof(struct npuprof_span_rec, flags) == 2 &&
+	       offsetof(struct npuprof_span_rec, name_id) == 4 &&
+	       offsetof(struct npuprof_span_rec, tid) ==
+	       offsetof(struct npuprof_span_rec, pid) + 4,
+	       "kind, flags and name_id are copied as one word");
+
+/* Whether span @r goes in the ring as a struct npf_ring_span. */
+static inline bool npf_ring_span_ok(const struct npuprof_span_rec *r)
 {
-	/* unsigned differences: one that would be negative wraps, too big */
-	return !((r->flags & (NPF_SPANS_NOT_FLAGS | 0xff00)) |
-		 (r->kind & 0xff00)) &&
-	       r->trace_id[0] == npf_trace_hi &&
-	       r->span_id - r->trace_id[1] <= UINT32_MAX &&
-	       r->end_ns - r->start_ns <= UINT32_MAX &&
-	       (!r->parent_id ||
-		r->span_id - r->parent_id - 1 < UINT32_MAX);
+	return !(r->flags & NPF_SPANS_NOT_FLAGS) &&
+	       r->trace_id[0] == npf_hot.trace_hi;
 }
 
-/*
- * The hot path's put: a short span item of constant size written in
- * place; the ring's general put handles the tail pad, the full ring and
- * the half-full wake-up.
- */
-static inline bool npf_put_short(struct npf_thread *t,
-				 const struct npuprof_span_rec *rec,
-				 uint8_t clock)
+/* The item header of a ring span (struct npf_item, as one word). */
+#define NPF_RING_SPAN_HDR(type)	((uint64_t)(type) | \
+				 ((uint64_t)NPF_RING_SPAN_LEN << 32))
+
+/* A ring span through npf_put(): the ring is past the thread's limit. */
+static __attribute__((noinline)) bool
+npf_put_ring_span_slow(struct npf_thread *t,
+		       const struct npuprof_span_rec *rec, bool tsc)
 {
-	struct npf_iring *r = &t->ring;
-	const uint32_t len = sizeof(struct npf_item) +
-			     sizeof(struct npf_span_short);
-	uint64_t head = r->head;
-	uint64_t used = head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	uint32_t off = (uint32_t)head & (r->size - 1);
-	struct npf_span_short *sp;
-	struct npf_item *it;
+	struct npf_ring_span b = {
+		.start = rec->start_ns, .end = rec->end_ns,
+		.span_id = rec->span_id, .parent_id = rec->parent_id,
+		.root_id = rec->trace_id[1],
+	};
 
-	if (npf_unlikely(r->size - off < len || r->size - used < len ||
-			 (used + len >= NPF_WAKE_AT(r) &&
-			  used < NPF_WAKE_AT(r)))) {
-		struct npf_span_short b = {
-			.start = rec->start_ns, .end = rec->end_ns,
-			.span_id = rec->span_id, .parent_id = rec->parent_id,
-			.root_id = rec->trace_id[1], .kind = (uint8_t)rec->kind,
-			.clock = clock, .flags = rec->flags,
-			.name_id = rec->name_id,
-		};
-
-		return npf_put(t, NPF_RING_SPAN_SHORT, &b, sizeof(b), NULL, 0);
-	}
-	it = (struct npf_item *)(r->data + off);
-	it->type = NPF_RING_SPAN_SHORT;
-	it->flags = 0;
-	it->size = len;
-	sp = (struct npf_span_short *)(it + 1);
-	sp->start = rec->start_ns;
-	sp->end = rec->end_ns;
-	sp->span_id = rec->span_id;
-	sp->parent_id = rec->parent_id;
-	sp->root_id = rec->trace_id[1];
-	sp->kind = (uint8_t)rec->kind;
-	sp->clock = clock;
-	sp->flags = rec->flags;
-	sp->name_id = rec->name_id;
-	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
-	return true;
+	memcpy(&b, rec, 8);
+	return npf_put(t, tsc ? NPF_RING_SPAN_TSC : NPF_RING_SPAN_MONO, &b,
+		       sizeof(b), NULL, 0);
 }
+
+_Static_assert(offsetof(struct npf_ring_span, start) == 8 &&
+	       offsetof(struct npf_ring_span, root_id) == 40 &&
+	       offsetof(struct npuprof_span_rec, end_ns) ==
+	       offsetof(struct npuprof_span_rec, start_ns) + 8 &&
+	       offsetof(struct npuprof_span_rec, span_id) ==
+	       offsetof(struct npuprof_span_rec, start_ns) + 16 &&
+	       offsetof(struct npuprof_span_rec, parent_id) ==
+	       offsetof(struct npuprof_span_rec, start_ns) + 24,
+	       "a ring span is copied in three runs");
 
 /*
  * CLOCK_MONOTONIC ns of TSC value @tick, from the sample taken at attach
- * and one taken now: for the few TSC-stamped spans that do not pack (a
- * program set a job on its span), written as SPAN items in ns. The
- * error is the rate's over the span's distance from now, a few ns for a
- * span of a millisecond; packed spans are mapped by the reader's fit.
+ * and one taken now: for the few TSC-stamped spans that do not pack,
+ * written as SPAN items in ns. The error is the rate's over the span's
+ * distance from now, a few ns for a span of a millisecond; packed spans
+ * are mapped by the reader's fit.
  */
 static uint64_t npf_tsc_to_ns(uint64_t tick, uint64_t now_ns, uint64_t now_tick)
 {
@@ -356,13 +393,11 @@ static uint64_t npf_tsc_to_ns(uint64_t tick, uint64_t now_ns, uint64_t now_tick)
 	return now_ns - (uint64_t)((double)(now_tick - tick) * rate);
 }
 
-/* A span, packed when it can be, else a SPAN item. */
-static inline bool npf_put_span(struct npf_thread *t,
-				struct npuprof_span_rec *rec, bool tsc)
+/* A span as a SPAN item (a job's, one of a foreign trace), in ns. */
+static __attribute__((noinline)) bool
+npf_put_span_item(struct npf_thread *t, struct npuprof_span_rec *rec,
+		  bool tsc)
 {
-	if (npf_likely(npf_span_packs(rec)))
-		return npf_put_short(t, rec, tsc ? NPF_SPANS_CLOCK_TSC :
-				     NPF_SPANS_CLOCK_MONOTONIC);
 	if (tsc) {
 		uint64_t now_ns = npf_now_ns(), now_tick = npf_rdtsc();
 
@@ -380,23 +415,26 @@ static inline bool npf_put_span(struct npf_thread *t,
 }
 
 /*
- * Register @t with the attached session in generation @gen: the thread's
- * first span of a generation. Allocates the ring on first use or when the
- * session's buffer size differs. Returns false when no session is
- * attached, the generation moved on, or memory is short.
+ * Register @t with the attached session under key @k: the thread's first
+ * span of a key. Allocates the ring on first use or when the session's
+ * buffer size differs. Returns false when no session records under @k
+ * (any more), or memory is short.
  */
-static bool npf_register(struct npf_thread *t, uint32_t gen)
+static bool npf_register(struct npf_thread *t, uint32_t k)
 {
 	struct npf_item_thread ti;
 	bool ok = false;
 
 	pthread_mutex_lock(&npf_reg_lock);
-	if (!npf_owner || __atomic_load_n(&npf_gen, __ATOMIC_RELAXED) != gen)
+	if (!npf_owner || __atomic_load_n(&npf_hot.key_rec,
+					  __ATOMIC_RELAXED) != k)
 		goto out;
 	if (t->ring.size != npf_buf_bytes || !t->ring.data) {
 		npf_iring_fini(&t->ring);
 		if (npf_iring_init(&t->ring, npf_buf_bytes))
 			goto out;
+		t->data = t->ring.data;
+		t->mask = t->ring.size - 1;
 		t->lost = 0;
 		t->lost_seen = 0;
 	}
@@ -405,6 +443,8 @@ static bool npf_register(struct npf_thread *t, uint32_t gen)
 		t->serial = npf_serial;
 		t->ring.tail = t->ring.head;
 		t->lost_seen = t->lost;
+		t->wake_tail = UINT64_MAX;
+		t->limit = 0;		/* the first put is a slow one */
 		memset(&ti, 0, sizeof(ti));
 		ti.pid = t->pid;
 		ti.tid = t->tid;
@@ -412,7 +452,7 @@ static bool npf_register(struct npf_thread *t, uint32_t gen)
 		ti.name[sizeof(ti.name) - 1] = 0;
 		npf_put(t, NPF_ITEM_THREAD, &ti, sizeof(ti), NULL, 0);
 	}
-	t->gen = gen;
+	t->key = k;
 	ok = true;
 out:
 	pthread_mutex_unlock(&npf_reg_lock);
@@ -420,50 +460,221 @@ out:
 }
 
 /*
- * Write span @s (and its label @text, @len bytes, when not NULL) to the
- * calling thread's ring, if its generation is still current.
+ * The end of a span whose key the thread is not registered with: one
+ * begun for a USDT probe alone (nothing to record), the thread's first
+ * span of a key, a thread without its state yet. Returns the thread to
+ * write the span with, or NULL.
  */
-static void npf_commit(struct npuprof_span *s, const char *text, uint32_t len)
+static __attribute__((noinline)) struct npf_thread *
+npf_end_register(struct npf_thread *t, uint32_t k)
 {
-	struct npf_thread *t = npf_self;
-	bool tsc = (uint32_t)s->on & NPF_ON_TSC;
-	uint32_t gen;
-
-	s->rec.end_ns = tsc ? npf_rdtsc() : npf_now_ns();
-	if (npf_unlikely(!t))
+	if (k == NPF_KEY_PROBE)
+		return NULL;
+	if (!t) {
 		t = npf_thread_get();
-	/* a span begun for a USDT probe alone: nothing to record */
-	if (npf_unlikely(!t) ||
-	    !__atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))
+		if (!t)
+			return NULL;
+	}
+	return t->key == k || npf_register(t, k) ? t : NULL;
+}
+
+/* A label's STRING then its span, both or neither. */
+static __attribute__((noinline)) void
+npf_put_label(struct npf_thread *t, struct npuprof_span_rec *rec, bool tsc,
+	      const char *text, uint32_t len)
+{
+	struct npf_item_string st = {
+		.id = __atomic_add_fetch(&npf_next_string, 1,
+					 __ATOMIC_RELAXED),
+		.len = len,
+	};
+	bool ok;
+
+	rec->name_id = st.id;
+	if (!npf_put(t, NPF_ITEM_STRING, &st, sizeof(st), text, len + 1))
 		return;
-	gen = (uint32_t)s->on & ~NPF_ON_TSC;
-	if (npf_unlikely(t->gen != gen) && !npf_register(t, gen))
-		return;
+	ok = npf_ring_span_ok(rec) ? npf_put_ring_span_slow(t, rec, tsc) :
+		npf_put_span_item(t, rec, tsc);
+	if (!ok)
+		rec->name_id = 0;
+}
+
+/*
+ * Enter the span write: from here until npf_write_done() the drainer's
+ * grace period waits for the thread. Then whether @k is still the
+ * recording key.
+ */
+static inline bool npf_write_enter(struct npf_thread *t, uint32_t k)
+{
 	__atomic_store_n(&t->in_write, 1, __ATOMIC_RELAXED);
-	if (npf_membarrier)
+	if (npf_likely(npf_hot.membarrier))
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (npf_likely(__atomic_load_n(&npf_gen, __ATOMIC_RELAXED) == gen &&
-		       __atomic_load_n(&npuprof_spans_on, __ATOMIC_RELAXED))) {
-		if (text) {
-			struct npf_item_string st = {
-				.id = __atomic_add_fetch(&npf_next_string, 1,
-							 __ATOMIC_RELAXED),
-				.len = len,
-			};
+	return npf_likely(__atomic_load_n(&npf_hot.key_rec,
+					  __ATOMIC_RELAXED) == k);
+}
 
-			s->rec.name_id = st.id;
-			/* the string goes in only with its span */
-			if (npf_put(t, NPF_ITEM_STRING, &st, sizeof(st), text,
-				    len + 1) &&
-			    !npf_put_span(t, &s->rec, tsc))
-				s->rec.name_id = 0;
-		} else {
-			npf_put_span(t, &s->rec, tsc);
-		}
-	}
+static inline void npf_write_done(struct npf_thread *t)
+{
 	__atomic_store_n(&t->in_write, 0, __ATOMIC_RELEASE);
+}
+
+/* The span write's slow puts, out of line: they end the write. */
+static __attribute__((noinline)) void
+npf_write_slow(struct npf_thread *t, struct npuprof_span_rec *rec, bool tsc)
+{
+	if (npf_ring_span_ok(rec))
+		npf_put_ring_span_slow(t, rec, tsc);
+	else
+		npf_put_span_item(t, rec, tsc);
+	npf_write_done(t);
+}
+
+/*
+ * Write span @rec (its end just stamped), with the TSC when @tsc, to thread @t
+ * registered with its key @k, if @k is still the recording key: in the
+ * thread's limit, one ring span stored in place.
+ */
+static inline __attribute__((always_inline)) void
+npf_write(struct npf_thread *t, struct npuprof_span_rec *rec, uint32_t k,
+	  bool tsc)
+{
+	uint64_t head, hdr = tsc ? NPF_RING_SPAN_HDR(NPF_RING_SPAN_TSC) :
+		NPF_RING_SPAN_HDR(NPF_RING_SPAN_MONO);
+	uint64_t w, start, end = rec->end_ns, ids[2], root;
+	uint8_t *p;
+
+	if (!npf_write_enter(t, k))
+		goto out;
+	head = t->ring.head;
+	if (npf_unlikely(!npf_ring_span_ok(rec) ||
+			 head + NPF_RING_SPAN_LEN > t->limit)) {
+		npf_write_slow(t, rec, tsc);
+		return;
+	}
+	p = t->data + ((uint32_t)head & t->mask);
+	/*
+	 * kind, flags, name_id; start, end (from its register: a load
+	 * across the store just made would wait for it), span_id and
+	 * parent_id; the root
+	 */
+	memcpy(&w, rec, 8);
+	memcpy(&start, &rec->start_ns, 8);
+	memcpy(ids, &rec->span_id, 16);
+	memcpy(&root, &rec->trace_id[1], 8);
+	memcpy(p, &hdr, 8);
+	memcpy(p + 8, &w, 8);
+	memcpy(p + 16, &start, 8);
+	memcpy(p + 24, &end, 8);
+	memcpy(p + 32, ids, 16);
+	memcpy(p + 48, &root, 8);
+	__atomic_store_n(&t->ring.head, head + NPF_RING_SPAN_LEN,
+			 __ATOMIC_RELEASE);
+out:
+	npf_write_done(t);
+}
+
+/*
+ * The end of a span the thread is not registered for (see
+ * npf_end_register()), its end already stamped.
+ */
+static __attribute__((noinline)) void
+npf_end_first(struct npuprof_span_rec *rec, uint32_t key)
+{
+	uint32_t k = key & ~NPF_ON_TSC;
+	struct npf_thread *t = npf_end_register(npf_self, k);
+
+	if (t)
+		npf_write(t, rec, k, key & NPF_ON_TSC);
+}
+
+/* The end of a span stamped with CLOCK_MONOTONIC. */
+static __attribute__((noinline)) void
+npf_end_mono(struct npuprof_span_rec *rec, uint32_t key)
+{
+	struct npf_thread *t = npf_self;
+
+	rec->end_ns = npf_now_ns();
+	if (npf_unlikely(!t || t->key != key))
+		npf_end_first(rec, key);
+	else
+		npf_write(t, rec, key, false);
+}
+
+/* The end of region @l: its label's STRING, then its span. */
+static void npf_end_label(struct npf_label *l)
+{
+	uint32_t key = (uint32_t)l->span.on;
+	uint32_t k = key & ~NPF_ON_TSC;
+	bool tsc = key & NPF_ON_TSC;
+	struct npf_thread *t;
+
+	l->span.rec.end_ns = tsc ? npf_rdtsc() : npf_now_ns();
+	t = npf_end_register(npf_self, k);
+	if (!t)
+		return;
+	if (npf_write_enter(t, k))
+		npf_put_label(t, &l->span.rec, tsc, l->text, l->len);
+	npf_write_done(t);
+}
+
+/* The begin of a span stamped with CLOCK_MONOTONIC, key @key. */
+static __attribute__((noinline)) void
+npf_begin_mono(struct npuprof_span *s, uint32_t key)
+{
+	s->rec.start_ns = npf_now_ns();
+	s->on = (int)key;
+}
+
+/* Begin span @s on thread @t (npuprof_span_begin_slow()). */
+static inline __attribute__((always_inline)) void
+npf_begin(struct npf_thread *t, struct npuprof_span *s, unsigned int kind,
+	  const struct npuprof_span *parent)
+{
+	uint64_t id = t->next_id++, w = (uint16_t)kind;	/* flags, name 0 */
+	/* the recording key, or NPF_KEY_PROBE: never 0 */
+	uint32_t key = (kind == NPUPROF_SPAN_USER ?
+			__atomic_load_n(&npf_hot.key_user, __ATOMIC_RELAXED) :
+			__atomic_load_n(&npf_hot.key_rec, __ATOMIC_RELAXED)) |
+		NPF_KEY_PROBE;
+
+	/*
+	 * Only what every span needs: job_id, op_index and minor are read
+	 * with their flag only
+	 */
+	memcpy(&s->rec, &w, 8);
+	memcpy(&s->rec.pid, &t->pid, 8);
+	s->rec.span_id = id;
+	if (parent && parent->on) {
+		s->rec.parent_id = parent->rec.span_id;
+		s->rec.trace_id[0] = parent->rec.trace_id[0];
+		s->rec.trace_id[1] = parent->rec.trace_id[1];
+	} else {
+		s->rec.parent_id = t->label_parent;
+		s->rec.trace_id[0] = npf_hot.trace_hi;
+		s->rec.trace_id[1] = id;
+	}
+	/* a program's own spans: the TSC when the session chose it */
+	if (npf_unlikely(!(key & NPF_ON_TSC))) {
+		npf_begin_mono(s, key);
+		return;
+	}
+	s->rec.start_ns = npf_rdtsc();
+	s->on = (int)key;
+}
+
+/* The begin of a thread's first span: its state first. */
+static __attribute__((noinline)) void
+npf_begin_first(struct npuprof_span *s, unsigned int kind,
+		const struct npuprof_span *parent)
+{
+	struct npf_thread *t = npf_thread_get();
+
+	if (t)
+		npf_begin(t, s, kind, parent);
+	else
+		s->on = 0;
 }
 
 NPUPROF_EXPORT
@@ -471,53 +682,39 @@ void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 			     const struct npuprof_span *parent)
 {
 	struct npf_thread *t = npf_self;
-	uint32_t gen = __atomic_load_n(&npf_gen, __ATOMIC_RELAXED);
 
-	s->on = 0;
-	if (npf_unlikely(!t)) {
-		t = npf_thread_get();
-		if (!t)
-			return;
-	}
-	/*
-	 * Only what every span needs: job_id, op_index and minor are read
-	 * with their flag only, pid and tid are the drain's
-	 */
-	s->rec.kind = (uint16_t)kind;
-	s->rec.flags = 0;
-	s->rec.name_id = 0;
-	s->rec.pid = t->pid;
-	s->rec.tid = t->tid;
-	s->rec.span_id = t->next_id++;
-	if (parent && parent->on) {
-		s->rec.parent_id = parent->rec.span_id;
-		s->rec.trace_id[0] = parent->rec.trace_id[0];
-		s->rec.trace_id[1] = parent->rec.trace_id[1];
-	} else {
-		if (t->nlabels && t->labels[t->nlabels - 1].span.on)
-			s->rec.parent_id =
-				t->labels[t->nlabels - 1].span.rec.span_id;
-		else
-			s->rec.parent_id = 0;
-		s->rec.trace_id[0] = npf_trace_hi;
-		s->rec.trace_id[1] = s->rec.span_id;
-	}
-	/* a program's own spans: the TSC when the session chose it */
-	if (kind == NPUPROF_SPAN_USER &&
-	    __atomic_load_n(&npf_span_tsc, __ATOMIC_RELAXED)) {
-		s->rec.start_ns = npf_rdtsc();
-		s->on = (int)(gen | NPF_ON_TSC);
-		return;
-	}
-	s->rec.start_ns = npf_now_ns();
-	s->on = (int)gen;
+	if (npf_unlikely(!t))
+		npf_begin_first(s, kind, parent);
+	else
+		npf_begin(t, s, kind, parent);
 }
 
 NPUPROF_EXPORT
 void npuprof_span_end_slow(struct npuprof_span *s)
 {
-	npf_commit(s, NULL, 0);
+	uint32_t key = (uint32_t)s->on;
+	struct npf_thread *t = npf_self;
+
 	s->on = 0;
+	if (npf_unlikely(!(key & NPF_ON_TSC))) {
+		npf_end_mono(&s->rec, key);
+		return;
+	}
+	s->rec.end_ns = npf_rdtsc();
+	if (npf_unlikely(!t || t->key != (key & ~NPF_ON_TSC))) {
+		npf_end_first(&s->rec, key);
+		return;
+	}
+	npf_write(t, &s->rec, key & ~NPF_ON_TSC, true);
+}
+
+/* The parent of the thread's spans begun without one. */
+static void npf_label_parent(struct npf_thread *t)
+{
+	const struct npf_label *l = t->nlabels ?
+		&t->labels[t->nlabels - 1] : NULL;
+
+	t->label_parent = l && l->span.on ? l->span.rec.span_id : 0;
 }
 
 NPUPROF_EXPORT
@@ -553,6 +750,7 @@ int npuprof_region_begin(const char *label)
 			NPU_USDT_RECORD(region_begin, &l->span.rec, l->text);
 	}
 	t->nlabels++;
+	npf_label_parent(t);
 	return 0;
 }
 
@@ -565,8 +763,9 @@ int npuprof_region_end(void)
 	if (!t || !t->nlabels)
 		return -ENOENT;
 	l = &t->labels[--t->nlabels];
+	npf_label_parent(t);
 	if (l->span.on) {
-		npf_commit(&l->span, l->text, l->len);
+		npf_end_label(l);
 		NPU_USDT_RECORD(region_end, &l->span.rec, l->text);
 	}
 	l->span.on = 0;
@@ -578,7 +777,7 @@ static void npf_grace(void)
 {
 	struct npf_thread *t;
 
-	if (npf_membarrier)
+	if (npf_hot.membarrier)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -605,14 +804,6 @@ static void npf_grace(void)
 		}
 	}
 	pthread_mutex_unlock(&npf_reg_lock);
-}
-
-/* Next generation, odd and below NPF_ON_TSC; under npf_reg_lock. */
-static void npf_bump_gen(void)
-{
-	uint32_t g = __atomic_load_n(&npf_gen, __ATOMIC_RELAXED) + 2;
-
-	__atomic_store_n(&npf_gen, g & (NPF_ON_TSC - 1), __ATOMIC_RELAXED);
 }
 
 /* Whether @path holds @want (and a newline), as a sysfs file does. */
@@ -662,6 +853,24 @@ void npf_spans_clock_sample(struct npf_clock_sample *cs)
 	cs->after_ns = npf_now_ns();
 }
 
+/*
+ * A new generation, and the keys spans read: recording (@on) or not;
+ * under npf_reg_lock.
+ */
+static void npf_set_keys(bool on)
+{
+	uint32_t k;
+
+	npf_gen = (npf_gen + 1) & NPF_GEN_MASK;
+	if (!npf_gen)
+		npf_gen = 1;
+	k = on ? npf_gen * 2 + 1 : 0;
+	__atomic_store_n(&npf_hot.key_rec, k, __ATOMIC_RELAXED);
+	__atomic_store_n(&npf_hot.key_user, k && npf_tsc ? k | NPF_ON_TSC : k,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&npuprof_spans_on, on ? 1 : 0, __ATOMIC_RELEASE);
+}
+
 int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd,
 		     bool tsc)
 {
@@ -681,14 +890,13 @@ int npf_spans_attach(const void *owner, uint32_t buf_bytes, int wake_fd,
 	npf_buf_bytes = buf_bytes;
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 		r = npf_now_ns() ^ ((uint64_t)getpid() << 32);
-	npf_trace_hi = r;
+	__atomic_store_n(&npf_hot.trace_hi, r, __ATOMIC_RELAXED);
 	if (tsc) {
 		npf_tsc_base_ns = npf_now_ns();
 		npf_tsc_base_tick = npf_rdtsc();
 	}
-	__atomic_store_n(&npf_span_tsc, tsc, __ATOMIC_RELAXED);
-	npf_bump_gen();
-	__atomic_store_n(&npuprof_spans_on, 1, __ATOMIC_RELEASE);
+	npf_tsc = tsc;
+	npf_set_keys(true);
 	pthread_mutex_unlock(&npf_reg_lock);
 	return 0;
 }
@@ -700,8 +908,7 @@ void npf_spans_pause(const void *owner, bool off)
 		pthread_mutex_unlock(&npf_reg_lock);
 		return;
 	}
-	npf_bump_gen();
-	__atomic_store_n(&npuprof_spans_on, off ? 0 : 1, __ATOMIC_RELEASE);
+	npf_set_keys(!off);
 	pthread_mutex_unlock(&npf_reg_lock);
 	if (off)
 		npf_grace();
@@ -716,13 +923,12 @@ void npf_spans_detach(const void *owner)
 		pthread_mutex_unlock(&npf_reg_lock);
 		return;
 	}
-	npf_bump_gen();
-	__atomic_store_n(&npuprof_spans_on, 0, __ATOMIC_RELEASE);
+	npf_set_keys(false);
 	pthread_mutex_unlock(&npf_reg_lock);
 	npf_grace();
 	pthread_mutex_lock(&npf_reg_lock);
 	npf_owner = NULL;
-	__atomic_store_n(&npf_span_tsc, false, __ATOMIC_RELAXED);
+	npf_tsc = false;
 	__atomic_store_n(&npf_wake_fd, -1, __ATOMIC_RELAXED);
 	/* exited threads kept for the drain are not needed any more */
 	for (t = npf_threads; t; t = next) {
@@ -745,31 +951,40 @@ static struct {
 } npf_pack;
 static uint64_t npf_pack_time, npf_pack_id;	/* the last span's */
 
-/* Add short span @sp to the pack; false when it does not fit it. */
-static bool npf_pack_add(const struct npf_span_short *sp)
+/*
+ * Add ring span @sp of clock @clock to the pack; false when it does not
+ * fit it (a full pack, another clock, a delta past 32 bits), or does not
+ * fit the packed form at all (then the pack is empty).
+ */
+static inline bool npf_pack_add(const struct npf_ring_span *sp,
+				uint32_t clock)
 {
 	struct npf_item_spans *h = &npf_pack.hdr;
-	int64_t dt = (int64_t)(sp->start - npf_pack_time);
-	int64_t di = (int64_t)(sp->span_id - npf_pack_id);
 	struct npf_span_c *c;
+	uint64_t dt, di, pb;
 
 	if (!h->count) {
-		h->clock = sp->clock;
+		h->clock = clock;
 		h->time = npf_pack_time = sp->start;
 		h->span_id = npf_pack_id = sp->span_id;
-		dt = 0;
-		di = 0;
-	} else if (h->count == NPF_SPANS_MAX || h->clock != sp->clock ||
-		   dt != (int32_t)dt ||
-		   di != (int32_t)di) {
+	} else if (h->count == NPF_SPANS_MAX || h->clock != clock) {
 		return false;
 	}
+	/* unsigned differences: one that would be negative wraps, too big */
+	dt = sp->start - npf_pack_time + 0x80000000u;
+	di = sp->span_id - npf_pack_id + 0x80000000u;
+	pb = sp->parent_id ? sp->span_id - sp->parent_id : 0;
+	if (npf_unlikely(((dt | di | (sp->end - sp->start) |
+			   (sp->span_id - sp->root_id)) >> 32) |
+			 ((uint32_t)(sp->kind | sp->flags) >> 8) |
+			 (sp->flags & NPF_SPANS_NOT_FLAGS) |
+			 (sp->parent_id && pb - 1 >= UINT32_MAX)))
+		return false;
 	c = &npf_pack.c[h->count++];
-	c->start_delta = (int32_t)dt;
+	c->start_delta = (int32_t)(uint32_t)(dt - 0x80000000u);
 	c->dur = (uint32_t)(sp->end - sp->start);
-	c->id_delta = (int32_t)di;
-	c->parent_back = sp->parent_id ? (uint32_t)(sp->span_id -
-						     sp->parent_id) : 0;
+	c->id_delta = (int32_t)(uint32_t)(di - 0x80000000u);
+	c->parent_back = (uint32_t)pb;
 	c->trace_back = (uint32_t)(sp->span_id - sp->root_id);
 	c->kind = (uint8_t)sp->kind;
 	c->flags = (uint8_t)sp->flags;
@@ -806,8 +1021,42 @@ static int npf_pack_flush(struct npf_thread *t, npf_item_fn fn, void *ctx,
 	return 0;
 }
 
+/* A clock sample taken once a drain, for ring spans in SPAN items. */
+struct npf_drain_now {
+	uint64_t ns;
+	uint64_t tick;
+};
+
 /*
- * Drain one thread's ring; under npf_reg_lock. Runs of short spans become
+ * Ring span @sp that does not pack, as a SPAN item of thread @t (its
+ * times in ns).
+ */
+static int npf_span_unpacked(struct npf_thread *t,
+			     const struct npf_ring_span *sp, uint16_t type,
+			     struct npf_drain_now *now, npf_item_fn fn,
+			     void *ctx)
+{
+	struct npuprof_span_rec rec = {
+		.kind = sp->kind, .flags = sp->flags, .name_id = sp->name_id,
+		.pid = t->pid, .tid = t->tid,
+		.start_ns = sp->start, .end_ns = sp->end,
+		.span_id = sp->span_id, .parent_id = sp->parent_id,
+		.trace_id = { npf_hot.trace_hi, sp->root_id },
+	};
+
+	if (type == NPF_RING_SPAN_TSC) {
+		if (!now->tick) {
+			now->ns = npf_now_ns();
+			now->tick = npf_rdtsc();
+		}
+		rec.start_ns = npf_tsc_to_ns(sp->start, now->ns, now->tick);
+		rec.end_ns = npf_tsc_to_ns(sp->end, now->ns, now->tick);
+	}
+	return fn(ctx, NPF_ITEM_SPAN, &rec, sizeof(rec));
+}
+
+/*
+ * Drain one thread's ring; under npf_reg_lock. Runs of ring spans become
  * SPANS items; every other item is passed on as it is, in ring order (a
  * label's STRING before its span).
  */
@@ -816,6 +1065,7 @@ static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 {
 	struct npf_iring *r = &t->ring;
 	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	struct npf_drain_now now = { 0 };
 	uint32_t pending = 0;
 	uint64_t l;
 	int ret = 0;
@@ -823,19 +1073,31 @@ static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 	npf_pack.hdr.pid = t->pid;
 	npf_pack.hdr.tid = t->tid;
 	npf_pack.hdr.count = 0;
-	npf_pack.hdr.trace_hi = npf_trace_hi;
+	npf_pack.hdr.trace_hi = npf_hot.trace_hi;
 	while (r->tail + pending != head) {
 		const struct npf_item *it = (const void *)(r->data +
 			((uint32_t)(r->tail + pending) & (r->size - 1)));
+		const struct npf_ring_span *sp = (const void *)(it + 1);
 
-		if (npf_likely(it->type == NPF_RING_SPAN_SHORT)) {
-			if (!npf_pack_add((const void *)(it + 1))) {
-				ret = npf_pack_flush(t, fn, ctx, &pending,
-						     spans);
-				if (ret)
-					return ret;
+		if (npf_likely((it->type & ~1) == NPF_RING_SPAN_MONO)) {
+			if (npf_likely(npf_pack_add(sp, it->type & 1))) {
+				pending += NPF_RING_SPAN_LEN;
 				continue;
 			}
+			ret = npf_pack_flush(t, fn, ctx, &pending, spans);
+			if (ret)
+				return ret;
+			/* the pack was empty: it does not pack alone */
+			if (!npf_pack_add(sp, it->type & 1)) {
+				ret = npf_span_unpacked(t, sp, it->type, &now,
+							fn, ctx);
+				if (ret)
+					return ret;
+				(*spans)++;
+				npf_iring_release(r, it->size);
+				continue;
+			}
+			pending += NPF_RING_SPAN_LEN;
 		} else if (it->type) {
 			ret = npf_pack_flush(t, fn, ctx, &pending, spans);
 			if (ret)
@@ -846,9 +1108,9 @@ static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 			if (it->type == NPF_ITEM_SPAN)
 				(*spans)++;
 			npf_iring_release(r, it->size);
-			continue;
+		} else {
+			pending += it->size;
 		}
-		pending += it->size;
 	}
 	ret = npf_pack_flush(t, fn, ctx, &pending, spans);
 	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
@@ -892,9 +1154,8 @@ void npf_spans_atfork_child(void)
 	pthread_mutex_init(&npf_reg_lock, NULL);
 	npf_threads = NULL;
 	npf_owner = NULL;
-	npf_span_tsc = false;
-	npf_bump_gen();
-	__atomic_store_n(&npuprof_spans_on, 0, __ATOMIC_RELEASE);
+	npf_tsc = false;
+	npf_set_keys(false);
 	npf_self = NULL;
 	pthread_setspecific(npf_key, NULL);
 }
