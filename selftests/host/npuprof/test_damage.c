@@ -22,7 +22,6 @@
  *
  * Each test works in its own directory from mkdtemp() under /tmp.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -38,6 +37,7 @@
 #include "npuprof_analysis.h"
 #include "trace_format.h"
 #include "writer.h"
+#include "file_util.h"
 #include "gen_util.h"
 
 #define NJOBS		400
@@ -137,61 +137,6 @@ static int all_but(const struct got *g, const struct got *full, uint64_t lo,
 		   uint64_t hi)
 {
 	return all_but2(g, full, lo, hi, 0, 0);
-}
-
-/* The chunks of a file: offsets of their headers, ends, item counts */
-struct chunks {
-	size_t n;
-	uint64_t start[512], end[512];
-	uint32_t items[512];
-};
-
-static void chunks_of(const uint8_t *buf, size_t len, struct chunks *c)
-{
-	struct npf_chunk_hdr ch;
-	uint64_t off = sizeof(struct npf_file_hdr);
-
-	c->n = 0;
-	while (off + sizeof(ch) <= len && c->n < 512) {
-		memcpy(&ch, buf + off, sizeof(ch));
-		c->start[c->n] = off;
-		c->end[c->n] = off + ch.hdr_size + ch.size;
-		c->items[c->n] = ch.items;
-		c->n++;
-		off += ch.hdr_size + ch.size;
-	}
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *buf = NULL;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st)) {
-		buf = malloc((size_t)st.st_size + 1);
-		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)st.st_size;
-	}
-	close(fd);
-	return buf;
-}
-
-static int spit(const char *path, const void *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
 }
 
 /* The synthetic trace of the file comment at @path */
@@ -297,7 +242,7 @@ FIXTURE(dmg) {
 	char bad[128];
 	uint8_t *buf;
 	size_t len;
-	struct chunks c;
+	struct file_chunks c;
 	struct got full;
 };
 
@@ -308,9 +253,9 @@ FIXTURE_SETUP(dmg)
 	snprintf(self->path, sizeof(self->path), "%s/t.npuprof", self->dir);
 	snprintf(self->bad, sizeof(self->bad), "%s/bad.npuprof", self->dir);
 	ASSERT_EQ(0, gen_damage_trace(self->path));
-	self->buf = slurp(self->path, &self->len);
+	self->buf = file_slurp(self->path, &self->len);
 	ASSERT_NE(NULL, self->buf);
-	chunks_of(self->buf, self->len, &self->c);
+	file_chunks_of(self->buf, self->len, &self->c);
 	read_trace(self->path, &self->full);
 	ASSERT_EQ(0, self->full.open_ret);
 	ASSERT_EQ(0, self->full.ret);
@@ -320,35 +265,9 @@ FIXTURE_SETUP(dmg)
 
 FIXTURE_TEARDOWN(dmg)
 {
-	DIR *d = opendir(self->dir);
-	struct dirent *e;
-	char p[512];
-
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", self->dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(self->dir);
+	file_rmdir(self->dir);
 	free(self->buf);
 	got_free(&self->full);
-}
-
-/* Write the sample with the bytes at @at (@n of them) xor'ed with @x */
-static void flip_write(const char *path, uint8_t *buf, size_t len,
-		       const size_t *at, size_t n, uint8_t x)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		buf[at[i]] ^= x;
-	if (spit(path, buf, len))
-		abort();
-	for (i = 0; i < n; i++)
-		buf[at[i]] ^= x;
 }
 
 TEST_F(dmg, the_trace_spans_many_chunks)
@@ -391,8 +310,9 @@ TEST_F(dmg, a_flip_in_chunk_k_loses_chunk_k)
 		for (i = 0; i < n; i++) {
 			bool in_hdr = at[i] < s + 32;
 
-			flip_write(self->bad, self->buf, self->len, &at[i], 1,
-				   (uint8_t)(1u << (i % 8)));
+			ASSERT_EQ(0, file_flip_write(self->bad, self->buf,
+						     self->len, &at[i], 1,
+						     (uint8_t)(1u << (i % 8))));
 			read_trace(self->bad, &g);
 			reads++;
 			ASSERT_EQ(0, g.open_ret) TH_LOG("chunk %zu byte %zu", k, at[i]);
@@ -422,7 +342,8 @@ TEST_F(dmg, a_flip_in_the_file_header)
 	struct got g;
 
 	for (x = 0; x < sizeof(struct npf_file_hdr); x++) {
-		flip_write(self->bad, self->buf, self->len, &x, 1, 0x10);
+		ASSERT_EQ(0, file_flip_write(self->bad, self->buf, self->len,
+					     &x, 1, 0x10));
 		read_trace(self->bad, &g);
 		if (g.open_ret) {
 			EXPECT_TRUE(g.open_ret == -ENOEXEC ||
@@ -455,7 +376,8 @@ TEST_F(dmg, two_damaged_chunks)
 
 		at[0] = self->c.start[k] + pairs[i][0];
 		at[1] = self->c.start[k + 1] + pairs[i][1];
-		flip_write(self->bad, self->buf, self->len, at, 2, 0x04);
+		ASSERT_EQ(0, file_flip_write(self->bad, self->buf, self->len,
+					     at, 2, 0x04));
 		read_trace(self->bad, &g);
 		ASSERT_EQ(0, g.ret);
 		EXPECT_TRUE(all_but(&g, &self->full, self->c.start[k],
@@ -473,7 +395,8 @@ TEST_F(dmg, two_damaged_chunks)
 	/* chunks 2 and k: two stretches, the events between them read */
 	at[0] = self->c.start[2] + 100;
 	at[1] = self->c.start[k] + 100;
-	flip_write(self->bad, self->buf, self->len, at, 2, 0x80);
+	ASSERT_EQ(0, file_flip_write(self->bad, self->buf, self->len, at, 2,
+				     0x80));
 	read_trace(self->bad, &g);
 	ASSERT_EQ(0, g.ret);
 	EXPECT_EQ(2u, g.d.stretches);
@@ -494,7 +417,7 @@ TEST_F(dmg, a_cut_in_the_middle)
 	uint64_t cut = self->c.start[k] + 32 + 1000;
 	struct got g;
 
-	ASSERT_EQ(0, spit(self->bad, self->buf, cut));
+	ASSERT_EQ(0, file_write(self->bad, self->buf, cut));
 	read_trace(self->bad, &g);
 	ASSERT_EQ(0, g.open_ret);
 	ASSERT_EQ(0, g.ret);
@@ -508,7 +431,7 @@ TEST_F(dmg, a_cut_in_the_middle)
 		size_t at = self->c.start[1] + 200;
 
 		self->buf[at] ^= 2;
-		ASSERT_EQ(0, spit(self->bad, self->buf, cut));
+		ASSERT_EQ(0, file_write(self->bad, self->buf, cut));
 		self->buf[at] ^= 2;
 	}
 	read_trace(self->bad, &g);
@@ -572,12 +495,8 @@ static int run_cli(const char *dir, const char *const *args, char **out,
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		return -1;
-	*out = (char *)slurp(o, &len);
-	if (*out)
-		(*out)[len] = 0;
-	*err = (char *)slurp(e, &len);
-	if (*err)
-		(*err)[len] = 0;
+	*out = (char *)file_slurp(o, &len);
+	*err = (char *)file_slurp(e, &len);
 	return WEXITSTATUS(st);
 }
 
@@ -621,7 +540,8 @@ TEST_F(dmg, cli_on_a_damaged_file)
 
 	snprintf(json, sizeof(json), "%s/t.json", self->dir);
 	snprintf(db, sizeof(db), "%s/t.sqlite", self->dir);
-	flip_write(self->bad, self->buf, self->len, &at, 1, 0x20);
+	ASSERT_EQ(0, file_flip_write(self->bad, self->buf, self->len, &at, 1,
+				     0x20));
 	snprintf(want, sizeof(want),
 		 "npuprof: warning: %s: skipped 1 damaged chunk (%llu bytes, %u items) at offset %llu (chunk crc 0x",
 		 b, (unsigned long long)(self->c.end[3] - self->c.start[3]),
@@ -652,10 +572,9 @@ TEST_F(dmg, cli_on_a_damaged_file)
 	/* the exports say it too */
 	{
 		size_t len;
-		char *j = (char *)slurp(json, &len);
+		char *j = (char *)file_slurp(json, &len);
 
 		ASSERT_NE(NULL, j);
-		j[len] = 0;
 		snprintf(want, sizeof(want),
 			 "\"damaged\":{\"stretches\":1,\"chunks\":1,\"bytes\":%llu,\"items\":%u,\"items_unknown\":0}",
 			 (unsigned long long)(self->c.end[3] - self->c.start[3]),
@@ -668,7 +587,8 @@ TEST_F(dmg, cli_on_a_damaged_file)
 		const char *const a[] = { "summary", b, NULL };
 		size_t x = 24;	/* chunk_max */
 
-		flip_write(self->bad, self->buf, self->len, &x, 1, 0x01);
+		ASSERT_EQ(0, file_flip_write(self->bad, self->buf, self->len,
+					     &x, 1, 0x01));
 		out = err = NULL;
 		EXPECT_EQ(1, run_cli(self->dir, a, &out, &err));
 		EXPECT_TRUE(err && strstr(err, "chunk_max"));
@@ -700,20 +620,20 @@ static void *span_thread(void *arg)
 static void check_each_chunk(struct __test_metadata *_metadata,
 			     const char *path, const char *bad)
 {
-	struct chunks c;
+	struct file_chunks c;
 	struct got full, g;
 	uint8_t *buf;
 	size_t len, k, at;
 
-	buf = slurp(path, &len);
+	buf = file_slurp(path, &len);
 	ASSERT_NE(NULL, buf);
-	chunks_of(buf, len, &c);
+	file_chunks_of(buf, len, &c);
 	read_trace(path, &full);
 	ASSERT_EQ(0, full.ret);
 	ASSERT_LE(3u, c.n);
 	for (k = 0; k < c.n; k++) {
 		at = c.start[k] + 32 + (c.end[k] - c.start[k] - 32) / 2;
-		flip_write(bad, buf, len, &at, 1, 0x08);
+		ASSERT_EQ(0, file_flip_write(bad, buf, len, &at, 1, 0x08));
 		read_trace(bad, &g);
 		ASSERT_EQ(0, g.open_ret);
 		ASSERT_EQ(0, g.ret) TH_LOG("chunk %zu", k);

@@ -27,6 +27,7 @@
 #include "reader.h"
 #include "trace_format.h"
 #include "writer.h"
+#include "file_util.h"
 #include "tracefile_gen.h"
 
 /* libasan's; declared here because gcc ships no allocator_interface.h */
@@ -175,75 +176,12 @@ static long long msg_offset(const char *msg, const char *path)
 	return n;
 }
 
-/* A new file (not truncated: ext4 writes a file truncated to 0 out at
- * close, which would make the loops below slow) */
-static int write_file(const char *path, const void *buf, size_t len)
-{
-	int fd;
-
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, len);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-/* The whole of @path in a malloc'ed buffer */
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *buf;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
-/* Chunk layout of a valid file, parsed here independently of the reader */
-struct layout {
-	size_t n;
-	size_t start[256];	/* file offset of chunk k's header */
-	size_t end[256];	/* offset past its payload */
-	uint32_t items[256];
-};
-
-static void layout_of(const uint8_t *buf, size_t len, struct layout *l)
-{
-	size_t off = sizeof(struct npf_file_hdr);
-	struct npf_chunk_hdr ch;
-
-	l->n = 0;
-	while (off + sizeof(ch) <= len && l->n < 256) {
-		memcpy(&ch, buf + off, sizeof(ch));
-		l->start[l->n] = off;
-		l->end[l->n] = off + ch.hdr_size + ch.size;
-		l->items[l->n] = ch.items;
-		l->n++;
-		off += ch.hdr_size + ch.size;
-	}
-}
-
 /* A generated file of @n items (chunk_max NPF_CHUNK_MIN): its bytes, its
  * chunks, and what a reader returns for it intact */
 struct sample {
 	uint8_t *buf;
 	size_t len;
-	struct layout l;
+	struct file_chunks l;
 	struct rd *full;
 };
 
@@ -253,11 +191,11 @@ static int sample_make(struct sample *s, const char *path, unsigned int n)
 
 	if (ret)
 		return ret;
-	s->buf = slurp(path, &s->len);
+	s->buf = file_slurp(path, &s->len);
 	s->full = rd_read(path);
 	if (!s->buf || !s->full)
 		return -ENOMEM;
-	layout_of(s->buf, s->len, &s->l);
+	file_chunks_of(s->buf, s->len, &s->l);
 	return s->full->ret ? s->full->ret : (int)s->full->n;
 }
 
@@ -281,7 +219,7 @@ static void fix_crc(uint8_t *buf, size_t off)
 
 /* The items of @r are those of @full but chunk @c's (of @l) */
 static int rd_all_but(const struct rd *r, const struct rd *full,
-		      const struct layout *l, size_t c)
+		      const struct file_chunks *l, size_t c)
 {
 	size_t i, k = 0;
 
@@ -326,19 +264,7 @@ FIXTURE_SETUP(tf)
 
 FIXTURE_TEARDOWN(tf)
 {
-	DIR *d = opendir(self->dir);
-	struct dirent *e;
-	char p[512];
-
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", self->dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(self->dir);
+	file_rmdir(self->dir);
 }
 
 TEST(crc32_values)
@@ -369,7 +295,7 @@ TEST_F(tf, round_trip_every_type)
 	const unsigned int n = 3000;
 	const struct npf_file_hdr *h;
 	struct npf_reader *rdr;
-	struct layout l;
+	struct file_chunks l;
 	size_t len, i;
 	uint8_t *buf;
 	struct rd *r;
@@ -398,9 +324,9 @@ TEST_F(tf, round_trip_every_type)
 		ASSERT_EQ(8 + sizeof(e), it->size);
 		memcpy(&e, it + 1, sizeof(e));
 		EXPECT_EQ(n, e.items);
-		buf = slurp(self->path, &len);
+		buf = file_slurp(self->path, &len);
 		ASSERT_NE(NULL, buf);
-		layout_of(buf, len, &l);
+		file_chunks_of(buf, len, &l);
 		EXPECT_EQ(l.n - 1, e.chunks);
 		EXPECT_LT(20u, l.n);	/* many chunks */
 		EXPECT_EQ(len, l.end[l.n - 1]);
@@ -567,7 +493,7 @@ TEST_F(tf, truncation_every_offset)
 	ASSERT_LE(3u, sm.l.n);
 
 	for (cut = 0; cut <= sm.len; cut++) {
-		ASSERT_EQ(0, write_file(cut_path, sm.buf, cut));
+		ASSERT_EQ(0, file_write(cut_path, sm.buf, cut));
 		r = rd_read(cut_path);
 		ASSERT_NE(NULL, r);
 		if (cut < 8) {
@@ -651,9 +577,8 @@ TEST_F(tf, corruption_every_byte)
 
 	for (p = 0; p < sizeof(pats); p++) {
 		for (x = 0; x < sm.len; x++) {
-			sm.buf[x] ^= pats[p];
-			ASSERT_EQ(0, write_file(bad_path, sm.buf, sm.len));
-			sm.buf[x] ^= pats[p];
+			ASSERT_EQ(0, file_flip_write(bad_path, sm.buf, sm.len,
+						     &x, 1, pats[p]));
 			r = rd_read(bad_path);
 			ASSERT_NE(NULL, r);
 			/* magic, version: their own errors; the rest of
@@ -804,7 +729,7 @@ TEST_F(tf, hostile_fields)
 		{ "END items", 11, -1, 16, 99, 8, 1, 16 },
 	};
 	char bad_path[160];
-	struct layout l;
+	struct file_chunks l;
 	uint8_t *buf, *copy;
 	struct npf_writer *w;
 	struct gen_item g;
@@ -827,11 +752,11 @@ TEST_F(tf, hostile_fields)
 	ASSERT_NE(NULL, full);
 	ASSERT_EQ(0, full->ret);
 	ASSERT_EQ(12u, full->n);
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 	copy = malloc(2 * len);
 	ASSERT_NE(NULL, copy);
-	layout_of(buf, len, &l);
+	file_chunks_of(buf, len, &l);
 	ASSERT_EQ(12u, l.n);
 	/* item 8 is a STRING of 8 characters, item 10 RECORDS of 3 records
 	 * of 56, 24 and 80 bytes: the edits above count on it */
@@ -861,7 +786,7 @@ TEST_F(tf, hostile_fields)
 			memcpy(copy + base + d->at, &d->val, d->width);
 		if (d->fix)
 			fix_crc(copy, l.start[chunk]);
-		ASSERT_EQ(0, write_file(bad_path, copy, len));
+		ASSERT_EQ(0, file_write(bad_path, copy, len));
 		r = rd_read(bad_path);
 		ASSERT_NE(NULL, r);
 		ASSERT_EQ(0, r->open_ret);
@@ -910,7 +835,7 @@ TEST_F(tf, hostile_fields)
 		ch.items++;
 		memcpy(copy + endc, &ch, sizeof(ch));
 		fix_crc(copy, endc);
-		ASSERT_EQ(0, write_file(bad_path, copy, len + 8));
+		ASSERT_EQ(0, file_write(bad_path, copy, len + 8));
 		r = rd_read(bad_path);
 		ASSERT_NE(NULL, r);
 		EXPECT_EQ(-EBADMSG, r->ret);
@@ -926,7 +851,7 @@ TEST_F(tf, hostile_fields)
 
 		memcpy(copy, buf, len);
 		copy[len] = 0;
-		ASSERT_EQ(0, write_file(bad_path, copy, len + 1));
+		ASSERT_EQ(0, file_write(bad_path, copy, len + 1));
 		r = rd_read(bad_path);
 		ASSERT_NE(NULL, r);
 		EXPECT_EQ(-EBADMSG, r->ret);
@@ -938,7 +863,7 @@ TEST_F(tf, hostile_fields)
 		memcpy(&ch, copy + len, sizeof(ch));
 		ch.seq = 12;
 		memcpy(copy + len, &ch, sizeof(ch));
-		ASSERT_EQ(0, write_file(bad_path, copy, len + c1));
+		ASSERT_EQ(0, file_write(bad_path, copy, len + c1));
 		r = rd_read(bad_path);
 		ASSERT_NE(NULL, r);
 		EXPECT_EQ(-EBADMSG, r->ret);
@@ -956,7 +881,7 @@ TEST_F(tf, hostile_fields)
 		memcpy(copy, buf, len);
 		memset(copy + full->off[2] + 4, 0, 4);	/* SPAN size 0 */
 		fix_crc(copy, l.start[2]);
-		ASSERT_EQ(0, write_file(bad_path, copy, len));
+		ASSERT_EQ(0, file_write(bad_path, copy, len));
 		ASSERT_EQ(0, npf_reader_open(bad_path, &rdr, err, sizeof(err)));
 		for (k = 0; k < 2; k++) {
 			while ((ret = npf_reader_next(rdr, &it, &o)) == 1)
@@ -988,7 +913,7 @@ TEST_F(tf, hostile_fields)
 
 		memcpy(copy, buf, len);
 		copy[l.start[2] + 40] ^= 1;	/* payload of chunk 2: crc */
-		ASSERT_EQ(0, write_file(bad_path, copy, len));
+		ASSERT_EQ(0, file_write(bad_path, copy, len));
 		ASSERT_EQ(0, npf_reader_open(bad_path, &rdr, err, sizeof(err)));
 		for (k = 0; k < 3; k++) {
 			for (n = 0; (ret = npf_reader_next(rdr, &it, &o)) == 1; n++)
@@ -1030,7 +955,7 @@ TEST_F(tf, larger_headers_are_skipped)
 					    g.blen));
 	}
 	ASSERT_EQ(0, npf_writer_close(w));	/* one chunk */
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 	copy = calloc(1, len + 64 + 16);
 	ASSERT_NE(NULL, copy);
@@ -1045,7 +970,7 @@ TEST_F(tf, larger_headers_are_skipped)
 	memcpy(copy + 128, &ch, 32);
 	memset(copy + 160, 0x5a, 16);
 	memcpy(copy + 176, buf + 96, len - 96);
-	ASSERT_EQ(0, write_file(self->path, copy, len + 80));
+	ASSERT_EQ(0, file_write(self->path, copy, len + 80));
 	r = rd_read(self->path);
 	ASSERT_NE(NULL, r);
 	ASSERT_EQ(0, r->ret) TH_LOG("%s", r->msg);
@@ -1071,12 +996,12 @@ TEST_F(tf, foreign_files)
 	struct rd *r;
 
 	ASSERT_EQ(0, gen_file(self->path, 0, 5, 1));
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 	memcpy(&h, buf, sizeof(h));
 
 #define EXPECT_OPEN(ret, off, data, n) do {				\
-		ASSERT_EQ(0, write_file(self->path, data, n));		\
+		ASSERT_EQ(0, file_write(self->path, data, n));		\
 		errno = 4242;						\
 		rdr = (void *)1;					\
 		EXPECT_EQ(ret, npf_reader_open(self->path, &rdr, err,	\
@@ -1130,7 +1055,7 @@ TEST_F(tf, foreign_files)
 	EXPECT_EQ(-ENOENT, npf_reader_open("/nonexistent", &rdr, NULL, 0));
 
 	/* the header alone: a file cut before its first chunk */
-	ASSERT_EQ(0, write_file(self->path, buf, 64));
+	ASSERT_EQ(0, file_write(self->path, buf, 64));
 	r = rd_read(self->path);
 	ASSERT_NE(NULL, r);
 	EXPECT_EQ(0, r->ret);
@@ -1244,7 +1169,7 @@ TEST_F(tf, reader_memory_bounded)
 	memset(file, 0, sizeof(file));
 	memcpy(file, &h, sizeof(h));
 	memcpy(file + 64, &ch, sizeof(ch));
-	ASSERT_EQ(0, write_file(self->path, file, sizeof(file)));
+	ASSERT_EQ(0, file_write(self->path, file, sizeof(file)));
 	base = __sanitizer_get_current_allocated_bytes();
 	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
 	EXPECT_EQ(0, npf_reader_next(rdr, &it, &off));
@@ -1331,7 +1256,7 @@ TEST_F(tf, index_from_the_last_chunk)
 	ASSERT_EQ(0, npf_writer_close(w));
 
 	/* END alone in the last chunk, pointing at the index */
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 	memcpy(&end, buf + len - sizeof(end), sizeof(end));
 	EXPECT_EQ(ioff, end.index_off);
@@ -1428,11 +1353,11 @@ TEST_F(tf, index_absent_or_unsound)
 	ASSERT_EQ(0, npf_writer_index(w));
 	ASSERT_EQ(0, npf_writer_add_clocks(w, 0, 0, &cs, 1));
 	ASSERT_EQ(0, npf_writer_close(w));
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 
 	/* cut by a byte */
-	ASSERT_EQ(0, write_file(self->path, buf, len - 1));
+	ASSERT_EQ(0, file_write(self->path, buf, len - 1));
 	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
 	EXPECT_EQ(-ENOENT, npf_reader_index(rdr, &off, &seq));
 	npf_reader_close(rdr);
@@ -1440,7 +1365,7 @@ TEST_F(tf, index_absent_or_unsound)
 	/* every byte of the END chunk changed in turn, its hdr_crc too */
 	for (i = len - 72; i < len; i++) {
 		buf[i] ^= 0x10;
-		ASSERT_EQ(0, write_file(self->path, buf, len));
+		ASSERT_EQ(0, file_write(self->path, buf, len));
 		buf[i] ^= 0x10;
 		ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err,
 					     sizeof(err)));
@@ -1451,7 +1376,7 @@ TEST_F(tf, index_absent_or_unsound)
 
 	/* a span chunk before the index corrupt: the seek does not see it */
 	buf[64 + 32 + 8] ^= 1;
-	ASSERT_EQ(0, write_file(self->path, buf, len));
+	ASSERT_EQ(0, file_write(self->path, buf, len));
 	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
 	ASSERT_EQ(0, npf_reader_index(rdr, &off, &seq));
 	ASSERT_EQ(0, npf_reader_seek(rdr, off, seq));
@@ -1531,7 +1456,7 @@ TEST_F(tf, seek_to_a_forged_chunk)
 	ASSERT_EQ(0, npf_writer_add(w, 200, &forged, sizeof(forged), NULL, 0));
 	ASSERT_EQ(0, npf_writer_index(w));
 	ASSERT_EQ(0, npf_writer_close(w));
-	buf = slurp(self->path, &len);
+	buf = file_slurp(self->path, &len);
 	ASSERT_NE(NULL, buf);
 	/* END points at the image; chunk 0's payload corrupt */
 	memcpy(&end, buf + len - sizeof(end), sizeof(end));
@@ -1540,7 +1465,7 @@ TEST_F(tf, seek_to_a_forged_chunk)
 	memcpy(buf + len - sizeof(end), &end, sizeof(end));
 	fix_crc(buf, len - 72);
 	buf[64 + 32 + 8] ^= 1;
-	ASSERT_EQ(0, write_file(self->path, buf, len));
+	ASSERT_EQ(0, file_write(self->path, buf, len));
 	free(buf);
 
 	ASSERT_EQ(0, npf_reader_open(self->path, &rdr, err, sizeof(err)));
