@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "compiler.h"
 #include "amap.h"
 
 static size_t npf_amap_slot(const struct npf_amap *m, uint64_t k1,

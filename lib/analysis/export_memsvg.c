@@ -26,7 +26,6 @@
 
 #include "compiler.h"
 #include "memtrack.h"
-#include "report_util.h"
 
 #define SVG_W		1200.0	/* the image's width */
 #define SVG_ML		100.0	/* left margin: the address axis */

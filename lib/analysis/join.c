@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler.h"
 #include "amap.h"
 #include "join.h"
 #include "memuse.h"

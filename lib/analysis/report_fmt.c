@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler.h"
 #include "report_util.h"
 
 /* Width of the pandas-like row index of the text tables */

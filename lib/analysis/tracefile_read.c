@@ -33,7 +33,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler.h"
 #include "crc32.h"
 #include "npuprof_analysis.h"
 #include "reader.h"
