@@ -15,7 +15,8 @@
 # ($NPU_DEMO_OUT, default build/demo), where npuprof writes a Chrome trace
 # (mobilenet.json, with device memory counters), a SQLite database
 # (mobilenet.sqlite) and the memory flow (mobilenet-memory.svg), and prints
-# the summary, the latency breakdown, the slowest operator types and
+# the summary, the latency breakdown, each execution's IoWait against its
+# overlap with the other PE (the shared DRAM), the slowest operator types and
 # layers (by the names and shapes of the model's layer table) and the
 # device memory report.
 # NPU_DEMO_N sets the number of inferences (default 8); extra
@@ -62,6 +63,41 @@ echo "== on the host: $trace"
 "$NPUPROF" summary "$trace"
 echo
 "$NPUPROF" analyze --breakdown "$trace"
+echo
+echo "== NPU IoWait against the other PE's overlap (from mobilenet.sqlite)"
+/usr/bin/python3 - "$OUT/mobilenet.sqlite" <<'PY'
+import sqlite3, sys
+
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT job_id, pe, start_tick, end_tick, iowait_ns "
+                  "FROM executions WHERE start_tick < end_tick "
+                  "ORDER BY start_tick").fetchall()
+print("%8s %3s %14s %26s" % ("job", "PE", "IoWait ns", "overlap, other PE (ticks)"))
+alone = []
+for job, pe, s, e, io in rows:
+    ov = sum(max(0, min(e, e2) - max(s, s2))
+             for _, pe2, s2, e2, _ in rows if pe2 != pe)
+    if not ov:
+        alone.append(io)
+    print("%8d %3d %14s %26d" % (job, pe, "{:,}".format(io), ov))
+if rows and alone:
+    total = sum(r[4] for r in rows)
+    print("alone an execution waits %s ns; the %d wait %s ns in all, %s ns "
+          "more than %d alone" % ("{:,}".format(min(alone)), len(rows),
+          "{:,}".format(total), "{:,}".format(total - len(rows) * min(alone)),
+          len(rows)))
+PY
+cat <<'MSG'
+The two threads' inferences run on the two PEs at once, and the PEs' DMA
+shares the DRAM bandwidth (DRAM_BW, by default one PE's DMA_BW: see
+Documentation/npu/hw.rst, "Shared DRAM bandwidth"). A transfer that meets
+one of the other PE's moves at its share (half, by default); where the
+previous operator's compute does not hide the extra time, it is IoWait. So
+an execution alone waits least, and the ones that overlap wait more, by how
+much their transfers met: that excess is in the breakdown's NPU IoWait. With
+NPU_VM_ARGS="--dram-bw 4000" (twice DMA_BW) both PEs move at full speed
+and every execution waits as one alone does.
+MSG
 echo
 echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
 "$NPUPROF" analyze -t 8 --aggregate-by type "$trace"
