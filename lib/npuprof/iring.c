@@ -14,7 +14,10 @@
  * after each item, so that a long drain frees space as it goes. The
  * consumer may instead take a run of items in place (npf_iring_peek())
  * and release it when done with it (npf_iring_release()): the session's
- * writer thread writes the stage to the file that way, with no copy.
+ * writer thread writes the stage to the file that way, with no copy. The
+ * producer may likewise build an item in place (npf_iring_reserve(), then
+ * npf_iring_commit()): the span drain packs SPANS items into the stage
+ * that way.
  *
  * Locking: none. One producer and one consumer at a time; callers
  * serialize several producers (or consumers) themselves. The ring owns
@@ -113,6 +116,49 @@ int npf_iring_put(struct npf_iring *r, uint16_t type, const void *a,
 	memset(p + alen + blen, 0, len - sizeof(*it) - alen - blen);
 	__atomic_store_n(&r->head, head + len, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void *npf_iring_reserve(struct npf_iring *r, uint32_t min, uint32_t max,
+			uint32_t *room)
+{
+	const uint32_t hdr = sizeof(struct npf_item);
+	uint64_t head = r->head;
+	uint64_t free = r->size - (head -
+				   __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE));
+	uint32_t off = (uint32_t)head & (r->size - 1);
+	uint64_t to_end = r->size - off, avail = to_end < free ? to_end : free;
+
+	if (avail < (uint64_t)hdr + min) {
+		struct npf_item *it;
+
+		/* after the wrap, past a pad: the whole of what is free */
+		if (free - to_end < (uint64_t)hdr + min || free < to_end)
+			return NULL;
+		it = (struct npf_item *)(r->data + off);
+		it->type = 0;
+		it->flags = 0;
+		it->size = (uint32_t)to_end;
+		__atomic_store_n(&r->head, head + to_end, __ATOMIC_RELEASE);
+		avail = free - to_end;
+		off = 0;
+	}
+	avail = (avail - hdr) & ~(uint64_t)7;
+	*room = avail < max ? (uint32_t)avail : max;
+	return r->data + off + hdr;
+}
+
+void npf_iring_commit(struct npf_iring *r, uint16_t type, uint32_t len)
+{
+	uint64_t head = r->head;
+	struct npf_item *it = (struct npf_item *)(r->data +
+		((uint32_t)head & (r->size - 1)));
+	uint32_t size = (uint32_t)NPF_ALIGN8(sizeof(*it) + len);
+
+	memset((uint8_t *)(it + 1) + len, 0, size - sizeof(*it) - len);
+	it->type = type;
+	it->flags = 0;
+	it->size = size;
+	__atomic_store_n(&r->head, head + size, __ATOMIC_RELEASE);
 }
 
 int npf_iring_drain(struct npf_iring *r, npf_item_fn fn, void *ctx,

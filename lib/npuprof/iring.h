@@ -44,6 +44,21 @@ void npf_iring_prefault(struct npf_iring *r);
 /* Producer: append an item (body @a then @b); -ENOSPC when full. */
 int npf_iring_put(struct npf_iring *r, uint16_t type, const void *a,
 		  size_t alen, const void *b, size_t blen);
+/*
+ * Producer: room for one item built in place, whose body (8-byte aligned)
+ * is returned, with the bytes it may take, at least @min and at most
+ * @max, in *@room; NULL when that much does not fit now. A pad fills the
+ * end of the data first when the room is after the wrap. Nothing is
+ * visible to the consumer until npf_iring_commit(); no other put may come
+ * in between.
+ */
+void *npf_iring_reserve(struct npf_iring *r, uint32_t min, uint32_t max,
+			uint32_t *room);
+/*
+ * Producer: publish the item npf_iring_reserve() made room for, of @type
+ * with @len body bytes (at most the room; padded with zeros to 8).
+ */
+void npf_iring_commit(struct npf_iring *r, uint16_t type, uint32_t len);
 /* Producer: the largest body an item put now is sure to fit. */
 uint32_t npf_iring_room(const struct npf_iring *r);
 /* Either side: bytes written and not yet consumed. */

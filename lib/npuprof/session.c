@@ -1044,6 +1044,28 @@ static int npf_on_span_item(void *ctx, uint16_t type, const void *body,
 }
 
 /*
+ * Room in the stage for a SPANS item the drain packs in place, with no
+ * copy; none before the writer thread starts and after it ended (items
+ * then go to the writer). Under s->lock, as every put into the stage.
+ */
+static void *npf_span_reserve(void *ctx, uint32_t min, uint32_t max,
+			      uint32_t *room)
+{
+	struct npuprof_session *s = ctx;
+
+	if (!s->wthr_started || __atomic_load_n(&s->werr, __ATOMIC_ACQUIRE))
+		return NULL;
+	return npf_iring_reserve(&s->stage, min, max, room);
+}
+
+static void npf_span_commit(void *ctx, uint16_t type, uint32_t len)
+{
+	struct npuprof_session *s = ctx;
+
+	npf_iring_commit(&s->stage, type, len);
+}
+
+/*
  * Move everything available towards the file; under s->lock. Sets
  * s->stalled when the stage could not take it all.
  */
@@ -1056,9 +1078,13 @@ static void npf_collect(struct npuprof_session *s)
 	for (i = 0; i < s->ndev; i++)
 		npf_read_ring(s, &s->devs[i]);
 	if (s->spans) {
+		const struct npf_span_sink sink = {
+			.item = npf_on_span_item, .reserve = npf_span_reserve,
+			.commit = npf_span_commit, .ctx = s,
+		};
+
 		npf_tsc_sample(s, false);
-		npf_spans_drain(s, npf_on_span_item, s, &s->st.spans,
-				&s->st.spans_lost);
+		npf_spans_drain(s, &sink, &s->st.spans, &s->st.spans_lost);
 	}
 	if (__atomic_load_n(&s->stalled, __ATOMIC_RELAXED))
 		s->st.stage_full++;

@@ -941,83 +941,153 @@ void npf_spans_detach(const void *owner)
 
 /*
  * The SPANS item the drain packs (under npf_reg_lock): up to
- * NPF_SPANS_MAX spans, well inside a chunk and the session's stage.
+ * NPF_SPANS_MAX spans, well inside a chunk and the session's stage. It
+ * is built in the sink's memory when the sink gives room (the session's
+ * stage), else in npf_pack.
  */
 #define NPF_SPANS_MAX	2048
+/* the least room worth packing in place */
+#define NPF_SPANS_MIN_IN_PLACE	256
 
 static struct {
 	struct npf_item_spans hdr;
 	struct npf_span_c c[NPF_SPANS_MAX];
 } npf_pack;
-static uint64_t npf_pack_time, npf_pack_id;	/* the last span's */
 
-/*
- * Add ring span @sp of clock @clock to the pack; false when it does not
- * fit it (a full pack, another clock, a delta past 32 bits), or does not
- * fit the packed form at all (then the pack is empty).
+/**
+ * struct npf_packer - the SPANS item being packed
+ * @h: its header; NULL: none begun
+ * @cap: spans it may hold
+ * @in_place: in the sink's memory (npf_span_sink.reserve)
+ * @time: start of its last span
+ * @id: id of its last span
+ * @pending: ring bytes it (and pads among them) came from
  */
-static inline bool npf_pack_add(const struct npf_ring_span *sp,
-				uint32_t clock)
-{
-	struct npf_item_spans *h = &npf_pack.hdr;
-	struct npf_span_c *c;
-	uint64_t dt, di, pb;
+struct npf_packer {
+	struct npf_item_spans *h;
+	uint32_t cap;
+	bool in_place;
+	uint64_t time;
+	uint64_t id;
+	uint32_t pending;
+};
 
-	if (!h->count) {
-		h->clock = clock;
-		h->time = npf_pack_time = sp->start;
-		h->span_id = npf_pack_id = sp->span_id;
-	} else if (h->count == NPF_SPANS_MAX || h->clock != clock) {
-		return false;
-	}
-	/* unsigned differences: one that would be negative wraps, too big */
-	dt = sp->start - npf_pack_time + 0x80000000u;
-	di = sp->span_id - npf_pack_id + 0x80000000u;
-	pb = sp->parent_id ? sp->span_id - sp->parent_id : 0;
-	if (npf_unlikely(((dt | di | (sp->end - sp->start) |
-			   (sp->span_id - sp->root_id)) >> 32) |
-			 ((uint32_t)(sp->kind | sp->flags) >> 8) |
-			 (sp->flags & NPF_SPANS_NOT_FLAGS) |
-			 (sp->parent_id && pb - 1 >= UINT32_MAX)))
-		return false;
-	c = &npf_pack.c[h->count++];
-	c->start_delta = (int32_t)(uint32_t)(dt - 0x80000000u);
-	c->dur = (uint32_t)(sp->end - sp->start);
-	c->id_delta = (int32_t)(uint32_t)(di - 0x80000000u);
-	c->parent_back = (uint32_t)pb;
-	c->trace_back = (uint32_t)(sp->span_id - sp->root_id);
-	c->kind = (uint8_t)sp->kind;
-	c->flags = (uint8_t)sp->flags;
-	c->rsvd = 0;
-	c->name_id = sp->name_id;
-	npf_pack_time = sp->start;
-	npf_pack_id = sp->span_id;
-	return true;
+_Static_assert(offsetof(struct npf_span_c, flags) ==
+	       offsetof(struct npf_span_c, kind) + 1 &&
+	       offsetof(struct npf_span_c, name_id) ==
+	       offsetof(struct npf_span_c, kind) + 4 &&
+	       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "a packed span's kind, flags and name_id are one word");
+
+/* Begin a SPANS item of thread @t with the first span @sp, clock @clock. */
+static void npf_pack_begin(struct npf_packer *pk, const struct npf_thread *t,
+			   const struct npf_span_sink *sink,
+			   const struct npf_ring_span *sp, uint32_t clock)
+{
+	const uint32_t hs = sizeof(struct npf_item_spans);
+	const uint32_t cs = sizeof(struct npf_span_c);
+	uint32_t room = 0;
+	void *p = sink->reserve ?
+		sink->reserve(sink->ctx, hs + NPF_SPANS_MIN_IN_PLACE * cs,
+			      hs + NPF_SPANS_MAX * cs, &room) : NULL;
+
+	pk->in_place = p;
+	pk->h = p ? p : &npf_pack.hdr;
+	pk->cap = p ? (room - hs) / cs : NPF_SPANS_MAX;
+	pk->h->pid = t->pid;
+	pk->h->tid = t->tid;
+	pk->h->count = 0;
+	pk->h->clock = clock;
+	pk->h->time = pk->time = sp->start;
+	pk->h->span_id = pk->id = sp->span_id;
+	pk->h->trace_hi = npf_hot.trace_hi;
 }
 
 /*
- * Write the pack as a SPANS item; on success the ring gives back the
- * @*pending bytes it came from.
+ * Pack the ring spans of clock @type at @p (@len contiguous bytes of the
+ * ring) into the item being packed, while they fit it: up to an item of
+ * another kind, another clock, a span that does not fit the packed form
+ * or a delta past 32 bits, or a full item. Returns the spans packed.
  */
-static int npf_pack_flush(struct npf_thread *t, npf_item_fn fn, void *ctx,
-			  uint32_t *pending, uint64_t *spans)
+static uint32_t npf_pack_run(struct npf_packer *pk, const uint8_t *p,
+			     uint32_t len, uint16_t type)
 {
-	struct npf_item_spans *h = &npf_pack.hdr;
+	const uint64_t want = NPF_RING_SPAN_HDR(type);
+	struct npf_item_spans *h = pk->h;
+	struct npf_span_c *c = (struct npf_span_c *)(h + 1) + h->count;
+	uint32_t n = 0, room = pk->cap - h->count;
+	uint64_t time = pk->time, id = pk->id;
+
+	if (len / NPF_RING_SPAN_LEN < room)
+		room = len / NPF_RING_SPAN_LEN;
+	for (; n < room; n++, c++, p += NPF_RING_SPAN_LEN) {
+		const struct npf_ring_span *sp = (const void *)(p + 8);
+		uint64_t hw, w, dt, di, dur, tb, pb;
+
+		memcpy(&hw, p, 8);
+		if (hw != want)
+			break;
+		/* kind, flags and name_id as one word (little-endian) */
+		memcpy(&w, sp, 8);
+		/* unsigned differences: one that would be negative wraps */
+		dt = sp->start - time + 0x80000000u;
+		di = sp->span_id - id + 0x80000000u;
+		dur = sp->end - sp->start;
+		tb = sp->span_id - sp->root_id;
+		pb = sp->parent_id ? sp->span_id - sp->parent_id : 0;
+		/* a kind or flags past 8 bits, a flag SPANS never has */
+		if (npf_unlikely(((dt | di | dur | tb) >> 32) |
+				 (w & (0xff00ff00ull |
+				       (uint64_t)NPF_SPANS_NOT_FLAGS << 16)) |
+				 (sp->parent_id && pb - 1 >= UINT32_MAX)))
+			break;
+		c->start_delta = (int32_t)(uint32_t)(dt - 0x80000000u);
+		c->dur = (uint32_t)dur;
+		c->id_delta = (int32_t)(uint32_t)(di - 0x80000000u);
+		c->parent_back = (uint32_t)pb;
+		c->trace_back = (uint32_t)tb;
+		/* kind, flags, rsvd 0, name_id */
+		w = (w & 0xffffffff000000ffull) | ((w >> 8) & 0xff00);
+		memcpy(&c->kind, &w, 8);
+		time = sp->start;
+		id = sp->span_id;
+	}
+	h->count += n;
+	pk->time = time;
+	pk->id = id;
+	pk->pending += n * NPF_RING_SPAN_LEN;
+	return n;
+}
+
+/*
+ * Write the item being packed; on success the ring gives back the bytes
+ * it came from.
+ */
+static int npf_pack_flush(struct npf_packer *pk, struct npf_thread *t,
+			  const struct npf_span_sink *sink, uint64_t *spans)
+{
+	struct npf_item_spans *h = pk->h;
+	uint32_t len;
 	int ret = 0;
 
-	if (h->count) {
-		ret = fn(ctx, NPF_ITEM_SPANS, &npf_pack,
-			 sizeof(*h) + h->count * sizeof(struct npf_span_c));
-		if (ret) {
-			/* left in the ring: packed again by the next drain */
-			h->count = 0;
-			return ret;
+	if (h) {
+		len = sizeof(*h) + h->count * sizeof(struct npf_span_c);
+		if (pk->in_place) {
+			sink->commit(sink->ctx, NPF_ITEM_SPANS, len);
+		} else {
+			ret = sink->item(sink->ctx, NPF_ITEM_SPANS, h, len);
+			if (ret) {
+				/* left in the ring: packed again next time */
+				pk->h = NULL;
+				pk->pending = 0;
+				return ret;
+			}
 		}
 		*spans += h->count;
-		h->count = 0;
+		pk->h = NULL;
 	}
-	npf_iring_release(&t->ring, *pending);
-	*pending = 0;
+	npf_iring_release(&t->ring, pk->pending);
+	pk->pending = 0;
 	return 0;
 }
 
@@ -1033,8 +1103,8 @@ struct npf_drain_now {
  */
 static int npf_span_unpacked(struct npf_thread *t,
 			     const struct npf_ring_span *sp, uint16_t type,
-			     struct npf_drain_now *now, npf_item_fn fn,
-			     void *ctx)
+			     struct npf_drain_now *now,
+			     const struct npf_span_sink *sink)
 {
 	struct npuprof_span_rec rec = {
 		.kind = sp->kind, .flags = sp->flags, .name_id = sp->name_id,
@@ -1052,7 +1122,7 @@ static int npf_span_unpacked(struct npf_thread *t,
 		rec.start_ns = npf_tsc_to_ns(sp->start, now->ns, now->tick);
 		rec.end_ns = npf_tsc_to_ns(sp->end, now->ns, now->tick);
 	}
-	return fn(ctx, NPF_ITEM_SPAN, &rec, sizeof(rec));
+	return sink->item(sink->ctx, NPF_ITEM_SPAN, &rec, sizeof(rec));
 }
 
 /*
@@ -1060,66 +1130,69 @@ static int npf_span_unpacked(struct npf_thread *t,
  * SPANS items; every other item is passed on as it is, in ring order (a
  * label's STRING before its span).
  */
-static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
+static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 			 uint64_t *spans, uint64_t *lost)
 {
 	struct npf_iring *r = &t->ring;
 	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	struct npf_drain_now now = { 0 };
-	uint32_t pending = 0;
-	uint64_t l;
+	struct npf_packer pk = { 0 };
+	uint64_t l, pos;
 	int ret = 0;
 
-	npf_pack.hdr.pid = t->pid;
-	npf_pack.hdr.tid = t->tid;
-	npf_pack.hdr.count = 0;
-	npf_pack.hdr.trace_hi = npf_hot.trace_hi;
-	while (r->tail + pending != head) {
-		const struct npf_item *it = (const void *)(r->data +
-			((uint32_t)(r->tail + pending) & (r->size - 1)));
+	while ((pos = r->tail + pk.pending) != head) {
+		uint32_t off = (uint32_t)pos & (r->size - 1);
+		const struct npf_item *it = (const void *)(r->data + off);
 		const struct npf_ring_span *sp = (const void *)(it + 1);
+		uint64_t len = head - pos;
 
 		if (npf_likely((it->type & ~1) == NPF_RING_SPAN_MONO)) {
-			if (npf_likely(npf_pack_add(sp, it->type & 1))) {
-				pending += NPF_RING_SPAN_LEN;
+			if (pk.h && pk.h->clock == (it->type & 1u) &&
+			    npf_pack_run(&pk, (const uint8_t *)it,
+					 len < r->size - off ? (uint32_t)len :
+					 r->size - off, it->type))
 				continue;
-			}
-			ret = npf_pack_flush(t, fn, ctx, &pending, spans);
+			/* a new item: this span does not fit the last */
+			ret = npf_pack_flush(&pk, t, sink, spans);
 			if (ret)
 				return ret;
-			/* the pack was empty: it does not pack alone */
-			if (!npf_pack_add(sp, it->type & 1)) {
-				ret = npf_span_unpacked(t, sp, it->type, &now,
-							fn, ctx);
-				if (ret)
-					return ret;
-				(*spans)++;
-				npf_iring_release(r, it->size);
+			npf_pack_begin(&pk, t, sink, sp, it->type & 1);
+			if (npf_pack_run(&pk, (const uint8_t *)it,
+					 NPF_RING_SPAN_LEN, it->type))
 				continue;
-			}
-			pending += NPF_RING_SPAN_LEN;
+			/*
+			 * It does not pack alone: a SPAN item. An item begun
+			 * in place is left unpublished, for the sink to reuse.
+			 */
+			pk.h = NULL;
+			ret = npf_span_unpacked(t, sp, it->type, &now, sink);
+			if (ret)
+				return ret;
+			(*spans)++;
+			npf_iring_release(r, it->size);
 		} else if (it->type) {
-			ret = npf_pack_flush(t, fn, ctx, &pending, spans);
+			ret = npf_pack_flush(&pk, t, sink, spans);
 			if (ret)
 				return ret;
-			ret = fn(ctx, it->type, it + 1, it->size - sizeof(*it));
+			ret = sink->item(sink->ctx, it->type, it + 1,
+					 it->size - sizeof(*it));
 			if (ret)
 				return ret;
 			if (it->type == NPF_ITEM_SPAN)
 				(*spans)++;
 			npf_iring_release(r, it->size);
 		} else {
-			pending += it->size;
+			pk.pending += it->size;		/* the pad before the wrap */
 		}
 	}
-	ret = npf_pack_flush(t, fn, ctx, &pending, spans);
+	ret = npf_pack_flush(&pk, t, sink, spans);
 	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
 	if (!ret && l != t->lost_seen) {
 		struct npf_item_host_lost hl = {
 			.pid = t->pid, .tid = t->tid, .count = l - t->lost_seen,
 		};
 
-		ret = fn(ctx, NPF_ITEM_HOST_LOST, &hl, sizeof(hl));
+		ret = sink->item(sink->ctx, NPF_ITEM_HOST_LOST, &hl, sizeof(hl));
 		if (!ret) {
 			*lost += hl.count;
 			t->lost_seen = l;
@@ -1128,7 +1201,7 @@ static int npf_drain_one(struct npf_thread *t, npf_item_fn fn, void *ctx,
 	return ret;
 }
 
-int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
+int npf_spans_drain(const void *owner, const struct npf_span_sink *sink,
 		    uint64_t *spans, uint64_t *lost)
 {
 	struct npf_thread *t, *next;
@@ -1140,7 +1213,7 @@ int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
 		if (npf_owner != owner || t->serial != npf_serial ||
 		    !t->ring.data)
 			continue;
-		ret = npf_drain_one(t, fn, ctx, spans, lost);
+		ret = npf_drain_one(t, sink, spans, lost);
 		if (!ret && t->dead)
 			npf_unlink(t);
 	}

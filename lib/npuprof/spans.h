@@ -52,14 +52,34 @@ void npf_spans_pause(const void *owner, bool off);
 void npf_spans_detach(const void *owner);
 
 /*
- * npf_spans_drain() - pass every unread item of every thread buffer of
- * @owner to @fn (THREAD, STRING, SPANS and SPAN items, HOST_LOST items for
- * spans dropped since the last drain), in each thread's order. Adds the
- * spans and the drops to *@spans and *@lost. Serialized against thread
- * exit by the registry lock; never blocks a thread writing a span.
- * Return: 0 or the first nonzero value of @fn (the rest stays unread).
+ * struct npf_span_sink - where a drain puts the items
+ * @item: receives every item but the SPANS items packed in place
+ * @reserve: room for a SPANS item's body built in place, as
+ *	npf_iring_reserve() (at least @min and at most @max bytes in
+ *	*@room), or NULL; NULL itself: SPANS items go to @item too
+ * @commit: publish the item @reserve made room for, with @len body bytes
+ * @ctx: first argument of each
  */
-int npf_spans_drain(const void *owner, npf_item_fn fn, void *ctx,
+struct npf_span_sink {
+	npf_item_fn item;
+	void *(*reserve)(void *ctx, uint32_t min, uint32_t max,
+			 uint32_t *room);
+	void (*commit)(void *ctx, uint16_t type, uint32_t len);
+	void *ctx;
+};
+
+/*
+ * npf_spans_drain() - pass every unread item of every thread buffer of
+ * @owner to @sink (THREAD, STRING, SPANS and SPAN items, HOST_LOST items
+ * for spans dropped since the last drain), in each thread's order: runs
+ * of spans are packed into SPANS items, in the sink's memory when it
+ * gives room. Adds the spans and the drops to *@spans and *@lost.
+ * Serialized against thread exit by the registry lock; never blocks a
+ * thread writing a span.
+ * Return: 0 or the first nonzero value of @sink->item (the rest stays
+ * unread).
+ */
+int npf_spans_drain(const void *owner, const struct npf_span_sink *sink,
 		    uint64_t *spans, uint64_t *lost);
 
 /* Forget an attached session in a child after fork(); spans off. */

@@ -10,16 +10,21 @@
  * to back. Prints figures; never fails on a
  * number. Wall-clock and thread CPU time are both shown where they differ.
  *
- * Usage: npuprof-bench-host [--quick] [--dir DIR]
+ * Usage: npuprof-bench-host [--quick] [--dir DIR] [--buf KB]
+ *        npuprof-bench-host [--buf KB] --sustained SECS
  *        npuprof-bench-host --loop off|hook|sem|on|drain N
- * The second form runs one span loop of N spans and exits, for counting
+ * The second form prints the two sustained figures alone (back to back,
+ * then paced at 10 M spans/s), SECS seconds each; --buf sets their span
+ * buffer (default: the library's). The third runs one span loop of N
+ * spans and exits, for counting
  * its instructions under callgrind (bench.sh): "off" is npuprof.h's hook
  * with no session, "on" the same with a session capturing (its loop
  * alone is counted: on_loop), "hook" libnpu's hook with its probes (npu_usdt.h) and
  * nobody attached, "sem" the same with the semaphore raised. "drain"
- * writes the N spans into a buffer that holds them all, then stops the
- * session: drain_all() is the drain and the writer of those spans alone
- * (packing, the stage, checksums; write(2) in the kernel not counted).
+ * writes the N spans into a 64 MiB buffer and stops the session: the
+ * session's threads drain and write them meanwhile and at the stop; it
+ * prints their CPU time a span, user and kernel (for callgrind: the
+ * instructions of npf_spans_drain() and npf_writer_thread()).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -41,6 +46,8 @@
 
 static const char *dir = "/tmp";
 static int quick;
+/* --buf KB: the sustained figures' span buffer; 0: the default */
+static unsigned int sustained_kb;
 
 static double now_s(clockid_t c)
 {
@@ -178,9 +185,7 @@ static void loop_drain(long n)
 	npuprof_opts_init(&o);
 	o.output = path;
 	o.devices = nodev;
-	o.span_buf_kb = 65536;	/* every span of the loop fits */
-	if (n > 65536L * 1024 / 64)
-		n = 65536L * 1024 / 64;
+	o.span_buf_kb = 65536;	/* the drain is woken at 16 MiB */
 	if (npuprof_session_create(&o, &s) || npuprof_session_start(s)) {
 		fprintf(stderr, "--loop drain: cannot start a session\n");
 		return;
@@ -272,6 +277,8 @@ static void bench_sustained(double secs, double rate)
 	npuprof_opts_init(&o);
 	o.output = path;
 	o.devices = nodev;
+	if (sustained_kb)
+		o.span_buf_kb = sustained_kb;
 	if (npuprof_session_create(&o, &s) || npuprof_session_start(s)) {
 		printf("sustained spans: cannot start a session\n");
 		return;
@@ -299,8 +306,9 @@ static void bench_sustained(double secs, double rate)
 	drain = now_s(CLOCK_PROCESS_CPUTIME_ID) - p0 - th;
 	npuprof_session_stats(s, &st);
 	npuprof_session_free(s);
-	printf("host spans sustained, 1 thread %s, default buffers: %.2f M spans/s offered, %llu kept, %llu dropped (%.1f M kept/s), file %.1f MiB (%.1f bytes a span); the drain's CPU %.1f ns a kept span (%.0f%% of a core at 10 M spans/s); the writing thread ran %.0f%% of the wall time\n",
-	       rate ? "paced" : "back to back", (double)n / t / 1e6,
+	printf("host spans sustained, 1 thread %s, %u KiB buffers%s: %.2f M spans/s offered, %llu kept, %llu dropped (%.1f M kept/s), file %.1f MiB (%.1f bytes a span); the drain's CPU %.1f ns a kept span (%.0f%% of a core at 10 M spans/s); the writing thread ran %.0f%% of the wall time\n",
+	       rate ? "paced" : "back to back", o.span_buf_kb,
+	       sustained_kb ? "" : " (the default)", (double)n / t / 1e6,
 	       (unsigned long long)st.spans,
 	       (unsigned long long)st.spans_lost,
 	       (double)st.spans / t / 1e6,
@@ -565,11 +573,18 @@ int main(int argc, char **argv)
 			quick = 1;
 		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
 			dir = argv[++i];
+		} else if (!strcmp(argv[i], "--buf") && i + 1 < argc) {
+			sustained_kb = (unsigned int)atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--sustained") && i + 1 < argc) {
+			/* the two sustained figures alone, for SECS each */
+			bench_sustained(atof(argv[i + 1]), 0);
+			bench_sustained(atof(argv[i + 1]), 10e6);
+			return 0;
 		} else if (!strcmp(argv[i], "--loop") && i + 2 < argc) {
 			counted_loop(argv[i + 1], atol(argv[i + 2]));
 			return 0;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--dir DIR] | --loop off|hook|sem|on|drain N\n",
+			fprintf(stderr, "usage: %s [--quick] [--dir DIR] [--buf KB] | [--buf KB] --sustained SECS | --loop off|hook|sem|on|drain N\n",
 				argv[0]);
 			return 2;
 		}
