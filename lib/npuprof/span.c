@@ -596,6 +596,9 @@ npf_end_mono(struct npuprof_span_rec *rec, uint32_t key)
 	struct npf_thread *t = npf_self;
 
 	rec->end_ns = npf_now_ns();
+	/* a span begun for a USDT probe alone: its end time only */
+	if (key == NPF_KEY_PROBE)
+		return;
 	if (npf_unlikely(!t || t->key != key))
 		npf_end_first(rec, key);
 	else

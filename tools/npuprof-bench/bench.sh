@@ -20,7 +20,8 @@ BUILD=${BUILD:-$ROOT/build}
 # Instructions per span (callgrind: exact, unlike times on a shared
 # machine): npuprof.h's hook with no session, libnpu's hook with its USDT
 # probes compiled in and nobody attached, and with the probes' semaphore
-# raised (a tracer attached) but no session.
+# raised (a tracer attached) but no session; with a session, the span
+# and the drain.
 if command -v valgrind >/dev/null; then
 	for w in off hook sem on; do
 		# "on": the span loop alone, not the session around it
@@ -35,12 +36,26 @@ if command -v valgrind >/dev/null; then
 			for (i in d) { split(d[i], kv, ":"); t[kv[1]] = kv[2] }
 			printf "span instructions (callgrind): %.1f per span, %s\n", ir / 100000, t[w] }'
 	done
+	# The drain's instructions a span (--loop drain): the packing into
+	# SPANS items (npf_spans_drain) and the writer thread, whose checksum
+	# is the table CRC under valgrind (natively PCLMULQDQ or VPCLMULQDQ)
+	for fn in npf_spans_drain npf_writer_thread; do
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+			--toggle-collect=$fn \
+			"$BUILD/bin/npuprof-bench-host" --loop drain 200000 2>&1 |
+			sed -n 's/.*Collected : *//p')
+		awk -v fn="$fn" -v ir="${ir:-0}" 'BEGIN {
+			printf "drain instructions (callgrind): %.1f per span in %s\n", ir / 200000, fn }'
+	done
+	# the same natively: the drain's CPU time a span, user and kernel
+	"$BUILD/bin/npuprof-bench-host" --loop drain 5000000
 else
 	echo "span instructions: valgrind not installed, not counted"
 fi
 # The same span as an LTTng-UST tracepoint with an active session, in the
-# same run as npuprof's (Debian's liblttng-ust-dev and lttng-tools; as
-# root, a session daemon of our own when none runs)
+# same process as npuprof's, their bursts interleaved (Debian's
+# liblttng-ust-dev and lttng-tools; as root, a session daemon of our own
+# when none runs)
 if [ -x "$BUILD/bin/npuprof-bench-lttng" ] && command -v lttng >/dev/null; then
 	lt=$(mktemp -d /tmp/npuprof-bench-lttng.XXXXXX)
 	started=

@@ -6,18 +6,23 @@
  * not pack (a job) stay SPAN items next to them; every span made is
  * either read back or counted as dropped, exactly; a SPANS item written
  * by hand decodes negative deltas and parents, and a corrupt one is
- * refused with a one-line error. Files of SPAN items only (the old form)
- * are read by the other tests (test_trace.c, test_extspan.c).
+ * refused with a one-line error; spans the drain cannot pack (flags past
+ * 8 bits) keep their place among packed ones as SPAN items, across the
+ * buffer's wrap, their TSC times mapped to CLOCK_MONOTONIC by the drain.
+ * Files of SPAN items only (the old form) are read by the other tests
+ * (test_trace.c, test_extspan.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
+#include "spans.h"
 #include "trace_format.h"
 #include "writer.h"
 
@@ -207,6 +212,161 @@ TEST(every_span_kept_or_counted)
 	EXPECT_EQ(st.spans_lost, lost);
 	unlink(path);
 	free(path);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define NMIXED 30000
+#define F_WIDE 0x100u	/* a flag past the packed form's 8 bits */
+
+/* A made span of the mixed test, with the clock reads around it. */
+struct mixed {
+	struct npuprof_span_rec rec;
+	uint64_t before, after;
+	int seen;
+};
+
+static struct mixed mixed[NMIXED];
+
+static int cmp_mixed(const void *a, const void *b)
+{
+	const struct mixed *x = a, *y = b;
+
+	return x->rec.span_id < y->rec.span_id ? -1 :
+		x->rec.span_id > y->rec.span_id;
+}
+
+static struct mixed *find_mixed(uint64_t id)
+{
+	struct mixed key = { .rec.span_id = id };
+
+	return bsearch(&key, mixed, NMIXED, sizeof(key), cmp_mixed);
+}
+
+/*
+ * Bursts of root spans and their children through a 64 KiB buffer that
+ * wraps many times, every 97th child with a flag past 8 bits (a SPAN item
+ * of the drain, not packed); read back field for field, or counted as
+ * dropped. With the TSC (@clock "auto" where it is usable), the SPAN
+ * items' times are the drain's mapping: within the program's own clock
+ * reads around each span, give or take @tol_ns.
+ */
+static void mixed_run(struct __test_metadata *_metadata, const char *clock,
+		      uint64_t tol_ns)
+{
+	struct npuprof_stats st = { .sz = sizeof(st) };
+	struct npuprof_session *s;
+	struct npuprof_opts o;
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	char *path = tmp_file("mixed.npuprof"), err[256];
+	uint64_t read = 0, lost = 0, wide = 0, wide_made = 0;
+	unsigned int i;
+
+	memset(mixed, 0, sizeof(mixed));
+	setenv("NPUPROF_SPAN_CLOCK", clock, 1);
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = no_devices;
+	o.span_buf_kb = 64;
+	ASSERT_EQ(0, npuprof_session_create(&o, &s));
+	ASSERT_EQ(0, npuprof_session_start(s));
+	for (i = 0; i < NMIXED; i += 2) {
+		struct npuprof_span a, b;
+		struct mixed *ma = &mixed[i], *mb = &mixed[i + 1];
+
+		ma->before = mono_ns();
+		npuprof_span_begin(&a, NPUPROF_SPAN_USER, NULL);
+		mb->before = mono_ns();
+		npuprof_span_begin(&b, NPUPROF_SPAN_USER, &a);
+		if (i % 194 == 0) {
+			b.rec.flags |= F_WIDE | NPUPROF_SPAN_F_ERROR;
+			wide_made++;
+		}
+		npuprof_span_end(&b);
+		mb->after = mono_ns();
+		npuprof_span_end(&a);
+		ma->after = mono_ns();
+		ma->rec = a.rec;
+		mb->rec = b.rec;
+		/* bursts of 500 spans (28 KiB): the drain mostly keeps up */
+		if (i % 500 == 498)
+			usleep(2000);
+	}
+	ASSERT_EQ(0, npuprof_session_stop(s));
+	ASSERT_EQ(0, npuprof_session_stats(s, &st));
+	npuprof_session_free(s);
+	qsort(mixed, NMIXED, sizeof(mixed[0]), cmp_mixed);
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	while (npuprof_trace_next(t, &ev) == 1) {
+		const struct npuprof_span_rec *r = ev.span;
+		struct mixed *m;
+
+		if (ev.type == NPUPROF_EV_HOST_LOST)
+			lost += ev.count;
+		if (ev.type != NPUPROF_EV_SPAN)
+			continue;
+		m = find_mixed(r->span_id);
+		ASSERT_NE(NULL, m) TH_LOG("span %llx not made",
+					  (unsigned long long)r->span_id);
+		EXPECT_EQ(0, m->seen);
+		m->seen = 1;
+		read++;
+		EXPECT_EQ(m->rec.kind, r->kind);
+		EXPECT_EQ(m->rec.flags, r->flags);
+		EXPECT_EQ(m->rec.parent_id, r->parent_id);
+		EXPECT_EQ(m->rec.trace_id[0], r->trace_id[0]);
+		EXPECT_EQ(m->rec.trace_id[1], r->trace_id[1]);
+		EXPECT_EQ((int32_t)getpid(), r->pid);
+		EXPECT_LE(r->start_ns, r->end_ns);
+		if (!tol_ns) {
+			/* clock_gettime(): the program's own values */
+			EXPECT_EQ(m->rec.start_ns, r->start_ns);
+			EXPECT_EQ(m->rec.end_ns, r->end_ns);
+		} else {
+			/* the TSC mapped: by the drain (SPAN) or the fit */
+			EXPECT_LE(m->before, r->start_ns + tol_ns);
+			EXPECT_LE(r->end_ns, m->after + tol_ns);
+		}
+		if (r->flags & F_WIDE)
+			wide++;
+	}
+	npuprof_trace_close(t);
+	TH_LOG("%s: %d spans, %llu read, %llu dropped, %llu of %llu wide read",
+	       clock, NMIXED, (unsigned long long)read,
+	       (unsigned long long)lost, (unsigned long long)wide,
+	       (unsigned long long)wide_made);
+	EXPECT_EQ((uint64_t)NMIXED, read + lost);
+	EXPECT_EQ(st.spans, read);
+	EXPECT_EQ(st.spans_lost, lost);
+	/* the wide spans dropped are among the lost */
+	EXPECT_LE(wide_made - wide, lost);
+	EXPECT_LT(0u, wide);
+	unlink(path);
+	free(path);
+}
+
+TEST(unpacked_spans_keep_their_place)
+{
+	mixed_run(_metadata, "monotonic", 0);
+}
+
+TEST(unpacked_tsc_spans_mapped_by_the_drain)
+{
+	const char *why;
+
+	if (!npf_spans_tsc_usable(&why))
+		SKIP(return, "no TSC spans here: %s", why);
+	/* a few us: the fit's bound on this machine is well inside */
+	mixed_run(_metadata, "auto", 20000);
 }
 
 /* A SPANS item of @n spans written by hand. */
