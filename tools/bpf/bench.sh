@@ -21,82 +21,40 @@
 # are noisy: compare ratios, not absolute times. The mean's ratio shrinks
 # as COUNT grows (a run's first inferences pay for the session's start);
 # tools/npuprof-bench/overhead.sh measures library capture per level
-# (Documentation/npu/overhead.rst).
+# (Documentation/npu/overhead.rst); both run the guest through
+# tools/vm/bench-guest.sh.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+PROG=bench.sh
+HELP_LINES=3,25
 MODEL=mnist
 COUNT=50
-REPEAT=7
+ROUNDS=7
+# shellcheck source=tools/vm/bench-guest.sh
+. "$ROOT/tools/vm/bench-guest.sh"
 
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-m) MODEL=$2; shift 2 ;;
-	-n) COUNT=$2; shift 2 ;;
-	-r) REPEAT=$2; shift 2 ;;
-	--) shift; break ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
-	esac
-done
-case "$COUNT$REPEAT" in
-*[!0-9]*|'') echo "bench.sh: -n and -r take numbers" >&2; exit 2 ;;
-esac
+bench_parse "$@"
+bench_need "$BUILD/bin/npuprof" "$BUILD/bin/npu-classify" \
+	"$BUILD/models/$MODEL.nmdl"
 
-for f in "$BUILD/bin/npuprof" "$BUILD/bin/npu-classify" \
-	 "$BUILD/models/$MODEL.nmdl"; do
-	[ -e "$f" ] || { echo "bench.sh: $f missing; run make first" >&2; exit 1; }
-done
-
-# The guest script (busybox sh and awk): "CONFIG MEAN_MS" per run.
-GUEST=$(cat <<EOS
-set -e
-M=\$NPU_BUILD/models/$MODEL.nmdl
-lat() { awk '/^inferences/ { for (i = 1; i <= NF; i++) if (\$i == "avg") print \$(i + 1) }'; }
-one() {
-	case \$1 in
-	off) npu-classify -m \$M -n $COUNT -q ;;
-	lib) npuprof record -q -o /tmp/lib.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
-	usdt) npuprof record --bpf -q -o /tmp/usdt.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
-	uprobes) npuprof record --bpf --uprobes -q -o /tmp/uprobes.npuprof -- npu-classify -m \$M -n $COUNT -q ;;
-	esac
-}
-npu-classify -m \$M -n 1 -q >/dev/null	# warm up
-r=0
-while [ \$r -lt $REPEAT ]; do
-	case \$((r % 4)) in
-	0) order="off lib usdt uprobes" ;;
-	1) order="lib usdt uprobes off" ;;
-	2) order="usdt uprobes off lib" ;;
-	3) order="uprobes off lib usdt" ;;
-	esac
-	for c in \$order; do
-		echo "\$c \$(one \$c | lat)"
-	done
-	r=\$((r + 1))
-done
+# shellcheck disable=SC2016 # guest shell code
+out=$(bench_run "off lib usdt uprobes" '
+	off) npu-classify -m $M -n $N -q ;;
+	lib) npuprof record -q -o /tmp/lib.npuprof -- npu-classify -m $M -n $N -q ;;
+	usdt) npuprof record --bpf -q -o /tmp/usdt.npuprof -- npu-classify -m $M -n $N -q ;;
+	uprobes) npuprof record --bpf --uprobes -q -o /tmp/uprobes.npuprof -- npu-classify -m $M -n $N -q ;;' '
 for c in lib usdt uprobes; do
-	echo "size \$c \$(wc -c </tmp/\$c.npuprof)"
-done
-EOS
-)
-
-out=$("$ROOT/tools/vm/npu-vm" --build "$BUILD" --smp 1 "$@" -- "$GUEST")
-echo "eBPF probe overhead: $MODEL, $COUNT inferences per run, median of $REPEAT runs (npu-classify mean latency), one vCPU"
-echo "$out" | awk '
-function median(cfg,    n, i, j, t, a) {
-	n = cnt[cfg]
-	for (i = 1; i <= n; i++) a[i] = v[cfg, i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+	echo "size $c $(wc -c </tmp/$c.npuprof)"
+done')
+echo "eBPF probe overhead: $MODEL, $COUNT inferences per run, median of $ROUNDS runs (npu-classify mean latency), $(bench_guest)"
+echo "$out" | awk "$BENCH_AWK"'
 $1 == "size" { size[$2] = $3; next }
-NF == 2 && $2 ~ /^[0-9.]+$/ { cnt[$1]++; v[$1, cnt[$1]] = $2 }
 END {
 	if (!cnt["off"]) { print "bench.sh: no figures from the VM"; exit 1 }
-	base = median("off")
+	base = median("off", 1)
 	printf "%-24s %12s %8s %12s\n", "capture", "latency ms", "ratio", "file bytes"
 	printf "%-24s %12.3f %8.3f %12s\n", "off", base, 1, "-"
 	name["lib"] = "library (env variable)"
@@ -106,7 +64,7 @@ END {
 	for (i = 1; i <= n; i++) {
 		c = order[i]
 		if (!cnt[c]) continue
-		m = median(c)
+		m = median(c, 1)
 		printf "%-24s %12.3f %8.3f %12d\n", name[c], m, m / base, size[c]
 	}
 }'

@@ -18,80 +18,34 @@
 # median of each over the rounds and its ratio to capture off. The mean
 # carries the rare slow inferences (a reader or writer thread that runs on
 # the one vCPU), the median and the minimum the cost every inference pays.
+# NPU-VM-OPTIONS go to tools/vm/npu-vm after its --smp 1: "-- --smp 2"
+# boots two vCPUs, whose clocksource is the HPET, and "-- --smp 2 --append
+# tsc=reliable" two on the TSC (Documentation/npu/overhead.rst, "The clock").
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+PROG=overhead.sh
+HELP_LINES=3,23
 MODEL=mnist
 COUNT=200
 ROUNDS=12
+# shellcheck source=tools/vm/bench-guest.sh
+. "$ROOT/tools/vm/bench-guest.sh"
 
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-m) MODEL=$2; shift 2 ;;
-	-n) COUNT=$2; shift 2 ;;
-	-r) ROUNDS=$2; shift 2 ;;
-	--) shift; break ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "overhead.sh: unknown option $1" >&2; exit 2 ;;
-	esac
-done
-case "$COUNT$ROUNDS" in
-*[!0-9]*|'') echo "overhead.sh: -n and -r take numbers" >&2; exit 2 ;;
-esac
-case "$MODEL" in
-*[!A-Za-z0-9_.-]*|'') echo "overhead.sh: bad model name '$MODEL'" >&2; exit 2 ;;
-esac
-for f in "$BUILD/bin/npu-classify" "$BUILD/models/$MODEL.nmdl"; do
-	[ -e "$f" ] || { echo "overhead.sh: $f missing; run make first" >&2; exit 1; }
-done
+bench_parse "$@"
+bench_need "$BUILD/bin/npu-classify" "$BUILD/models/$MODEL.nmdl"
 
-# The guest script (busybox sh and awk): "CONFIG MEAN P50 MIN" per run.
-GUEST=$(cat <<EOS
-M=\$NPU_BUILD/models/$MODEL.nmdl
-lat() {
-	awk '/^inferences/ { for (i = 1; i <= NF; i++) {
-		if (\$i == "avg") a = \$(i + 1)
-		if (\$i == "p50") p = \$(i + 1)
-		if (\$i == "min") m = \$(i + 1) }
-		print a, p, m }'
-}
-one() {
-	case \$1 in
-	off) npu-classify -m \$M -n $COUNT -q ;;
+# shellcheck disable=SC2016 # guest shell code
+out=$(bench_run "off L0 L1 L2 spans" '
+	off) npu-classify -m $M -n $N -q ;;
 	spans) NPUPROF_OUTPUT_PATH=/tmp/c.npuprof NPUPROF_DEVICES= \
-		npu-classify -m \$M -n $COUNT -q ;;
-	L*) NPUPROF_OUTPUT_PATH=/tmp/c.npuprof NPUPROF_LEVEL=\${1#L} \
-		npu-classify -m \$M -n $COUNT -q ;;
-	esac
-}
-npu-classify -m \$M -n 10 -q >/dev/null	# warm up
-set -- off L0 L1 L2 spans
-r=0
-while [ \$r -lt $ROUNDS ]; do
-	i=0
-	while [ \$i -lt \$# ]; do
-		k=\$(( (i + r) % \$# + 1 ))
-		eval c=\\\${\$k}
-		echo "\$c \$(one \$c | lat)"
-		i=\$((i + 1))
-	done
-	r=\$((r + 1))
-done
-EOS
-)
-
-out=$("$ROOT/tools/vm/npu-vm" --build "$BUILD" --smp 1 "$@" -- "$GUEST")
-echo "capture overhead: $MODEL, $COUNT inferences a run, $ROUNDS interleaved rounds, one vCPU (medians over the rounds of npu-classify's figures)"
-echo "$out" | awk '
-function median(cfg, col,    n, i, j, t, a) {
-	n = cnt[cfg]
-	for (i = 1; i <= n; i++) a[i] = v[cfg, col, i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-NF == 4 && $2 ~ /^[0-9.]+$/ { cnt[$1]++; for (k = 1; k <= 3; k++) v[$1, k, cnt[$1]] = $(k + 1) }
+		npu-classify -m $M -n $N -q ;;
+	L*) NPUPROF_OUTPUT_PATH=/tmp/c.npuprof NPUPROF_LEVEL=${1#L} \
+		npu-classify -m $M -n $N -q ;;')
+echo "capture overhead: $MODEL, $COUNT inferences a run, $ROUNDS interleaved rounds, $(bench_guest) (medians over the rounds of npu-classify's figures)"
+echo "$out" | awk "$BENCH_AWK"'
 END {
 	if (!cnt["off"]) { print "overhead.sh: no figures from the VM"; exit 1 }
 	for (k = 1; k <= 3; k++) base[k] = median("off", k)
