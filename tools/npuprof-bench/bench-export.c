@@ -8,11 +8,12 @@
  * events/s, input and output MB/s, the peak RSS and the child's CPU time
  * (user and system: the figure to compare on a busy machine) at 1 M and
  * 10 M events: memory must stay flat as the trace grows. The export
- * runs in the child's one thread. Figures only; never fails on a number. --events N exports one trace of about N events
- * instead; --json FILE writes the JSON there (to compare the output of two
- * versions of the library byte for byte) rather than only counting it;
- * --trace FILE exports FILE instead of a synthetic trace; --gen FILE only
- * writes the synthetic trace to FILE (for callgrind or perf on the export).
+ * runs in the child's one thread. Figures only; never fails on a number.
+ * --events N exports one trace of about N events instead; --json FILE
+ * writes the JSON there (to compare the output of two versions of the
+ * library byte for byte) rather than only counting it; --trace FILE
+ * exports FILE instead of a synthetic trace; --gen FILE only writes the
+ * synthetic trace to FILE (for callgrind or perf on the export).
  * --memory times npuprof_memory() (the report of npuprof memory, all
  * its default tables, to a counting stream) instead, on the same trace
  * with buffer records: per job an input and an output buffer allocated
