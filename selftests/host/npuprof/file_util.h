@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * file_util.h - what the host tests that damage trace files share
- * (test_tracefile.c, test_damage.c): a file read whole, written anew,
+ * file_util.h - what the host tests that read and damage trace files
+ * share (test_tracefile.c, test_damage.c, test_chrome.c): a file read
+ * whole, written anew,
  * written with some bytes flipped; the chunks of a sound trace file,
  * found here apart from the reader; a test's directory emptied and
  * removed. Header-only, no state.

@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "chrome_gen.h"
+#include "file_util.h"
 #include "npuprof_analysis.h"
 #include "timeline.h"
 #include "trace_format.h"
@@ -138,26 +139,6 @@ static const char parse_py[] =
 "w=speedscope(d['traceEvents'])\n"
 "print('SS\\t%d\\t%s'%(len(w),(w+[''])[0][:400].replace('\\t',' ').replace('\\n',' ')))\n";
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void field(char **s, char *dst, size_t len)
 {
 	char *t = strchr(*s, '\t');
@@ -210,6 +191,7 @@ static int export_to(const char *trace_path, const char *json)
 static int export_parse(const char *trace_path, struct parsed *p)
 {
 	char json[160], py[160], cmd[512], line[4096], tmp[1100];
+	size_t len;
 	FILE *f;
 	int ret, fd;
 
@@ -217,7 +199,7 @@ static int export_parse(const char *trace_path, struct parsed *p)
 	snprintf(json, sizeof(json), "%s.json", trace_path);
 	if (export_to(trace_path, json))
 		return -1;
-	p->text = slurp(json);
+	p->text = (char *)file_slurp(json, &len);
 	if (!p->text)
 		return -1;
 	snprintf(py, sizeof(py), "/tmp/npuprof-chrome-%d-parse.py", (int)getpid());
