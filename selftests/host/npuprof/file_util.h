@@ -2,10 +2,9 @@
 /*
  * file_util.h - what the host tests that read and damage trace files
  * share (test_tracefile.c, test_damage.c, test_chrome.c): a file read
- * whole, written anew,
- * written with some bytes flipped; the chunks of a sound trace file,
- * found here apart from the reader; a test's directory emptied and
- * removed. Header-only, no state.
+ * whole, written anew, written with some bytes flipped; the chunks of a
+ * sound trace file, found here apart from the reader; a test's directory
+ * emptied and removed. Header-only, no state.
  */
 #ifndef FILE_UTIL_H
 #define FILE_UTIL_H
