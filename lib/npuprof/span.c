@@ -435,6 +435,7 @@ static bool npf_register(struct npf_thread *t, uint32_t k)
 			goto out;
 		t->data = t->ring.data;
 		t->mask = t->ring.size - 1;
+		t->limit = 0;		/* the first put is a slow one */
 		t->lost = 0;
 		t->lost_seen = 0;
 	}
