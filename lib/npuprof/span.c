@@ -141,7 +141,10 @@ static struct {
 	uint32_t key_user;		/* the same, | NPF_ON_TSC for the TSC */
 	uint64_t trace_hi;		/* trace_id[0] of this process's traces */
 	bool membarrier;		/* registered for membarrier() */
+	uint8_t pad_[40];		/* the line to itself */
 } npf_hot __attribute__((aligned(64)));
+
+_Static_assert(sizeof(npf_hot) == 64, "npf_hot is one cache line");
 
 /* Read inline by npuprof_span_begin(): spans are being captured. */
 NPUPROF_EXPORT int npuprof_spans_on;
