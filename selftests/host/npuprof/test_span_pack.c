@@ -8,7 +8,9 @@
  * by hand decodes negative deltas and parents, and a corrupt one is
  * refused with a one-line error; spans the drain cannot pack (flags past
  * 8 bits) keep their place among packed ones as SPAN items, across the
- * buffer's wrap, their TSC times mapped to CLOCK_MONOTONIC by the drain.
+ * buffer's wrap, their TSC times mapped to CLOCK_MONOTONIC by the drain;
+ * regions (a STRING and a span, put on the slow path) among spans stored
+ * in place keep their labels and children across the wraps.
  * Files of SPAN items only (the old form) are read by the other tests
  * (test_trace.c, test_extspan.c).
  */
@@ -367,6 +369,92 @@ TEST(unpacked_tsc_spans_mapped_by_the_drain)
 		SKIP(return, "no TSC spans here: %s", why);
 	/* a few us: the fit's bound on this machine is well inside */
 	mixed_run(_metadata, "auto", 20000);
+}
+
+#define NROUNDS 300
+#define PER_ROUND 40
+
+/*
+ * Rounds of a region and its children through a 16 KiB buffer (292 ring
+ * spans): the regions' STRING and span go through the slow put, the
+ * children are stored in place against the thread's limit, and the ring
+ * wraps every seven rounds or so. Each region reads back with its own
+ * label, each child under its own round's region, or is counted dropped.
+ */
+TEST(regions_among_spans_across_wraps)
+{
+	static uint64_t round_of_label[NROUNDS], child_id[NROUNDS][PER_ROUND];
+	struct npuprof_session *s;
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	char *path = tmp_file("regions.npuprof"), err[256], text[32];
+	uint64_t read = 0, lost = 0, labels = 0, children = 0;
+	unsigned int r, i;
+
+	ASSERT_EQ(0, span_session(path, 16, &s));
+	for (r = 0; r < NROUNDS; r++) {
+		snprintf(text, sizeof(text), "round %u", r);
+		ASSERT_EQ(0, npuprof_region_begin(text));
+		for (i = 0; i < PER_ROUND; i++) {
+			struct npuprof_span a;
+
+			npuprof_span_begin(&a, NPUPROF_SPAN_USER, NULL);
+			npuprof_span_end(&a);
+			child_id[r][i] = a.rec.span_id;
+		}
+		ASSERT_EQ(0, npuprof_region_end());
+		if (r % 5 == 4)
+			usleep(2000);
+	}
+	ASSERT_EQ(0, npuprof_session_stop(s));
+	npuprof_session_free(s);
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	/* the labels first: a child may be read before its region */
+	while (npuprof_trace_next(t, &ev) == 1) {
+		if (ev.type == NPUPROF_EV_HOST_LOST)
+			lost += ev.count;
+		if (ev.type != NPUPROF_EV_SPAN)
+			continue;
+		read++;
+		if (ev.span->kind != NPUPROF_SPAN_LABEL)
+			continue;
+		ASSERT_NE(NULL, ev.label);
+		ASSERT_EQ(1, sscanf(ev.label, "round %u", &r)) TH_LOG("%s",
+								 ev.label);
+		ASSERT_LT(r, NROUNDS);
+		EXPECT_EQ(0u, round_of_label[r]);
+		round_of_label[r] = ev.span->span_id;
+		labels++;
+	}
+	npuprof_trace_close(t);
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	while (npuprof_trace_next(t, &ev) == 1) {
+		const struct npuprof_span_rec *sp = ev.span;
+
+		if (ev.type != NPUPROF_EV_SPAN || sp->kind == NPUPROF_SPAN_LABEL)
+			continue;
+		/* its round, from its id; its parent, that round's region */
+		for (r = 0; r < NROUNDS; r++)
+			if (sp->span_id >= child_id[r][0] &&
+			    sp->span_id <= child_id[r][PER_ROUND - 1])
+				break;
+		ASSERT_LT(r, NROUNDS);
+		if (round_of_label[r])
+			EXPECT_EQ(round_of_label[r], sp->parent_id);
+		children++;
+	}
+	npuprof_trace_close(t);
+	TH_LOG("%u rounds: %llu regions and %llu spans read, %llu dropped",
+	       NROUNDS, (unsigned long long)labels,
+	       (unsigned long long)children, (unsigned long long)lost);
+	EXPECT_EQ((uint64_t)NROUNDS * (PER_ROUND + 1), read + lost);
+	EXPECT_LT(0u, labels);
+	EXPECT_LT(0u, children);
+	unlink(path);
+	free(path);
 }
 
 /* A SPANS item of @n spans written by hand. */
