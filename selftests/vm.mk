@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # vm.mk - what the Makefiles of the VM kselftests share (the suites whose
-# binaries run in the npu-vm guest: selftests/npuprof, npuprof-op, bpf).
+# binaries run in the npu-vm guest: selftests/npuprof, npuprof-op, bpf,
+# npu-dram).
 # A Makefile sets HERE, includes this file, then sets BINS (what it builds
 # into OUT) and adds "all: $(BINS)" and its rules. It may add to CFLAGS.
 #

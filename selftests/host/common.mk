@@ -89,6 +89,9 @@ include $(EMU_DIR)/sources.mk
 EMU_OBJDIR := $(BUILD)/obj/emu-san
 EMU_PROG_OBJS := $(addprefix $(EMU_OBJDIR)/,$(NPU_EMU_PROG_SRCS:.c=.o))
 EMU_LIB_OBJS := $(addprefix $(EMU_OBJDIR)/,$(NPU_EMU_LIB_SRCS:.c=.o))
+# every object follows the emulator's own headers even without its .d file
+# (struct npu_emu's layout must agree across them), as tools/npu-emu's do
+$(EMU_PROG_OBJS) $(EMU_LIB_OBJS): $(NPU_EMU_HDRS)
 
 $(EMU_OBJDIR):
 	mkdir -p $@
