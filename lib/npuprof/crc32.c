@@ -43,7 +43,6 @@
 #define NPF_CRC_CLMUL	1
 #endif
 
-#include "compiler.h"
 #include "crc32.h"
 
 static const uint32_t crc_table[8][256] = {

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler.h"
 #include "log.h"
 
 void npf_log(const struct npf_log *log, int level, const char *fmt, ...)
