@@ -313,156 +313,201 @@ static int get_fault(FILE *err, int c, const char *arg,
 			 "expected die-mid-job, spurious-completion or corrupt-trace-record, with an optional @N");
 }
 
-int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
-		       FILE *out, FILE *err)
+/*
+ * The option groups of npu_emu_parse_opts(): each takes option @c with
+ * value @arg into @o. Return: 0, -EINVAL (reported on @err), or 1 when
+ * @c is not one of the group's.
+ */
+
+/* The device's geometry and identity: PEs, DRAM, SRAM, trace, version */
+static int opt_device(FILE *err, int c, const char *arg,
+		      struct npu_emu_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'p':
+		if (get_num(err, c, arg, false, 1, NPU_HW_MAX_PES, &v))
+			return -EINVAL;
+		o->pes = (unsigned int)v;
+		return 0;
+	case 'm':
+		if (get_num(err, c, arg, true, 4096,
+			    NPU_EMU_MAX_BAR - NPU_EMU_DRAM_BASE, &v))
+			return -EINVAL;
+		if (v & 4095)
+			return bad_value(err, c, arg,
+					 "must be a multiple of 4 KiB");
+		o->dram_size = v;
+		return 0;
+	case OPT_SRAM:
+		if (get_num(err, c, arg, true, 0, UINT32_MAX, &v))
+			return -EINVAL;
+		o->sram_size = (uint32_t)v;
+		return 0;
+	case OPT_TRACE:
+		if (get_num(err, c, arg, true, NPU_EMU_MIN_TRACE,
+			    NPU_EMU_MAX_TRACE, &v))
+			return -EINVAL;
+		if (!is_pow2(v))
+			return bad_value(err, c, arg, "must be a power of two");
+		o->trace_size = v;
+		return 0;
+	case OPT_HW_VERSION:
+		return get_version(err, c, arg, &o->hw_version);
+	}
+	return 1;
+}
+
+/* The clock and the timing model: frequency, offset, drift, bandwidths */
+static int opt_timing(FILE *err, int c, const char *arg,
+		      struct npu_emu_opts *o)
 {
 	uint64_t v;
 	char *end;
 	double d;
-	int c;
 
-	npu_emu_opts_init(o);
-	optind = 0;	/* full getopt reinitialisation: callable repeatedly */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:p:m:f:vh", long_opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!*optarg) {
-				fprintf(err, "npu-emu: --socket: empty path\n");
-				goto usage;
-			}
-			o->socket_path = optarg;
-			break;
-		case 'p':
-			if (get_num(err, c, optarg, false, 1, NPU_HW_MAX_PES, &v))
-				goto usage;
-			o->pes = (unsigned int)v;
-			break;
-		case 'm':
-			if (get_num(err, c, optarg, true, 4096,
-				    NPU_EMU_MAX_BAR - NPU_EMU_DRAM_BASE, &v))
-				goto usage;
-			if (v & 4095) {
-				bad_value(err, c, optarg,
-					  "must be a multiple of 4 KiB");
-				goto usage;
-			}
-			o->dram_size = v;
-			break;
-		case 'f':
-			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
-				goto usage;
-			o->clock_hz = v;
-			break;
-		case OPT_CLOCK_OFFSET:
-			if (get_num(err, c, optarg, false, 0, UINT64_MAX, &v))
-				goto usage;
-			o->clock_offset = v;
-			break;
-		case OPT_CLOCK_DRIFT:
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d)) {
-				bad_value(err, c, optarg, "expected a number");
-				goto usage;
-			}
-			if (fabs(d) > NPU_EMU_MAX_DRIFT_PPM) {
-				bad_value(err, c, optarg,
-					  "must be in -100000..100000");
-				goto usage;
-			}
-			o->clock_drift_ppm = d;
-			break;
-		case OPT_DMA_BW:
-			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
-				goto usage;
+	switch (c) {
+	case 'f':
+		if (get_num(err, c, arg, false, 1, UINT32_MAX, &v))
+			return -EINVAL;
+		o->clock_hz = v;
+		return 0;
+	case OPT_CLOCK_OFFSET:
+		if (get_num(err, c, arg, false, 0, UINT64_MAX, &v))
+			return -EINVAL;
+		o->clock_offset = v;
+		return 0;
+	case OPT_CLOCK_DRIFT:
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || end == arg || *end || !isfinite(d))
+			return bad_value(err, c, arg, "expected a number");
+		if (fabs(d) > NPU_EMU_MAX_DRIFT_PPM)
+			return bad_value(err, c, arg,
+					 "must be in -100000..100000");
+		o->clock_drift_ppm = d;
+		return 0;
+	case OPT_DMA_BW:
+	case OPT_DRAM_BW:
+	case OPT_MACS:
+		if (get_num(err, c, arg, false, 1, UINT32_MAX, &v))
+			return -EINVAL;
+		if (c == OPT_DMA_BW)
 			o->dma_bw = (uint32_t)v;
-			break;
-		case OPT_DRAM_BW:
-			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
-				goto usage;
+		else if (c == OPT_DRAM_BW)
 			o->dram_bw = (uint32_t)v;
-			break;
-		case OPT_MACS:
-			if (get_num(err, c, optarg, false, 1, UINT32_MAX, &v))
-				goto usage;
+		else
 			o->macs_per_cycle = (uint32_t)v;
-			break;
-		case OPT_SRAM:
-			if (get_num(err, c, optarg, true, 0, UINT32_MAX, &v))
-				goto usage;
-			o->sram_size = (uint32_t)v;
-			break;
-		case OPT_TRACE:
-			if (get_num(err, c, optarg, true, NPU_EMU_MIN_TRACE,
-				    NPU_EMU_MAX_TRACE, &v))
-				goto usage;
-			if (!is_pow2(v)) {
-				bad_value(err, c, optarg,
-					  "must be a power of two");
-				goto usage;
-			}
-			o->trace_size = v;
-			break;
-		case OPT_STALL_PE:
-			if (get_num(err, c, optarg, false, 0,
-				    NPU_HW_MAX_PES - 1, &v))
-				goto usage;
-			o->stall_pe = (int)v;
-			break;
-		case OPT_FAIL_AFTER:
-			if (get_num(err, c, optarg, false, 0, UINT64_MAX, &v))
-				goto usage;
-			o->fail_after = v;
-			break;
-		case OPT_HW_VERSION:
-			if (get_version(err, c, optarg, &o->hw_version))
-				goto usage;
-			break;
-		case OPT_FAULT:
-			if (get_fault(err, c, optarg, o))
-				goto usage;
-			break;
-		case OPT_REPLUG:
-			o->replug = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			fputs(usage_text, out);
-			return 1;
-		case ':':
-			fprintf(err, "npu-emu: option '%s' needs a value\n",
-				argv[optind - 1]);
-			goto usage;
-		default:
-			if (optopt)
-				fprintf(err, "npu-emu: unknown option '-%c'\n",
-					optopt);
-			else
-				fprintf(err, "npu-emu: unknown option '%s'\n",
-					argv[optind - 1]);
-			goto usage;
-		}
+		return 0;
 	}
+	return 1;
+}
+
+/* Fault injection: a stalled PE, failing jobs, a named fault */
+static int opt_fault(FILE *err, int c, const char *arg,
+		     struct npu_emu_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_STALL_PE:
+		if (get_num(err, c, arg, false, 0, NPU_HW_MAX_PES - 1, &v))
+			return -EINVAL;
+		o->stall_pe = (int)v;
+		return 0;
+	case OPT_FAIL_AFTER:
+		if (get_num(err, c, arg, false, 0, UINT64_MAX, &v))
+			return -EINVAL;
+		o->fail_after = v;
+		return 0;
+	case OPT_FAULT:
+		return get_fault(err, c, arg, o);
+	}
+	return 1;
+}
+
+/*
+ * The options of no group: the socket, the switches, and getopt's
+ * errors. Return: 0, 1 after --help, or -EINVAL (reported on @err).
+ */
+static int opt_other(int c, char **argv, struct npu_emu_opts *o, FILE *out,
+		     FILE *err)
+{
+	switch (c) {
+	case 's':
+		if (!*optarg) {
+			fprintf(err, "npu-emu: --socket: empty path\n");
+			return -EINVAL;
+		}
+		o->socket_path = optarg;
+		return 0;
+	case OPT_REPLUG:
+		o->replug = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		fputs(usage_text, out);
+		return 1;
+	case ':':
+		fprintf(err, "npu-emu: option '%s' needs a value\n",
+			argv[optind - 1]);
+		return -EINVAL;
+	}
+	if (optopt)
+		fprintf(err, "npu-emu: unknown option '-%c'\n", optopt);
+	else
+		fprintf(err, "npu-emu: unknown option '%s'\n", argv[optind - 1]);
+	return -EINVAL;
+}
+
+/* What the options say together. Return: 0 or -EINVAL (reported). */
+static int opts_check(int argc, char **argv, const struct npu_emu_opts *o,
+		      FILE *err)
+{
 	if (optind < argc) {
 		fprintf(err, "npu-emu: unexpected argument '%s'\n",
 			argv[optind]);
-		goto usage;
+		return -EINVAL;
 	}
 	if (!o->socket_path) {
 		fprintf(err, "npu-emu: missing --socket PATH\n");
-		goto usage;
+		return -EINVAL;
 	}
 	if (o->stall_pe >= 0 && (unsigned int)o->stall_pe >= o->pes) {
 		fprintf(err, "npu-emu: --stall-pe %d: only %u PEs (0..%u)\n",
 			o->stall_pe, o->pes, o->pes - 1);
-		goto usage;
+		return -EINVAL;
 	}
 	return 0;
-usage:
-	fprintf(err, "Try 'npu-emu --help' for more information.\n");
-	return -EINVAL;
+}
+
+int npu_emu_parse_opts(int argc, char **argv, struct npu_emu_opts *o,
+		       FILE *out, FILE *err)
+{
+	int c, ret = 0;
+
+	npu_emu_opts_init(o);
+	optind = 0;	/* full getopt reinitialisation: callable repeatedly */
+	opterr = 0;
+	while (!ret && (c = getopt_long(argc, argv, ":s:p:m:f:vh", long_opts,
+					NULL)) != -1) {
+		ret = opt_device(err, c, optarg, o);
+		if (ret == 1)
+			ret = opt_timing(err, c, optarg, o);
+		if (ret == 1)
+			ret = opt_fault(err, c, optarg, o);
+		if (ret == 1) {
+			ret = opt_other(c, argv, o, out, err);
+			if (ret == 1)
+				return 1;	/* --help */
+		}
+	}
+	if (!ret)
+		ret = opts_check(argc, argv, o, err);
+	if (ret)
+		fprintf(err, "Try 'npu-emu --help' for more information.\n");
+	return ret;
 }
