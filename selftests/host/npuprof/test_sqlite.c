@@ -104,6 +104,8 @@ TEST_F(sq, tables)
 	sqlite3 *db = self->db;
 
 	EXPECT_Q(db, "5\n", "PRAGMA user_version");
+	/* 16 KiB pages: fewer to write, and to read back for the indexes */
+	EXPECT_Q(db, "16384\n", "PRAGMA page_size");
 	/* no MODEL item: no model on any operator record */
 	EXPECT_Q(db, "0|0\n", "SELECT COUNT(model_id), (SELECT COUNT(*) "
 		 "FROM model_operators) FROM operator_rows");
