@@ -35,7 +35,8 @@
 # session's threads, a probe's handler) competes with the application for
 # the CPU, as on a loaded machine; NPU-VM-OPTIONS come after --smp 1 and
 # may override it. Its clocksource is then the TSC; with two vCPUs QEMU's
-# TCG leaves the TSCs unsynchronized and the kernel falls back to the HPET
+# TCG leaves the TSCs unsynchronized and the 6.1 kernel (npu-vm's default)
+# falls back to the HPET, whose reads are exits to QEMU
 # (Documentation/npu/overhead.rst, "The clock").
 
 # Print the caller's help (HELP_LINES of its header comment).
