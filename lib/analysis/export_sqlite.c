@@ -17,8 +17,9 @@
  * npf_sq, no allocation per row), span kind and operator names interned
  * in tables of their own (a row holds the number; the spans and operators
  * views put the name back), indexes built after the last row, ANALYZE on
- * a sample. What SQLite does is then nearly all of the time: on the same
- * rows, SQLite alone (npuprof-bench-report) takes within a few percent.
+ * a sample. What SQLite does is then nearly all of the time: SQLite
+ * alone on the same rows (npuprof-bench-report) takes 6% fewer
+ * instructions (sqlite.rst, "Performance").
  * The database is written to PATH.tmp and renamed over PATH when
  * complete, so a failed export leaves no half database behind. Memory:
  * the join's waiting entries, SQLite's page cache (NPF_SQ_CACHE_KB) and
