@@ -10,8 +10,8 @@
 # (npuprof-bench-export); in the VM, the
 # losses of the library's reader against a parse-only reader under the same
 # level-2 flood, per ring size (npuprof-bench-vm), and what library capture
-# adds to MNIST's inferences per level (overhead.sh). Figures only; no
-# pass/fail.
+# adds to MNIST's inferences per level (overhead.sh, and in one process
+# npuprof-bench-infer). Figures only; no pass/fail.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 HERE_BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -94,3 +94,8 @@ timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm -F
 # what library capture costs MNIST's inferences per level, one vCPU
 # (Documentation/npu/overhead.rst)
 BUILD="$BUILD" timeout 1500 "$HERE_BENCH/overhead.sh"
+# the same in one process, capture off and on in interleaved blocks
+# (npuprof-bench-infer): a spread of about 3 us, against about 10 us
+# between npu-classify runs
+timeout 1500 "$ROOT/tools/vm/npu-vm" --build "$BUILD" --smp 1 -t 1500 -- \
+	npuprof-bench-infer
