@@ -268,7 +268,7 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	struct stat st;
 	int pfd[2], status;
 	uint64_t n = 0, out_bytes = 0, res[2] = { 0 };
-	double t0, t, in_mb, cpu, t_open;
+	double t0, t, in_mb, cpu, usr, t_open;
 	pid_t pid;
 
 	if (trace) {
@@ -337,16 +337,17 @@ static void bench(const char *dir, uint64_t events, const char *json,
 	out_bytes = res[0];
 	t_open = (double)res[1] * 1e-9;
 
-	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	printf("%s, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of %s (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.2f s: %.2f M events/s)\n",
+	usr = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+	cpu = usr + (double)ru.ru_stime.tv_sec +
+	      (double)ru.ru_stime.tv_usec * 1e-6;
+	printf("%s, %5.1f M events%s: %5.2f M events/s, %4.0f MB/s of %s (%.0f MB), %4.0f MB/s of trace (%.0f MB), peak RSS %ld MiB, %.2f s (open %.3f s; CPU %.3f s, user %.3f: %.2f M events/s)\n",
 	       memory ? "npuprof memory" : "chrome export",
 	       (double)n / 1e6, trace ? "" : no_index ? " (no index)" :
 	       with_bo && !memory ? " (with buffer records)" : "",
 	       (double)n / t / 1e6,
 	       (double)out_bytes / t / 1e6, memory ? "text" : "JSON",
 	       (double)out_bytes / 1e6,
-	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, t_open, cpu,
+	       in_mb / t, in_mb, ru.ru_maxrss / 1024, t, t_open, cpu, usr,
 	       cpu > 0 ? (double)n / cpu / 1e6 : 0.0);
 	if (!trace)
 		unlink(path);
