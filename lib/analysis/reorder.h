@@ -235,19 +235,23 @@ static inline __attribute__((always_inline)) void
 npf_ro_insert(struct npf_reorder *ro, const struct npf_ro_node *nd)
 {
 	size_t m = ro->ring_mask, n = ro->ring_n, j, k;
+	size_t lim = n < NPF_RO_SCAN ? n : NPF_RO_SCAN;
 	struct npf_ro_node *r = ro->ring;
+	const struct npf_ro_node *x = &r[(ro->ring_head + n - 1) & m];
+	int64_t key = nd->key;
 
 	/*
 	 * From the end, the keys alone while they differ (nearly always):
-	 * !npf_ro_less() is key > key then; the whole order only on a tie
+	 * !npf_ro_less() is key > key then; the whole order only on a tie.
+	 * A pointer that steps back and wraps, not an index masked each
+	 * step: j places stay before @nd
 	 */
-	for (j = n; j && n - j < NPF_RO_SCAN; j--) {
-		const struct npf_ro_node *x = &r[(ro->ring_head + j - 1) & m];
-
-		if (nd->key > x->key ||
-		    (nd->key == x->key && !npf_ro_less(nd, x)))
+	for (k = 0; k < lim; k++) {
+		if (key > x->key || (key == x->key && !npf_ro_less(nd, x)))
 			break;
+		x = x == r ? r + m : x - 1;
 	}
+	j = n - k;
 	if (j && n - j == NPF_RO_SCAN) {
 		npf_ro_heap_push(ro, nd);
 	} else if (!j && n) {
