@@ -46,6 +46,18 @@
 #define NPF_JS_MDEVS	64		/* devices with used memory counters */
 #define NPF_JS_MPES	64		/* PEs of a device they follow */
 #define NPF_JS_MJOBS	4096		/* jobs' models (direct-mapped) */
+#define NPF_JS_JOBS	16		/* job numbers' text (direct-mapped) */
+
+/*
+ * A job number as text: a job's operators, execution, queue interval and
+ * submit span all print it, its operators one after another on its PE,
+ * and the jobs in flight are a few consecutive numbers (npf_js_job())
+ */
+struct npf_js_jtext {
+	uint64_t id;
+	uint32_t len;		/* 0: empty */
+	char text[NPF_FMT_U64_MAX + NPF_FMT_SLACK];
+};
 
 /*
  * The constant start of an event of one kind, name and track, up to its
@@ -83,6 +95,7 @@ struct npf_js {
 	uint32_t ts_pre_len;
 	char ts_pre[NPF_FMT_U64_MAX + NPF_FMT_SLACK];
 	struct npf_tl_stats st;
+	struct npf_js_jtext jobs[NPF_JS_JOBS];
 	/* the used memory counters (npf_js_mem_op()) */
 	struct npuprof_trace *trace;
 	struct npf_js_mjob *mjobs;	/* NPF_JS_MJOBS, NULL: no model yet */
@@ -339,6 +352,23 @@ npf_js_dur(char *p, int64_t ts, int64_t dur, bool outer)
 	return p;
 }
 
+/*
+ * Job number @id in decimal at @p, as npf_u64() writes it: copied from
+ * the text of the last job of its slot when it is that job
+ */
+static inline __attribute__((always_inline)) char *
+npf_js_job(struct npf_js *o, char *p, uint64_t id)
+{
+	struct npf_js_jtext *j = &o->jobs[id & (NPF_JS_JOBS - 1)];
+
+	if (npf_unlikely(j->id != id || !j->len)) {
+		j->id = id;
+		j->len = (uint32_t)(npf_u64(j->text, id) - j->text);
+	}
+	memcpy(p, j->text, 24);
+	return p + j->len;
+}
+
 /* Whether a host span of @kind holds others (npf_js_dur()'s outer) */
 static inline bool npf_js_span_outer(uint32_t kind)
 {
@@ -545,7 +575,7 @@ static void npf_js_span(struct npf_js *o, const struct npf_tl_item *it)
 	}
 	if (s->flags & NPUPROF_SPAN_F_JOB) {
 		p = NPF_LIT(p, ",\"job_id\":");
-		p = npf_u64(p, s->job_id);
+		p = npf_js_job(o, p, s->job_id);
 		p = NPF_LIT(p, ",\"npu\":");
 		p = npf_u64(p, s->minor);
 	}
@@ -584,7 +614,7 @@ static void npf_js_exec(struct npf_js *o, const struct npf_tl_item *it)
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_js_dur(p, it->ts, it->dur, true);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
-	p = npf_u64(p, x->job_id);
+	p = npf_js_job(o, p, x->job_id);
 	p = NPF_LIT(p, ",\"pe\":");
 	p = npf_u64(p, x->pe);
 	p = NPF_LIT(p, ",\"status\":\"");
@@ -660,7 +690,8 @@ static char *npf_js_layer(struct npf_js *o, char *p,
 	return npf_js_str_to(p, l.out_shapes, 256);
 }
 
-static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
+static inline __attribute__((always_inline)) void
+npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 {
 	const struct npu_trace_rec_op *r = it->ev->rec;
 	const struct npf_js_head *e;
@@ -673,7 +704,7 @@ static void npf_js_op(struct npf_js *o, const struct npf_tl_item *it)
 	p = npf_js_mid(p, e, it);
 	p = npf_u64(p, r->op_index);
 	p = NPF_LIT(p, ",\"job_id\":");
-	p = npf_u64(p, r->job_id);
+	p = npf_js_job(o, p, r->job_id);
 	p = NPF_LIT(p, ",\"macs\":");
 	p = npf_u64(p, r->macs);
 	p = NPF_LIT(p, ",\"dma\":");
@@ -696,7 +727,7 @@ static void npf_js_queue(struct npf_js *o, const struct npf_tl_item *it)
 	p = NPF_LIT(p, ",\"dur\":");
 	p = npf_js_dur(p, it->ts, it->dur, false);
 	p = NPF_LIT(p, ",\"args\":{\"job_id\":");
-	p = npf_u64(p, x->job_id);
+	p = npf_js_job(o, p, x->job_id);
 	p = NPF_LIT(p, ",\"pe\":");
 	p = npf_u64(p, x->pe);
 	p = NPF_LIT(p, "}}");
