@@ -5,7 +5,12 @@
  * operators (OP records: self time is the operator's Total, converted as
  * the reports do) and host spans (self time: the span less its children);
  * each has MACs and bytes moved (operators), hence GMAC/s, the share of
- * the device's peak (npu_info.macs_per_cycle * clock_hz) and GB/s.
+ * the device's peak (npu_info.macs_per_cycle * clock_hz) and GB/s, and
+ * the operator's IoWait, how long another PE of its device was executing
+ * meanwhile (overlap) and the IoWait that must lie in that overlap
+ * (contended). The overlap needs every execution of the other PEs, which
+ * may end long after the operator: a first pass over the trace keeps the
+ * device interval of each EXEC record, per device and PE.
  * Filters by type and self time apply to records; aggregation is by type,
  * or for the NPU operators of a model with a layer table by layer name or
  * by op_type and in_shapes (sum, mean, or the record with the max or min
@@ -24,7 +29,8 @@
  * Memory: one accumulator per type (and per layer or shape) when
  * aggregating, else the top 2N rows
  * (all of them with top 0); the spans of the window (at most NPF_WIN_MAX)
- * and the children's time of parents that have not come yet.
+ * and the children's time of parents that have not come yet; 16 bytes
+ * per execution with device times (the busy intervals of the PEs).
  * Each call uses its trace alone; callers serialize calls on one trace.
  */
 #include <errno.h>
@@ -44,14 +50,34 @@
 #define AN_NKINDS	(NPUPROF_SPAN_KIND_MAX + 1)
 #define AN_DEVS		64
 
-enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
-	      AN_COUNT, AN_NAME };
+#define AN_NAMES	4	/* distinct opcodes an aggregate's name joins */
 
+enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
+	      AN_COUNT, AN_NAME, AN_IOWAIT, AN_CONTENDED };
+
+/*
+ * An aggregate. Its name and layer columns are its records' when they
+ * agree: @opc holds the distinct opcodes (@nopc of them, @more when
+ * there were more than AN_NAMES), @first the first record's layer
+ * columns, @mixed which of op_type, in_shapes, out_shapes differed.
+ */
 struct an_acc {
 	uint64_t count;
-	int64_t self;
+	int64_t self, iowait, overlap, contended;
 	uint64_t macs, bytes;
 	struct npf_an_row rec;	/* the first record; MAX/MIN: the chosen */
+	struct npf_an_row first;
+	uint32_t opc[AN_NAMES];
+	unsigned int nopc;
+	bool more;
+	bool mixed[3];
+};
+
+/* The busy intervals [s, e) of PE @pe of device @dev, in device ticks */
+struct an_busy {
+	uint32_t dev, pe;
+	struct { uint64_t s, e; } *v;
+	size_t n, cap;
 };
 
 /* The aggregate of a layer or a shape, by the two hashes of its key */
@@ -73,6 +99,12 @@ struct an_held {
 	struct npf_an_row row;
 };
 
+/* The NPU operator records kept (after the filters): the trailer */
+struct an_totals {
+	uint64_t records;
+	int64_t self, iowait, overlap, contended;
+};
+
 struct an_ctx {
 	const struct npuprof_analyze_opts *o;
 	const struct npuprof_trace *trace;
@@ -87,7 +119,12 @@ struct an_ctx {
 	struct an_acc *ops;	/* by opcode */
 	struct an_acc kinds[AN_NKINDS];
 	struct npf_amap groups;	/* by layer or shape: struct an_gacc */
+	struct an_busy *busy;	/* per device and PE, sorted, disjoint */
+	size_t nbusy;
+	struct { uint64_t s, e; } *piece;	/* an_overlap()'s scratch */
+	size_t npiece;
 	int64_t total;
+	struct an_totals tot;
 	int err;
 };
 
@@ -112,7 +149,8 @@ static int an_parse_col(const char *s, enum an_col *col, bool *asc)
 		{ "flops", AN_GMACS }, { "peak", AN_PEAK }, { "bytes", AN_BYTES },
 		{ "memory", AN_BYTES }, { "gbps", AN_GBPS },
 		{ "bandwidth", AN_GBPS }, { "count", AN_COUNT },
-		{ "name", AN_NAME },
+		{ "name", AN_NAME }, { "iowait", AN_IOWAIT },
+		{ "contended", AN_CONTENDED },
 	};
 	size_t i;
 
@@ -179,6 +217,12 @@ static int an_cmp(const void *pa, const void *pb, void *ctx)
 		x = (double)a->count, y = (double)b->count;
 		break;
 	case AN_NAME:
+		break;
+	case AN_IOWAIT:
+		x = a->iowait > b->iowait, y = a->iowait < b->iowait;
+		break;
+	case AN_CONTENDED:
+		x = a->contended > b->contended, y = a->contended < b->contended;
 		break;
 	}
 	r = c->col == AN_NAME ? strcmp(a->name, b->name) : (x > y) - (x < y);
@@ -257,6 +301,31 @@ static struct an_acc *an_acc_of(struct an_ctx *c, const struct npf_an_row *r,
 	return g ? &g->a : NULL;
 }
 
+/* Two layer strings the same (the same layer's are the same pointer) */
+static bool an_same(const char *a, const char *b)
+{
+	return a == b || !strcmp(a, b);
+}
+
+/* Note what record @r of type @type tells about the names of @a */
+static void an_names(struct an_acc *a, const struct npf_an_row *r,
+		     unsigned int type)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nopc && a->opc[i] != type; i++)
+		;
+	if (i == a->nopc && a->nopc < AN_NAMES)
+		a->opc[a->nopc++] = type;
+	else if (i == a->nopc)
+		a->more = true;
+	if (!r->npu)
+		return;
+	a->mixed[0] |= !an_same(a->first.op_type, r->op_type);
+	a->mixed[1] |= !an_same(a->first.in_shapes, r->in_shapes);
+	a->mixed[2] |= !an_same(a->first.out_shapes, r->out_shapes);
+}
+
 static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int type)
 {
 	struct an_acc *a;
@@ -264,6 +333,13 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 	if (!an_keep(c, r))
 		return 0;
 	c->total += r->self;
+	if (r->npu) {
+		c->tot.records++;
+		c->tot.self += r->self;
+		c->tot.iowait += r->iowait;
+		c->tot.overlap += r->overlap;
+		c->tot.contended += r->contended;
+	}
 	if (c->o->aggregate == NPUPROF_AGG_NONE) {
 		size_t need = c->o->top ? 2 * (size_t)c->o->top : c->n + 1;
 
@@ -287,13 +363,204 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 	a = an_acc_of(c, r, type);
 	if (!a)
 		return -ENOMEM;
+	if (!a->count)
+		a->first = *r;
+	an_names(a, r, type);
 	if (!a->count++ ||
 	    (c->o->aggregate == NPUPROF_AGG_MAX && r->self > a->rec.self) ||
 	    (c->o->aggregate == NPUPROF_AGG_MIN && r->self < a->rec.self))
 		a->rec = *r;
 	a->self += r->self;
+	a->iowait += r->iowait;
+	a->overlap += r->overlap;
+	a->contended += r->contended;
 	a->macs += r->macs;
 	a->bytes += r->bytes;
+	return 0;
+}
+
+/* The name of opcode @op into @buf */
+static void an_opname(uint32_t op, char *buf, size_t len)
+{
+	const char *name = npf_opcode_name(op);
+
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "OP_%u", op);
+}
+
+static int an_busy_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return (*a > *b) - (*a < *b);
+}
+
+/* The busy list of PE @pe of device @dev; NULL: out of memory */
+static struct an_busy *an_busy_of(struct an_ctx *c, uint32_t dev,
+				  uint32_t pe)
+{
+	struct an_busy *b;
+	size_t i;
+
+	for (i = 0; i < c->nbusy; i++)
+		if (c->busy[i].dev == dev && c->busy[i].pe == pe)
+			return &c->busy[i];
+	b = realloc(c->busy, (c->nbusy + 1) * sizeof(*b));
+	if (!b)
+		return NULL;
+	c->busy = b;
+	b = &c->busy[c->nbusy++];
+	memset(b, 0, sizeof(*b));
+	b->dev = dev;
+	b->pe = pe;
+	return b;
+}
+
+/*
+ * The first pass: the device interval of every execution with device
+ * times, per device and PE, sorted and merged (a PE runs one job at a
+ * time; a hand-made file's overlapping ones count once).
+ */
+static int an_busy_read(struct an_ctx *c)
+{
+	struct npuprof_event ev;
+	size_t i, j, n;
+	int ret;
+
+	while ((ret = npuprof_trace_next((struct npuprof_trace *)c->trace,
+					 &ev)) == 1) {
+		const struct npu_trace_rec_exec *e = ev.rec;
+		const struct npu_trace_rec_hdr *h = ev.rec;
+		struct an_busy *b;
+
+		if (ev.type != NPUPROF_EV_RECORD || h->type != NPU_TRACE_REC_EXEC ||
+		    h->size < sizeof(*e) || !(e->flags & NPU_TRACE_EXEC_F_DEVICE) ||
+		    e->end_tick <= e->start_tick)
+			continue;
+		b = an_busy_of(c, ev.dev, e->pe);
+		if (!b)
+			return -ENOMEM;
+		if (b->n == b->cap) {
+			size_t cap = b->cap ? 2 * b->cap : 64;
+			void *p = realloc(b->v, cap * sizeof(*b->v));
+
+			if (!p)
+				return -ENOMEM;
+			b->v = p;
+			b->cap = cap;
+		}
+		b->v[b->n].s = e->start_tick;
+		b->v[b->n++].e = e->end_tick;
+	}
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nbusy; i++) {
+		struct an_busy *b = &c->busy[i];
+
+		if (b->n > 1)
+			qsort(b->v, b->n, sizeof(*b->v), an_busy_cmp);
+		for (j = n = 0; j < b->n; j++) {
+			if (n && b->v[j].s <= b->v[n - 1].e) {
+				if (b->v[j].e > b->v[n - 1].e)
+					b->v[n - 1].e = b->v[j].e;
+			} else {
+				b->v[n++] = b->v[j];
+			}
+		}
+		b->n = n;
+	}
+	return npuprof_trace_rewind((struct npuprof_trace *)c->trace);
+}
+
+/*
+ * Ticks of [@s, @e) during which a PE of device @dev other than @pe ran
+ * an execution (their union); < 0: out of memory
+ */
+static int64_t an_overlap(struct an_ctx *c, uint32_t dev, uint32_t pe,
+			  uint64_t s, uint64_t e)
+{
+	size_t i, k, np = 0, lo, hi;
+	uint64_t end = 0, sum = 0;
+
+	for (i = 0; i < c->nbusy; i++) {
+		const struct an_busy *b = &c->busy[i];
+
+		if (b->dev != dev || b->pe == pe)
+			continue;
+		/* the first interval ending after @s */
+		for (lo = 0, hi = b->n; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (b->v[mid].e <= s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo; k < b->n && b->v[k].s < e; k++) {
+			if (np == c->npiece) {
+				size_t cap = c->npiece ? 2 * c->npiece : 16;
+				void *p = realloc(c->piece, cap * sizeof(*c->piece));
+
+				if (!p)
+					return -1;
+				c->piece = p;
+				c->npiece = cap;
+			}
+			c->piece[np].s = b->v[k].s > s ? b->v[k].s : s;
+			c->piece[np++].e = b->v[k].e < e ? b->v[k].e : e;
+		}
+	}
+	if (np > 1)
+		qsort(c->piece, np, sizeof(*c->piece), an_busy_cmp);
+	for (k = 0; k < np; k++) {
+		uint64_t ps = c->piece[k].s > end ? c->piece[k].s : end;
+
+		if (c->piece[k].e > ps)
+			sum += c->piece[k].e - ps;
+		if (c->piece[k].e > end)
+			end = c->piece[k].e;
+	}
+	return (int64_t)sum;
+}
+
+/* @x of @ticks ticks that last @ns in all, in ns (rounded, halves up) */
+static int64_t an_tick_ns(uint64_t x, uint64_t ticks, int64_t ns)
+{
+	if (!ticks || ns <= 0)
+		return 0;
+	return (int64_t)(((unsigned __int128)x * (uint64_t)ns + ticks / 2) /
+			 ticks);
+}
+
+/*
+ * The IoWait columns of operator @r into @row: its IoWait, its overlap
+ * with the other PEs' executions and the IoWait that must lie in it,
+ * computed in ticks and converted at the record's own ns per tick
+ */
+static int an_op_iowait(struct an_ctx *c, const struct npf_op_row *r,
+			struct npf_an_row *row)
+{
+	const struct npu_trace_rec_op *o = r->rec;
+	uint64_t ticks = o->end_tick > o->start_tick ?
+			 o->end_tick - o->start_tick : 0;
+	uint64_t io = o->iowait_ticks < ticks ? o->iowait_ticks : ticks;
+	uint64_t alone, cont;
+	int64_t ov = 0;
+
+	row->iowait = r->dur.iowait;
+	if (ticks && c->nbusy > 1)
+		ov = an_overlap(c, r->dev, o->pe, o->start_tick, o->end_tick);
+	if (ov < 0)
+		return -ENOMEM;
+	alone = ticks - (uint64_t)ov;
+	cont = io > alone ? io - alone : 0;
+	row->overlap = an_tick_ns((uint64_t)ov, ticks, r->dur.total);
+	row->contended = cont == o->iowait_ticks ? r->dur.iowait :
+			 an_tick_ns(cont, ticks, r->dur.total);
+	if (row->contended > row->iowait)
+		row->contended = row->iowait;
 	return 0;
 }
 
@@ -301,7 +568,6 @@ static int an_op(void *ctx, const struct npf_op_row *r)
 {
 	struct an_ctx *c = ctx;
 	const struct npu_trace_rec_op *o = r->rec;
-	const char *name = npf_opcode_name(o->opcode);
 	struct npf_layer l;
 	struct npf_an_row row = {
 		.npu = true, .count = 1, .self = r->dur.total, .macs = o->macs,
@@ -313,16 +579,15 @@ static int an_op(void *ctx, const struct npf_op_row *r)
 
 	if (!r->dur.ok)
 		return 0;
+	if (an_op_iowait(c, r, &row))
+		return -ENOMEM;
 	npf_model_layer(npf_trace_model(c->trace, r->model_id), o->op_index,
 			&l);
 	row.layer = l.name;
 	row.op_type = l.op_type;
 	row.in_shapes = l.in_shapes;
 	row.out_shapes = l.out_shapes;
-	if (name)
-		snprintf(row.name, sizeof(row.name), "%s", name);
-	else
-		snprintf(row.name, sizeof(row.name), "OP_%u", o->opcode);
+	an_opname(o->opcode, row.name, sizeof(row.name));
 	return an_row(c, &row, o->opcode);
 }
 
@@ -418,6 +683,38 @@ static int64_t an_mean(int64_t a, uint64_t n)
 	return (int64_t)q;
 }
 
+static int an_str_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * The name of a sum or mean over several opcodes: their names in
+ * alphabetical order joined by "+", or "mixed" when there are more than
+ * AN_NAMES or they do not fit
+ */
+static void an_join_names(const struct an_acc *a, char *buf, size_t len)
+{
+	char names[AN_NAMES][32];
+	size_t used = 0;
+	unsigned int i;
+
+	for (i = 0; i < a->nopc; i++)
+		an_opname(a->opc[i], names[i], sizeof(names[i]));
+	qsort(names, a->nopc, sizeof(names[0]), an_str_cmp);
+	buf[0] = 0;
+	for (i = 0; i < a->nopc && !a->more; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "+" : "",
+				 names[i]);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (a->more || i < a->nopc)
+		snprintf(buf, len, "mixed");
+}
+
 /* The row of accumulator @a into @r */
 static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
 			   struct npf_an_row *r)
@@ -427,20 +724,37 @@ static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
 	if (c->o->aggregate != NPUPROF_AGG_SUM &&
 	    c->o->aggregate != NPUPROF_AGG_MEAN)
 		return;
+	/* the records' names and layer columns when they agree */
+	*r = a->first;
+	r->count = a->count;
+	if (r->npu && (a->nopc > 1 || a->more))
+		an_join_names(a, r->name, sizeof(r->name));
+	if (a->mixed[0])
+		r->op_type = "mixed";
+	if (a->mixed[1])
+		r->in_shapes = "mixed";
+	if (a->mixed[2])
+		r->out_shapes = "mixed";
 	r->self = a->self;
+	r->iowait = a->iowait;
+	r->overlap = a->overlap;
+	r->contended = a->contended;
 	r->macs = a->macs;
 	r->bytes = a->bytes;
 	r->minor = UINT32_MAX;
 	r->job_id = 0;
 	r->op_index = r->pe = UINT32_MAX;
 	r->start = 0;
-	/* the key's columns stay, the first record's with them */
+	/* the key's columns stay, and those the records agree on */
 	if (c->o->aggregate_by == NPUPROF_AGG_BY_TYPE || !*r->layer)
 		r->layer = r->op_type = r->in_shapes = r->out_shapes = "";
 	else if (c->o->aggregate_by == NPUPROF_AGG_BY_SHAPE)
 		r->layer = "";
 	if (c->o->aggregate == NPUPROF_AGG_MEAN) {
 		r->self = an_mean(a->self, a->count);
+		r->iowait = an_mean(a->iowait, a->count);
+		r->overlap = an_mean(a->overlap, a->count);
+		r->contended = an_mean(a->contended, a->count);
 		r->macs = (uint64_t)an_mean((int64_t)a->macs, a->count);
 		r->bytes = (uint64_t)an_mean((int64_t)a->bytes, a->count);
 	}
@@ -477,14 +791,17 @@ static int an_collect(struct an_ctx *c)
 
 static const struct npf_join_ops an_ops = { .op = an_op };
 
-int npf_analyze_rows(struct npuprof_trace *trace,
-		     const struct npuprof_analyze_opts *o,
-		     struct npf_an_row **rows, size_t *n, int64_t *total)
+/* npf_analyze_rows(), and the totals of the NPU records kept in *@tot */
+static int an_rows(struct npuprof_trace *trace,
+		   const struct npuprof_analyze_opts *o,
+		   struct npf_an_row **rows, size_t *n, int64_t *total,
+		   struct an_totals *tot)
 {
 	struct npuprof_analyze_opts def;
 	struct an_ctx c;
 	struct npf_join *j = NULL;
 	struct npuprof_event ev;
+	size_t i;
 	int ret;
 
 	if (!o) {
@@ -511,6 +828,8 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	if (!ret)
 		ret = npuprof_trace_rewind(trace);
 	if (!ret)
+		ret = an_busy_read(&c);
+	if (!ret)
 		ret = npf_join_new(trace, &an_ops, &c, &j);
 	while (!ret && (ret = npuprof_trace_next(trace, &ev)) == 1) {
 		ret = 0;
@@ -531,6 +850,10 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 		ret = an_collect(&c);
 	npf_amap_fini(&c.groups);
 	free(c.ops);
+	for (i = 0; i < c.nbusy; i++)
+		free(c.busy[i].v);
+	free(c.busy);
+	free(c.piece);
 	if (ret) {
 		free(c.rows);
 		return ret;
@@ -539,7 +862,17 @@ int npf_analyze_rows(struct npuprof_trace *trace,
 	*rows = c.rows;
 	*n = c.n;
 	*total = c.total;
+	*tot = c.tot;
 	return 0;
+}
+
+int npf_analyze_rows(struct npuprof_trace *trace,
+		     const struct npuprof_analyze_opts *o,
+		     struct npf_an_row **rows, size_t *n, int64_t *total)
+{
+	struct an_totals tot;
+
+	return an_rows(trace, o, rows, n, total, &tot);
 }
 
 static const struct npf_col an_cols[] = {
@@ -553,6 +886,10 @@ static const struct npf_col an_cols[] = {
 	{ "macs", NPF_COL_U64, 0, 10 },
 	{ "gmac_s", NPF_COL_F64, 0, 10 },
 	{ "peak_pct", NPF_COL_F64, 0, 10 },
+	{ "iowait_ns", NPF_COL_I64, 0, 10 },
+	{ "iowait_pct", NPF_COL_F64, 0, 10 },
+	{ "overlap_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
+	{ "contended_ns", NPF_COL_I64, 0, 12 },
 	{ "bytes", NPF_COL_U64, 0, 9 },
 	{ "gb_s", NPF_COL_F64, 0, 10 },
 	{ "minor", NPF_COL_U64, NPF_COL_DATA, 0 },
@@ -568,10 +905,10 @@ static const struct npf_col an_cols[] = {
 };
 
 #define AN_NCOLS		(sizeof(an_cols) / sizeof(an_cols[0]))
-#define AN_COL_MINOR		12
-#define AN_COL_START		16
-#define AN_COL_LAYER		17
-#define AN_COL_IN_SHAPES	19
+#define AN_COL_MINOR		16
+#define AN_COL_START		20
+#define AN_COL_LAYER		21
+#define AN_COL_IN_SHAPES	23
 _Static_assert(AN_COL_MINOR < AN_COL_START && AN_COL_START < AN_COL_LAYER &&
 	       AN_COL_LAYER < AN_NCOLS && AN_COL_IN_SHAPES < AN_NCOLS,
 	       "an_cols holds the record ids, the layer and in_shapes columns");
@@ -589,6 +926,24 @@ static struct npuprof_value an_u(uint64_t v, bool null)
 static double an_pct(int64_t a, int64_t total)
 {
 	return total ? 100.0 * (double)a / (double)total : -1;
+}
+
+static struct npuprof_value an_i(int64_t v, bool null)
+{
+	return (struct npuprof_value){ .null = null, .i = v };
+}
+
+/* The text's last line: the IoWait of the NPU records kept */
+static void an_trailer(FILE *out, const struct an_totals *t)
+{
+	if (!t->records)
+		return;
+	fprintf(out, "NPU IoWait %" PRId64 " ns of %" PRId64
+		" ns (%.2f%%) in %" PRIu64 " operator records; at least %"
+		PRId64 " ns while another PE ran (contended), which ran during %"
+		PRId64 " ns\n", t->iowait, t->self,
+		t->self ? 100.0 * (double)t->iowait / (double)t->self : 0.0,
+		t->records, t->contended, t->overlap);
 }
 
 /*
@@ -617,6 +972,7 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	struct npf_col cols[AN_NCOLS];
 	struct npuprof_analyze_opts o;
 	struct npf_an_row *rows = NULL;
+	struct an_totals tot;
 	int64_t total = 0, cum = 0;
 	unsigned int format;
 	struct npf_tw tw;
@@ -635,7 +991,7 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	      format != NPUPROF_FORMAT_CSV && format != NPUPROF_FORMAT_JSONL &&
 	      format != NPUPROF_FORMAT_JSON)))
 		return -EINVAL;
-	ret = npf_analyze_rows(trace, &o, &rows, &n, &total);
+	ret = an_rows(trace, &o, &rows, &n, &total, &tot);
 	if (ret)
 		return ret;
 	/* a record's own columns: not for sums and means */
@@ -672,6 +1028,9 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 			an_f(an_pct(r->self, total)), { .i = cum },
 			an_f(an_pct(cum, total)), an_u(r->macs, !r->npu),
 			an_f(an_gmacs(r)), an_f(an_peak(r)),
+			an_i(r->iowait, !r->npu),
+			an_f(r->npu ? an_pct(r->iowait, r->self) : -1),
+			an_i(r->overlap, !r->npu), an_i(r->contended, !r->npu),
 			an_u(r->bytes, !r->npu), an_f(an_gbps(r)),
 			an_u(r->minor, r->minor == UINT32_MAX),
 			an_u(r->job_id, !rec || r->minor == UINT32_MAX),
@@ -684,6 +1043,9 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 	}
 	if (!ret)
 		ret = npf_tw_end(&tw);
+	if (!ret && (format == NPUPROF_FORMAT_TABLE ||
+		     format == NPUPROF_FORMAT_WIDE))
+		an_trailer(out, &tot);
 	free(rows);
 	if (!ret && out && (fflush(out) || ferror(out)))
 		return -EIO;

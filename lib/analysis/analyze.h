@@ -19,6 +19,11 @@
  * @self: self time, ns (an operator: its Total; a span: its duration
  *	less its children's)
  * @macs, @bytes: MACs and bytes moved (NPU operators)
+ * @iowait: NPU IoWait, ns (NPU operators)
+ * @overlap: ns of the operator's device interval during which an
+ *	execution ran on another PE of its device
+ * @contended: ns of @iowait that lie in @overlap at least:
+ *	max(0, iowait - (self - overlap)), computed in ticks
  * @peak_macs_s: the device's peak MAC/s (macs_per_cycle * clock_hz), 0
  *	unknown
  * @minor, @job_id, @op_index, @pe: a record's (UINT32_MAX/0 otherwise)
@@ -33,6 +38,9 @@ struct npf_an_row {
 	int64_t self;
 	uint64_t macs;
 	uint64_t bytes;
+	int64_t iowait;
+	int64_t overlap;
+	int64_t contended;
 	double peak_macs_s;
 	uint32_t minor;
 	uint64_t job_id;

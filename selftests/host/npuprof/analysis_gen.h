@@ -123,10 +123,13 @@ static inline void ag_span(struct npf_writer *w, unsigned int k,
 	ag_span_on(w, AG_PID + 1, k, kind, id, s, e, job);
 }
 
-/* The EXEC record of job @job of inference @k (times after its t) */
-static inline void ag_exec(struct npf_writer *w, unsigned int k, uint64_t job,
-			   uint64_t submit, uint64_t ds, uint64_t run,
-			   uint64_t iowait, uint64_t complete)
+/*
+ * The EXEC record of job @job on PE @pe: host @submit and @complete ns,
+ * device @start tick, @run + @iowait ticks long
+ */
+static inline void ag_exec_on(struct npf_writer *w, uint16_t pe,
+			      uint64_t job, uint64_t submit, uint64_t complete,
+			      uint64_t start, uint64_t run, uint64_t iowait)
 {
 	struct npu_trace_rec_exec e;
 
@@ -138,20 +141,32 @@ static inline void ag_exec(struct npf_writer *w, unsigned int k, uint64_t job,
 	e.pid = AG_PID;
 	e.tid = AG_PID + 1;
 	e.job_id = job;
-	e.submit_ns = ag_t(k) + submit;
-	e.complete_ns = ag_t(k) + complete;
+	e.submit_ns = submit;
+	e.complete_ns = complete;
+	e.pe = pe;
 	e.exec_index = (uint32_t)job;
 	e.n_ops = 4;
-	e.start_tick = ag_t(k) + ds - AG_OFF;
-	e.end_tick = e.start_tick + run + iowait;
+	e.start_tick = start;
+	e.end_tick = start + run + iowait;
 	e.run_ticks = run;
 	e.iowait_ticks = iowait;
 	ag_rec(w, &e);
 }
 
-static inline void ag_op(struct npf_writer *w, uint16_t opcode, uint32_t idx,
-			 uint64_t at, uint64_t ticks, uint64_t iowait,
-			 uint64_t macs, uint64_t bytes)
+/* The EXEC record of job @job of inference @k (times after its t) */
+static inline void ag_exec(struct npf_writer *w, unsigned int k, uint64_t job,
+			   uint64_t submit, uint64_t ds, uint64_t run,
+			   uint64_t iowait, uint64_t complete)
+{
+	ag_exec_on(w, 0, job, ag_t(k) + submit, ag_t(k) + complete,
+		   ag_t(k) + ds - AG_OFF, run, iowait);
+}
+
+/* An OP record of job @job on PE @pe, from tick @start, @ticks long */
+static inline void ag_op_on(struct npf_writer *w, uint16_t pe, uint64_t job,
+			    uint16_t opcode, uint32_t idx, uint64_t start,
+			    uint64_t ticks, uint64_t iowait, uint64_t macs,
+			    uint64_t bytes)
 {
 	struct npu_trace_rec_op o;
 
@@ -160,16 +175,26 @@ static inline void ag_op(struct npf_writer *w, uint16_t opcode, uint32_t idx,
 	o.hdr.size = sizeof(o);
 	o.pid = AG_PID;
 	o.tid = AG_PID + 1;
-	o.job_id = 1;
+	o.job_id = job;
+	o.pe = pe;
 	o.opcode = opcode;
 	o.op_index = idx;
-	o.exec_index = 1;
-	o.start_tick = ag_t(0) + at - AG_OFF;
-	o.end_tick = o.start_tick + ticks;
+	o.exec_index = (uint32_t)job;
+	o.start_tick = start;
+	o.end_tick = start + ticks;
 	o.iowait_ticks = iowait;
 	o.macs = macs;
 	o.dma_bytes = bytes;
 	ag_rec(w, &o);
+}
+
+/* An operator of job 1 on PE 0 at @at ns after ag_t(0) */
+static inline void ag_op(struct npf_writer *w, uint16_t opcode, uint32_t idx,
+			 uint64_t at, uint64_t ticks, uint64_t iowait,
+			 uint64_t macs, uint64_t bytes)
+{
+	ag_op_on(w, 0, 1, opcode, idx, ag_t(0) + at - AG_OFF, ticks, iowait,
+		 macs, bytes);
 }
 
 /* Device 0 and @nclock clock samples, 10 ms apart from T0 - 1 ms */
@@ -353,6 +378,79 @@ static inline char *ag_trace_window(const char *name, unsigned int n)
 		e.complete_ns = ag_t(k) + 3000;
 		ag_rec(w, &e);
 	}
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+/*
+ * The contention trace (ag_trace_contend()): executions on the PEs of
+ * device 0 overlap, with known IoWait. Ticks after ag_t(0) - AG_OFF (so
+ * host ns after ag_t(0)); pid AG_PID, no spans.
+ *
+ *   job  PE  EXEC            operators: [start, end) IoWait
+ *   11   0   0..10000        CONV2D 0..2000 500, CONV2D 2000..6000 2000,
+ *                            DWCONV2D 6000..10000 500
+ *   12   1   3000..12000     CONV2D 3000..8000 2500, PAD 8000..12000 500
+ *   13   0   20000..22000    CONV2D 20000..22000 1500
+ *   14   1   20500..21000    (no operators)
+ *   15   1   21500..21800
+ *   16   2   21000..21700    (a third PE: the others' union counts)
+ *
+ * Each operator's overlap (another PE executing), and its IoWait that
+ * must lie there, max(0, iowait - (self - overlap)):
+ *
+ *   job 11 op 0: overlap 0, contended 0
+ *   job 11 op 1: overlap 3000 (3000..6000), contended 2000 - 1000 = 1000
+ *   job 11 op 2: overlap 4000 (all), contended 500
+ *   job 12 op 0: overlap 5000 (all), contended 2500
+ *   job 12 op 1: overlap 2000 (8000..10000), contended max(0, 500 - 2000)
+ *                = 0
+ *   job 13 op 0: overlap 20500..21000 + 21000..21700 (PE 2) + 21500..
+ *                21800, their union 20500..21800 = 1300; contended
+ *                1500 - 700 = 800 (1500 - 500 = 1000 if it were their
+ *                sum, 1500 - 1200 = 300 without PE 2)
+ *
+ * Totals: 6 records, self 21000, IoWait 7500 (35.71%), overlap 15300,
+ * contended 4800. By type: CONV2D 4 records, self 13000, IoWait 6500
+ * (50%), overlap 9300, contended 4300; DWCONV2D 4000, 500 (12.5%), 4000,
+ * 500; PAD 4000, 500, 2000, 0.
+ */
+/* Job @job's execution on PE @pe from @s to @e (ns after ag_t(0)) */
+static inline void ag_cexec(struct npf_writer *w, uint16_t pe, uint64_t job,
+			    uint64_t s, uint64_t e, uint64_t iowait)
+{
+	ag_exec_on(w, pe, job, ag_t(0) + s - 100, ag_t(0) + e + 100,
+		   ag_t(0) - AG_OFF + s, e - s - iowait, iowait);
+}
+
+/* An operator of it, from @s to @e, 1000 MACs and bytes */
+static inline void ag_cop(struct npf_writer *w, uint16_t pe, uint64_t job,
+			  uint16_t opcode, uint32_t idx, uint64_t s,
+			  uint64_t e, uint64_t iowait)
+{
+	ag_op_on(w, pe, job, opcode, idx, ag_t(0) - AG_OFF + s, e - s, iowait,
+		 1000, 1000);
+}
+
+static inline char *ag_trace_contend(const char *name)
+{
+	struct npf_writer *w;
+	char *path = ag_open(name, &w);
+
+	/* as the driver writes them: a job's operators, then its EXEC */
+	ag_cop(w, 0, 11, NPU_OP_CONV2D, 0, 0, 2000, 500);
+	ag_cop(w, 0, 11, NPU_OP_CONV2D, 1, 2000, 6000, 2000);
+	ag_cop(w, 0, 11, NPU_OP_DWCONV2D, 2, 6000, 10000, 500);
+	ag_cexec(w, 0, 11, 0, 10000, 3000);
+	ag_cop(w, 1, 12, NPU_OP_CONV2D, 0, 3000, 8000, 2500);
+	ag_cop(w, 1, 12, NPU_OP_PAD, 1, 8000, 12000, 500);
+	ag_cexec(w, 1, 12, 3000, 12000, 3000);
+	ag_cexec(w, 1, 14, 20500, 21000, 0);
+	ag_cexec(w, 2, 16, 21000, 21700, 0);
+	ag_cexec(w, 1, 15, 21500, 21800, 0);
+	ag_cop(w, 0, 13, NPU_OP_CONV2D, 0, 20000, 22000, 1500);
+	ag_cexec(w, 0, 13, 20000, 22000, 1500);
 	if (npf_writer_close(w))
 		abort();
 	return path;

@@ -14,13 +14,15 @@
 
 #include "kselftest_harness.h"
 #include "analysis_gen.h"
+#include "memory_gen.h"
 #include "analyze.h"
 #include "npuprof_analysis.h"
 
 /* CSV columns */
 enum { C_NAME, C_WHERE, C_COUNT, C_SELF, C_SELF_PCT, C_CUM, C_CUM_PCT,
-       C_MACS, C_GMACS, C_PEAK, C_BYTES, C_GBPS, C_MINOR, C_JOB, C_OPIDX,
-       C_PE, C_START };
+       C_MACS, C_GMACS, C_PEAK, C_IOWAIT, C_IOWAIT_PCT, C_OVERLAP,
+       C_CONTENDED, C_BYTES, C_GBPS, C_MINOR, C_JOB, C_OPIDX, C_PE, C_START,
+       C_LAYER, C_OP_TYPE, C_IN_SHAPES, C_OUT_SHAPES };
 
 FIXTURE(an) {
 	char *path;
@@ -111,9 +113,13 @@ TEST_F(an, aggregate_sum_by_type)
 	ASSERT_STREQ("88.235294", F(out, 3, C_CUM_PCT));
 	ASSERT_STREQ("9.803922", F(out, 3, C_SELF_PCT));
 	ASSERT_STREQ("", F(out, 3, C_START));	/* a sum has no record */
-	/* host rows have no MACs; the last row's cumulative is 100% */
+	/* host rows have no MACs nor IoWait; the last row's cumulative is
+	 * 100% */
 	ASSERT_STREQ("host", F(out, 1, C_WHERE));
 	ASSERT_STREQ("", F(out, 1, C_MACS));
+	ASSERT_STREQ("", F(out, 1, C_IOWAIT));
+	ASSERT_STREQ("", F(out, 1, C_IOWAIT_PCT));
+	ASSERT_STREQ("", F(out, 1, C_CONTENDED));
 	ASSERT_STREQ("", F(out, 1, C_GMACS));
 	ASSERT_STREQ("30600", F(out, 10, C_CUM));
 	ASSERT_STREQ("100.000000", F(out, 10, C_CUM_PCT));
@@ -150,6 +156,11 @@ TEST_F(an, top_npu_records)
 	ASSERT_STREQ("CONV2D", F(out, 2, C_NAME));
 	ASSERT_STREQ("1000", F(out, 2, C_SELF));
 	ASSERT_STREQ("100.000000", F(out, 2, C_PEAK));
+	/* IoWait 200 of 1000; one PE: no overlap, nothing contended */
+	ASSERT_STREQ("200", F(out, 2, C_IOWAIT));
+	ASSERT_STREQ("20.000000", F(out, 2, C_IOWAIT_PCT));
+	ASSERT_STREQ("0", F(out, 2, C_OVERLAP));
+	ASSERT_STREQ("0", F(out, 2, C_CONTENDED));
 	ASSERT_STREQ("3000", F(out, 2, C_CUM));
 	ASSERT_STREQ("83.333333", F(out, 2, C_CUM_PCT));
 	ASSERT_STREQ("DWCONV2D", F(out, 3, C_NAME));
@@ -288,7 +299,7 @@ TEST_F(an, json_and_table)
 	free(out);
 	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_TABLE, out));
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(4, ag_lines(out));
+	ASSERT_EQ(5, ag_lines(out));	/* header, 3 rows, the IoWait */
 	ASSERT_NE(NULL, strstr(out, "self_ns"));
 	ASSERT_NE(NULL, strstr(out, "12800"));
 	ASSERT_EQ(NULL, strstr(out, "start_ns"));	/* a data column */
@@ -333,6 +344,234 @@ TEST(children_after_their_parent)
 	npuprof_trace_close(t);
 	unlink(path);
 	free(path);
+}
+
+FIXTURE(ct) {
+	char *path;
+	struct npuprof_trace *t;
+	struct npuprof_analyze_opts o;
+	char b[64];
+};
+
+FIXTURE_SETUP(ct)
+{
+	char err[256];
+
+	self->path = ag_trace_contend("ct");
+	ASSERT_EQ(0, npuprof_trace_open(self->path, &self->t, err, sizeof(err)));
+	npuprof_analyze_opts_init(&self->o);
+	self->o.top = 0;
+}
+
+FIXTURE_TEARDOWN(ct)
+{
+	npuprof_trace_close(self->t);
+	unlink(self->path);
+	free(self->path);
+}
+
+/*
+ * Each operator's IoWait, its overlap with the other PEs' executions and
+ * the IoWait that must lie in it (analysis_gen.h, ag_trace_contend()),
+ * ordered by the contended IoWait; ties by name, then start
+ */
+TEST_F(ct, records)
+{
+	static const struct {
+		const char *name, *self, *io, *pct, *ov, *cont, *job, *pe;
+	} want[] = {
+		{ "CONV2D", "5000", "2500", "50.000000", "5000", "2500", "12", "1" },
+		{ "CONV2D", "4000", "2000", "50.000000", "3000", "1000", "11", "0" },
+		{ "CONV2D", "2000", "1500", "75.000000", "1300", "800", "13", "0" },
+		{ "DWCONV2D", "4000", "500", "12.500000", "4000", "500", "11", "0" },
+		{ "CONV2D", "2000", "500", "25.000000", "0", "0", "11", "0" },
+		{ "PAD", "4000", "500", "12.500000", "2000", "0", "12", "1" },
+	};
+	char *out;
+	int ret;
+	size_t i;
+
+	self->o.order_by = "contended";
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(7, ag_lines(out));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ASSERT_STREQ(want[i].name, F(out, i + 1, C_NAME));
+		ASSERT_STREQ(want[i].self, F(out, i + 1, C_SELF));
+		ASSERT_STREQ(want[i].io, F(out, i + 1, C_IOWAIT));
+		ASSERT_STREQ(want[i].pct, F(out, i + 1, C_IOWAIT_PCT));
+		ASSERT_STREQ(want[i].ov, F(out, i + 1, C_OVERLAP));
+		ASSERT_STREQ(want[i].cont, F(out, i + 1, C_CONTENDED));
+		ASSERT_STREQ(want[i].job, F(out, i + 1, C_JOB));
+		ASSERT_STREQ(want[i].pe, F(out, i + 1, C_PE));
+	}
+	free(out);
+	/* ascending by IoWait: the 500s first, by name then start */
+	self->o.order_by = "+iowait";
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_STREQ("500", F(out, 1, C_IOWAIT));
+	ASSERT_STREQ("0", F(out, 1, C_OVERLAP));	/* job 11 op 0 */
+	ASSERT_STREQ("2500", F(out, 6, C_IOWAIT));
+	free(out);
+}
+
+TEST_F(ct, by_type)
+{
+	char *out;
+	int ret;
+
+	self->o.aggregate = NPUPROF_AGG_SUM;
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(4, ag_lines(out));
+	ASSERT_STREQ("CONV2D", F(out, 1, C_NAME));
+	ASSERT_STREQ("4", F(out, 1, C_COUNT));
+	ASSERT_STREQ("13000", F(out, 1, C_SELF));
+	ASSERT_STREQ("6500", F(out, 1, C_IOWAIT));
+	ASSERT_STREQ("50.000000", F(out, 1, C_IOWAIT_PCT));
+	ASSERT_STREQ("9300", F(out, 1, C_OVERLAP));
+	ASSERT_STREQ("4300", F(out, 1, C_CONTENDED));
+	/* DWCONV2D and PAD: 4000 each, by name */
+	ASSERT_STREQ("DWCONV2D", F(out, 2, C_NAME));
+	ASSERT_STREQ("500", F(out, 2, C_CONTENDED));
+	ASSERT_STREQ("PAD", F(out, 3, C_NAME));
+	ASSERT_STREQ("2000", F(out, 3, C_OVERLAP));
+	ASSERT_STREQ("0", F(out, 3, C_CONTENDED));
+	free(out);
+	/* means: 6500 / 4 = 1625, 9300 / 4 = 2325, 4300 / 4 = 1075 */
+	self->o.aggregate = NPUPROF_AGG_MEAN;
+	self->o.order_by = "+name";
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_STREQ("CONV2D", F(out, 1, C_NAME));
+	ASSERT_STREQ("3250", F(out, 1, C_SELF));
+	ASSERT_STREQ("1625", F(out, 1, C_IOWAIT));
+	ASSERT_STREQ("2325", F(out, 1, C_OVERLAP));
+	ASSERT_STREQ("1075", F(out, 1, C_CONTENDED));
+	free(out);
+}
+
+/* The table's last line sums the IoWait of the operators kept */
+TEST_F(ct, table_trailer)
+{
+	static const char *const pad[] = { "PAD", NULL };
+	char *out;
+	int ret;
+
+	self->o.top = 2;	/* the trailer counts every record kept */
+	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_TABLE,
+				     out));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(4, ag_lines(out));
+	ASSERT_NE(NULL, strstr(out, "  iowait_ns  iowait_pct  contended_ns"));
+	ASSERT_EQ(NULL, strstr(out, "overlap_ns"));	/* a data column */
+	ASSERT_NE(NULL, strstr(out, "\nNPU IoWait 7500 ns of 21000 ns (35.71%) "
+			       "in 6 operator records; at least 4800 ns while "
+			       "another PE ran (contended), which ran during "
+			       "15300 ns\n"));
+	free(out);
+	self->o.types = pad;
+	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_WIDE,
+				     out));
+	ASSERT_NE(NULL, strstr(out, "overlap_ns"));
+	ASSERT_NE(NULL, strstr(out, "\nNPU IoWait 500 ns of 4000 ns (12.50%) "
+			       "in 1 operator records; at least 0 ns"));
+	free(out);
+	/* no trailer in the machine formats, nor without NPU records */
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_EQ(NULL, strstr(out, "NPU IoWait"));
+	free(out);
+}
+
+/*
+ * The layers of memory_gen.h's trace (op 0 CONV2D of conv1/Conv, op 1 FC
+ * of fc/Gemm, 5 ns each, in two jobs) with @same_name: both layers named
+ * conv1/Conv; @same_shape: fc/Gemm with conv1/Conv's op type and inputs
+ */
+static char *mixed_of(bool same_name, bool same_shape, unsigned int agg,
+		      unsigned int by)
+{
+	static const char *const npu[] = { "npu", NULL };
+	char *path = NULL, err[256], *out;
+	struct npuprof_analyze_opts o;
+	struct npuprof_trace *t;
+	struct lay_table tab;
+	int ret;
+
+	if (asprintf(&path, "/tmp/npuprof-analysis-%d-mixed", (int)getpid()) < 0)
+		abort();
+	lay_gen_table(&tab);
+	if (same_name)
+		tab.d[1].name = tab.d[0].name;
+	if (same_shape) {
+		tab.d[1].op_type = tab.d[0].op_type;
+		tab.d[1].n_in = tab.d[0].n_in;
+		memcpy(tab.d[1].in, tab.d[0].in, sizeof(tab.d[1].in));
+	}
+	mem_gen_jobs_write_tail(path, &tab, LAY_SIZE);
+	if (npuprof_trace_open(path, &t, err, sizeof(err)))
+		abort();
+	npuprof_analyze_opts_init(&o);
+	o.types = npu;
+	o.aggregate = agg;
+	o.aggregate_by = by;
+	out = AG_CAPTURE(ret, an_run(t, &o, NPUPROF_FORMAT_CSV, out));
+	if (ret)
+		abort();
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
+	return out;
+}
+
+/*
+ * An aggregate whose records disagree says so: its name joins their
+ * opcodes, a layer column they do not share is "mixed"; what they share
+ * stays
+ */
+TEST(aggregate_of_mixed_records)
+{
+	char b[64];
+	char *out;
+
+#define M(line, col) ag_csv(out, line, col, b, sizeof(b))
+	/* one layer name for both layers: CONV2D and FC, all columns differ */
+	out = mixed_of(true, false, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER);
+	ASSERT_EQ(2, ag_lines(out));
+	ASSERT_STREQ("CONV2D+FC", M(1, C_NAME));
+	ASSERT_STREQ("4", M(1, C_COUNT));
+	ASSERT_STREQ("20", M(1, C_SELF));
+	ASSERT_STREQ(LAY_NAME0, M(1, C_LAYER));
+	ASSERT_STREQ("mixed", M(1, C_OP_TYPE));
+	ASSERT_STREQ("mixed", M(1, C_IN_SHAPES));
+	ASSERT_STREQ("mixed", M(1, C_OUT_SHAPES));
+	free(out);
+	/* the same op type and inputs: by shape, only the outputs differ */
+	out = mixed_of(false, true, NPUPROF_AGG_MEAN, NPUPROF_AGG_BY_SHAPE);
+	ASSERT_EQ(2, ag_lines(out));
+	ASSERT_STREQ("CONV2D+FC", M(1, C_NAME));
+	ASSERT_STREQ("5", M(1, C_SELF));
+	ASSERT_STREQ("", M(1, C_LAYER));
+	ASSERT_STREQ(LAY_TYPE0, M(1, C_OP_TYPE));
+	/* in_shapes, quoted (commas), then out_shapes */
+	ASSERT_NE(NULL, strstr(out, ",," LAY_TYPE0 ",\"" LAY_IN0
+			       "\",mixed\r\n"));
+	free(out);
+	/* records that agree keep their columns */
+	out = mixed_of(false, false, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER);
+	ASSERT_EQ(3, ag_lines(out));
+	ASSERT_EQ(NULL, strstr(out, "mixed"));
+	ASSERT_EQ(NULL, strstr(out, "+FC"));
+	ASSERT_NE(NULL, strstr(out, "," LAY_TYPE1 ",\"" LAY_IN1 "\",\""
+			       LAY_OUT1 "\"\r\n"));
+	free(out);
+	/* max: the row is the record chosen, with its own columns */
+	out = mixed_of(true, false, NPUPROF_AGG_MAX, NPUPROF_AGG_BY_LAYER);
+	ASSERT_EQ(2, ag_lines(out));
+	ASSERT_EQ(NULL, strstr(out, "mixed"));
+	ASSERT_STREQ("4", M(1, C_COUNT));
+	ASSERT_STREQ("5", M(1, C_SELF));
+	free(out);
+#undef M
 }
 
 TEST_HARNESS_MAIN
