@@ -50,6 +50,7 @@
 #define NPF_SQ_VERSION	5	/* PRAGMA user_version of the schema */
 #define NPF_SQ_ANALYZE	"1000"	/* PRAGMA analysis_limit: rows sampled */
 #define NPF_SQ_ROWS	32	/* rows per INSERT into the large tables */
+#define NPF_SQ_COLS	32	/* columns of a large table, at most */
 
 static const char npf_sq_schema[] =
 "CREATE TABLE meta(key TEXT NOT NULL, value TEXT);\n"
@@ -208,10 +209,22 @@ struct npf_sq_ids {
 };
 
 /*
+ * What a parameter of a batched INSERT holds since it was last bound
+ * (SQLite keeps bindings across sqlite3_reset()): an integer or NULL is
+ * not bound again when the same row of the next batch has the same
+ */
+enum { SQV_NONE, SQV_INT, SQV_NULL };
+
+struct npf_sq_val {
+	int64_t v;
+	int kind;		/* SQV_*: none known, an integer, NULL */
+};
+
+/*
  * @st: the INSERT of each table; of the large ones (up to SQ_BATCHED), of
  * NPF_SQ_ROWS rows, bound row after row: @pending rows bound so far, of
  * @ncols columns each, @rows inserted (or pending) in all, the ids of
- * each pending row in @ids.
+ * each pending row in @ids, what each parameter holds in @bound.
  */
 struct npf_sq {
 	struct npuprof_trace *trace;
@@ -222,6 +235,7 @@ struct npf_sq {
 	int pending[SQ_BATCHED + 1];
 	int64_t rows[SQ_BATCHED + 1];
 	struct npf_sq_ids ids[SQ_BATCHED + 1][NPF_SQ_ROWS];
+	struct npf_sq_val bound[SQ_BATCHED + 1][NPF_SQ_ROWS * NPF_SQ_COLS];
 	/* span kinds and opcodes already in span_kinds and opcodes */
 	uint64_t kinds[65536 / 64];
 	uint64_t opcodes[65536 / 64];
@@ -229,7 +243,8 @@ struct npf_sq {
 
 /*
  * One row being bound: its statement, the last column bound, SQLite's
- * errors, and where its ids go
+ * errors, where its ids go, what the statement's parameters hold (NULL:
+ * not known, bind every value)
  */
 struct npf_sqb {
 	sqlite3_stmt *st;
@@ -237,6 +252,7 @@ struct npf_sqb {
 	int rc;			/* OR of the bind results: nonzero failed */
 	int which;
 	struct npf_sq_ids *ids;
+	struct npf_sq_val *bound;
 };
 
 static int npf_sq_fail(struct npf_sq *s, const char *what)
@@ -262,18 +278,43 @@ static inline struct npf_sqb npf_sqb(struct npf_sq *s, int which)
 	if (which <= SQ_BATCHED) {
 		b.col = s->pending[which] * s->ncols[which];
 		b.ids = &s->ids[which][s->pending[which]];
+		if (s->ncols[which] <= NPF_SQ_COLS)
+			b.bound = s->bound[which];
 	}
 	return b;
 }
 
+/*
+ * The next parameter, to hold @kind and @v: false when it already does
+ * (nothing to bind)
+ */
+static inline bool npf_b_next(struct npf_sqb *b, int kind, int64_t v)
+{
+	struct npf_sq_val *p = b->bound ? &b->bound[b->col] : NULL;
+
+	/* text and reals: bound every time (their kind forgets the last) */
+
+	b->col++;
+	if (!p)
+		return true;
+	if (kind != SQV_NONE && p->kind == kind &&
+	    (kind != SQV_INT || p->v == v))
+		return false;
+	p->kind = kind;
+	p->v = v;
+	return true;
+}
+
 static inline void npf_b_null(struct npf_sqb *b)
 {
-	b->rc |= sqlite3_bind_null(b->st, ++b->col);
+	if (npf_b_next(b, SQV_NULL, 0))
+		b->rc |= sqlite3_bind_null(b->st, b->col);
 }
 
 static inline void npf_b_i(struct npf_sqb *b, int64_t v)
 {
-	b->rc |= sqlite3_bind_int64(b->st, ++b->col, v);
+	if (npf_b_next(b, SQV_INT, v))
+		b->rc |= sqlite3_bind_int64(b->st, b->col, v);
 }
 
 /* An unsigned 64-bit field: stored as the same 64 bits, signed */
@@ -293,34 +334,35 @@ static inline void npf_b_opt(struct npf_sqb *b, bool have, int64_t v)
 
 static inline void npf_b_f(struct npf_sqb *b, bool have, double v)
 {
-	if (have)
-		b->rc |= sqlite3_bind_double(b->st, ++b->col, v);
-	else
+	if (have && npf_b_next(b, SQV_NONE, 0))
+		b->rc |= sqlite3_bind_double(b->st, b->col, v);
+	else if (!have)
 		npf_b_null(b);
 }
 
 /* Text that stays valid until the row is stepped; NULL stores NULL */
 static inline void npf_b_s(struct npf_sqb *b, const char *v)
 {
-	if (v)
-		b->rc |= sqlite3_bind_text(b->st, ++b->col, v, -1, SQLITE_STATIC);
-	else
+	if (v && npf_b_next(b, SQV_NONE, 0))
+		b->rc |= sqlite3_bind_text(b->st, b->col, v, -1, SQLITE_STATIC);
+	else if (!v)
 		npf_b_null(b);
 }
 
 /* Text of @len bytes, or NULL: as npf_b_s(), without SQLite's strlen() */
 static inline void npf_b_sn(struct npf_sqb *b, const char *v, int len)
 {
-	if (v)
-		b->rc |= sqlite3_bind_text(b->st, ++b->col, v, len, SQLITE_STATIC);
-	else
+	if (v && npf_b_next(b, SQV_NONE, 0))
+		b->rc |= sqlite3_bind_text(b->st, b->col, v, len, SQLITE_STATIC);
+	else if (!v)
 		npf_b_null(b);
 }
 
 /* Text copied by SQLite (it need not outlive the call) */
 static inline void npf_b_copy(struct npf_sqb *b, const char *v)
 {
-	b->rc |= sqlite3_bind_text(b->st, ++b->col, v, -1, SQLITE_TRANSIENT);
+	npf_b_next(b, SQV_NONE, 0);
+	b->rc |= sqlite3_bind_text(b->st, b->col, v, -1, SQLITE_TRANSIENT);
 }
 
 /* Insert the row bound in @b: now, or with the full batch */

@@ -350,6 +350,19 @@ TEST(batches)
 		 "SELECT SUM(dur_ns), (SELECT name FROM operators WHERE id = 223),"
 		 " (SELECT name FROM operators WHERE id = 224),"
 		 " (SELECT name FROM operators WHERE id = 225) FROM operators");
+	/*
+	 * a parameter of a batch is bound again only when its value
+	 * changes: row by row, each still has its own (op_index and job_id
+	 * go round 3 and 225 rows, a batch 32; job_id NULL or not by kind)
+	 */
+	EXPECT_Q(db, "0|8550|225\n",
+		 "SELECT SUM(op_index != (id - 1) % 3 OR job_id != (id - 1) / 3 + 1"
+		 " OR minor != 3 OR pid != 100), SUM(job_id), SUM(op_index)"
+		 " FROM operator_rows");
+	EXPECT_Q(db, "0|150|5700|0|8\n",
+		 "SELECT SUM((kind_id IN (10, 11)) != (job_id IS NOT NULL)),"
+		 " SUM(minor = 3), SUM(job_id), SUM(op_index IS NOT NULL),"
+		 " SUM(name IS NOT NULL) FROM span_rows");
 	EXPECT_Q(db, "3\n8\n", "SELECT COUNT(*) FROM opcodes UNION ALL"
 		 " SELECT COUNT(*) FROM span_kinds");
 	EXPECT_Q(db, "75|75\n", "SELECT COUNT(*), SUM(executions = 1)"
