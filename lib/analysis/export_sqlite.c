@@ -17,8 +17,9 @@
  * npf_sq, no allocation per row), span kind and operator names interned
  * in tables of their own (a row holds the number; the spans and operators
  * views put the name back), indexes built after the last row, ANALYZE on
- * a sample. What SQLite does is then nearly all of the time: SQLite
- * alone on the same rows (npuprof-bench-report) takes 6% fewer
+ * a sample, a batch's integer and NULL parameters bound again only when
+ * they change. What SQLite does is then nearly all of the time: SQLite
+ * alone on the same rows (npuprof-bench-report) takes as many
  * instructions (sqlite.rst, "Performance").
  * The database is written to PATH.tmp and renamed over PATH when
  * complete, so a failed export leaves no half database behind. Memory:
@@ -211,7 +212,8 @@ struct npf_sq_ids {
 /*
  * What a parameter of a batched INSERT holds since it was last bound
  * (SQLite keeps bindings across sqlite3_reset()): an integer or NULL is
- * not bound again when the same row of the next batch has the same
+ * not bound again when the same row of the next batch has the same;
+ * SQV_NONE: text or a real, or nothing yet
  */
 enum { SQV_NONE, SQV_INT, SQV_NULL };
 
@@ -285,24 +287,29 @@ static inline struct npf_sqb npf_sqb(struct npf_sq *s, int which)
 }
 
 /*
- * The next parameter, to hold @kind and @v: false when it already does
- * (nothing to bind)
+ * The next parameter, to hold an integer @v (@kind SQV_INT) or NULL
+ * (SQV_NULL): false when it already does (nothing to bind)
  */
 static inline bool npf_b_next(struct npf_sqb *b, int kind, int64_t v)
 {
 	struct npf_sq_val *p = b->bound ? &b->bound[b->col] : NULL;
 
-	/* text and reals: bound every time (their kind forgets the last) */
-
 	b->col++;
 	if (!p)
 		return true;
-	if (kind != SQV_NONE && p->kind == kind &&
-	    (kind != SQV_INT || p->v == v))
+	if (p->kind == kind && (kind == SQV_NULL || p->v == v))
 		return false;
 	p->kind = kind;
 	p->v = v;
 	return true;
+}
+
+/* The next parameter, for text or a real: bound every time */
+static inline int npf_b_any(struct npf_sqb *b)
+{
+	if (b->bound)
+		b->bound[b->col].kind = SQV_NONE;
+	return ++b->col;
 }
 
 static inline void npf_b_null(struct npf_sqb *b)
@@ -334,35 +341,37 @@ static inline void npf_b_opt(struct npf_sqb *b, bool have, int64_t v)
 
 static inline void npf_b_f(struct npf_sqb *b, bool have, double v)
 {
-	if (have && npf_b_next(b, SQV_NONE, 0))
-		b->rc |= sqlite3_bind_double(b->st, b->col, v);
-	else if (!have)
+	if (have)
+		b->rc |= sqlite3_bind_double(b->st, npf_b_any(b), v);
+	else
 		npf_b_null(b);
 }
 
 /* Text that stays valid until the row is stepped; NULL stores NULL */
 static inline void npf_b_s(struct npf_sqb *b, const char *v)
 {
-	if (v && npf_b_next(b, SQV_NONE, 0))
-		b->rc |= sqlite3_bind_text(b->st, b->col, v, -1, SQLITE_STATIC);
-	else if (!v)
+	if (v)
+		b->rc |= sqlite3_bind_text(b->st, npf_b_any(b), v, -1,
+					   SQLITE_STATIC);
+	else
 		npf_b_null(b);
 }
 
 /* Text of @len bytes, or NULL: as npf_b_s(), without SQLite's strlen() */
 static inline void npf_b_sn(struct npf_sqb *b, const char *v, int len)
 {
-	if (v && npf_b_next(b, SQV_NONE, 0))
-		b->rc |= sqlite3_bind_text(b->st, b->col, v, len, SQLITE_STATIC);
-	else if (!v)
+	if (v)
+		b->rc |= sqlite3_bind_text(b->st, npf_b_any(b), v, len,
+					   SQLITE_STATIC);
+	else
 		npf_b_null(b);
 }
 
 /* Text copied by SQLite (it need not outlive the call) */
 static inline void npf_b_copy(struct npf_sqb *b, const char *v)
 {
-	npf_b_next(b, SQV_NONE, 0);
-	b->rc |= sqlite3_bind_text(b->st, b->col, v, -1, SQLITE_TRANSIENT);
+	b->rc |= sqlite3_bind_text(b->st, npf_b_any(b), v, -1,
+				   SQLITE_TRANSIENT);
 }
 
 /* Insert the row bound in @b: now, or with the full batch */
