@@ -51,6 +51,8 @@ static inline int64_t npf_round_i64(double x)
  * @span: @last_tick - @ref_tick, as a double (npf_clock_seg_prepare())
  * @err_in: growth of the bound per tick between @ref_tick and @last_tick,
  *	the rounding of the mapped offset included (npf_clock_seg_prepare())
+ * @fast: a tick from @ref_tick to @last_tick maps without a range check:
+ *	its offset, time and bound cannot overflow (npf_clock_seg_prepare())
  *
  * See Documentation/npu/clock-fit.rst.
  */
@@ -61,6 +63,7 @@ struct npf_clock_seg {
 	double ns_per_tick;
 	uint64_t err_ns;
 	uint32_t n;
+	uint32_t fast;
 	uint64_t last_tick;
 	double err_first;
 	double err_last;
@@ -70,9 +73,9 @@ struct npf_clock_seg {
 };
 
 /*
- * npf_clock_seg_prepare() - set @g's @span and @err_in from its other
- * fields: a piece is mapped with them (one multiply for the bound between
- * its samples, no division)
+ * npf_clock_seg_prepare() - set @g's @span, @err_in and @fast from its
+ * other fields: a piece is mapped with them (one multiply for the bound
+ * between its samples, no division)
  */
 void npf_clock_seg_prepare(struct npf_clock_seg *g);
 
