@@ -269,33 +269,39 @@ void npu_inference_release(struct npu_inference *c)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* Lower quantized input @q into its slot, timed as a Lower span. */
+/*
+ * Lower quantized input @q into its slot, timed as a Lower span that
+ * begins at *@at (shared timestamps: the end of the span before it, or its
+ * parent's start) and whose end goes back in *@at.
+ */
 static int npu_span_lower(struct npu_inference *c,
 			  const struct npu_tensor_desc *d, unsigned int idx,
-			  const uint8_t *q, const struct npuprof_span *parent)
+			  const uint8_t *q, const struct npuprof_span *parent,
+			  struct npuprof_stamp *at)
 {
 	struct npuprof_span op;
 	int ret;
 
-	npu_span_op_begin(&op, NPUPROF_SPAN_LOWER, parent, idx);
+	npu_span_op_begin_at(&op, NPUPROF_SPAN_LOWER, parent, idx, *at);
 	ret = npu_lower(q, c->maps[d->slot] + d->offset, d->dev_size,
 			d->dims, d->layout, (uint8_t)d->zero_point);
-	npu_span_done(&op, ret);
+	*at = npu_span_done_at(&op, ret, NPU_STAMP_NONE);
 	return ret;
 }
 
-/* Unlower output @d into @q, timed as an Unlower span. */
+/* Unlower output @d into @q, timed as an Unlower span, as npu_span_lower(). */
 static int npu_span_unlower(struct npu_inference *c,
 			    const struct npu_tensor_desc *d, unsigned int idx,
-			    uint8_t *q, const struct npuprof_span *parent)
+			    uint8_t *q, const struct npuprof_span *parent,
+			    struct npuprof_stamp *at)
 {
 	struct npuprof_span op;
 	int ret;
 
-	npu_span_op_begin(&op, NPUPROF_SPAN_UNLOWER, parent, idx);
+	npu_span_op_begin_at(&op, NPUPROF_SPAN_UNLOWER, parent, idx, *at);
 	ret = npu_unlower(c->maps[d->slot] + d->offset, d->dev_size, q,
 			  d->dims, d->layout);
-	npu_span_done(&op, ret);
+	*at = npu_span_done_at(&op, ret, NPU_STAMP_NONE);
 	return ret;
 }
 
@@ -305,13 +311,16 @@ int npu_inference_set_input_u8(struct npu_inference *c, unsigned int idx,
 	const struct npu_model *m = c->runner->model;
 	const struct npu_tensor_desc *d = npu_model_input(m, idx);
 	struct npuprof_span in;
+	struct npuprof_stamp t;
 	int ret;
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
+	/* Lower begins and ends with set_input: two clock reads, not four */
 	npu_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
-	ret = npu_span_lower(c, d, idx, data, &in);
-	npu_span_done(&in, ret);
+	t = npuprof_span_start(&in);
+	ret = npu_span_lower(c, d, idx, data, &in, &t);
+	npu_span_done_at(&in, ret, t);
 	return ret;
 }
 
@@ -321,17 +330,23 @@ int npu_inference_set_input(struct npu_inference *c, unsigned int idx,
 	const struct npu_model *m = c->runner->model;
 	const struct npu_tensor_desc *d = npu_model_input(m, idx);
 	struct npuprof_span in, op;
+	struct npuprof_stamp t;
 	int ret;
 
 	if (!d || !data || count != d->count || c->submitted)
 		return -EINVAL;
+	/*
+	 * Quantize begins with set_input, Lower where Quantize ends, and
+	 * set_input ends with Lower: three clock reads, not six
+	 */
 	npu_span_begin(&in, NPUPROF_SPAN_SET_INPUT, &c->span);
-	npu_span_op_begin(&op, NPUPROF_SPAN_QUANTIZE, &in, idx);
+	npu_span_op_begin_at(&op, NPUPROF_SPAN_QUANTIZE, &in, idx,
+			     npuprof_span_start(&in));
 	ret = npu_quantize(data, c->stage, count, d->scale, d->zero_point);
-	npu_span_done(&op, ret);
+	t = npu_span_done_at(&op, ret, NPU_STAMP_NONE);
 	if (!ret)
-		ret = npu_span_lower(c, d, idx, c->stage, &in);
-	npu_span_done(&in, ret);
+		ret = npu_span_lower(c, d, idx, c->stage, &in, &t);
+	npu_span_done_at(&in, ret, t);
 	return ret;
 }
 
@@ -455,13 +470,16 @@ int npu_inference_get_output_u8(struct npu_inference *c, unsigned int idx,
 {
 	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
 	struct npuprof_span out;
+	struct npuprof_stamp t;
 	int ret;
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
+	/* Unlower begins and ends with get_output */
 	npu_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
-	ret = npu_span_unlower(c, d, idx, data, &out);
-	npu_span_done(&out, ret);
+	t = npuprof_span_start(&out);
+	ret = npu_span_unlower(c, d, idx, data, &out, &t);
+	npu_span_done_at(&out, ret, t);
 	return ret;
 }
 
@@ -470,19 +488,25 @@ int npu_inference_get_output(struct npu_inference *c, unsigned int idx,
 {
 	const struct npu_tensor_desc *d = npu_model_output(c->runner->model, idx);
 	struct npuprof_span out, op;
+	struct npuprof_stamp t;
 	int ret;
 
 	if (!d || !data || count != d->count || !c->done)
 		return -EINVAL;
+	/*
+	 * Unlower begins with get_output, Dequantize where Unlower ends, and
+	 * get_output ends with the last of them
+	 */
 	npu_span_begin(&out, NPUPROF_SPAN_GET_OUTPUT, &c->span);
-	ret = npu_span_unlower(c, d, idx, c->stage, &out);
+	t = npuprof_span_start(&out);
+	ret = npu_span_unlower(c, d, idx, c->stage, &out, &t);
 	if (!ret) {
-		npu_span_op_begin(&op, NPUPROF_SPAN_DEQUANTIZE, &out, idx);
+		npu_span_op_begin_at(&op, NPUPROF_SPAN_DEQUANTIZE, &out, idx, t);
 		ret = npu_dequantize(c->stage, data, count, d->scale,
 				     d->zero_point);
-		npu_span_done(&op, ret);
+		t = npu_span_done_at(&op, ret, NPU_STAMP_NONE);
 	}
-	npu_span_done(&out, ret);
+	npu_span_done_at(&out, ret, t);
 	return ret;
 }
 

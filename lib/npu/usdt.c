@@ -14,13 +14,13 @@
 /* Raised by tracers while a libnpu probe is attached (npuprof_usdt.h). */
 unsigned short npu_probes_semaphore __attribute__((section(".probes")));
 
-void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
-			 const struct npuprof_span *parent, uint32_t flags,
-			 uint32_t op_index, uint64_t job_id, uint32_t minor)
+/* Span @s just begun: its fields, then the begin probe of its kind. */
+static inline __attribute__((always_inline)) void
+npu_span_begun(struct npuprof_span *s, unsigned int kind, uint32_t flags,
+	       uint32_t op_index, uint64_t job_id, uint32_t minor)
 {
 	const struct npuprof_span_rec *r = &s->rec;
 
-	npuprof_span_begin_slow(s, kind, parent);
 	if (!s->on)
 		return;
 	s->rec.flags |= flags;
@@ -55,12 +55,28 @@ void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 	}
 }
 
-void npu_span_end_slow(struct npuprof_span *s)
+void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
+			 const struct npuprof_span *parent, uint32_t flags,
+			 uint32_t op_index, uint64_t job_id, uint32_t minor)
+{
+	npuprof_span_begin_slow(s, kind, parent);
+	npu_span_begun(s, kind, flags, op_index, job_id, minor);
+}
+
+void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
+			       const struct npuprof_span *parent,
+			       unsigned int idx, struct npuprof_stamp at)
+{
+	npuprof_span_begin_at_slow(s, kind, parent, at);
+	npu_span_begun(s, kind, NPUPROF_SPAN_F_OP, idx, 0, 0);
+}
+
+/* Span @s just ended: the end probe of its kind. */
+static inline __attribute__((always_inline)) void
+npu_span_ended(const struct npuprof_span *s)
 {
 	const struct npuprof_span_rec *r = &s->rec;
 
-	/* records the span when a session captures; sets end_ns always */
-	npuprof_span_end_slow(s);
 	switch (r->kind) {
 	case NPUPROF_SPAN_RUN:
 		NPU_USDT_SPAN(run_end, r);
@@ -87,4 +103,20 @@ void npu_span_end_slow(struct npuprof_span *s)
 		NPU_USDT_SPAN(wait_end, r);
 		break;
 	}
+}
+
+void npu_span_end_slow(struct npuprof_span *s)
+{
+	/* records the span when a session captures; sets end_ns always */
+	npuprof_span_end_slow(s);
+	npu_span_ended(s);
+}
+
+struct npuprof_stamp npu_span_end_at_slow(struct npuprof_span *s,
+					  struct npuprof_stamp at)
+{
+	struct npuprof_stamp end = npuprof_span_end_at_slow(s, at);
+
+	npu_span_ended(s);
+	return end;
 }

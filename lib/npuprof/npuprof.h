@@ -408,6 +408,95 @@ static inline void npuprof_span_end(struct npuprof_span *s)
 }
 
 /**
+ * struct npuprof_stamp - a span's time, to share with the next span
+ * @t: the clock value (as struct npuprof_span_rec's start_ns and end_ns)
+ * @key: which session, generation and clock @t was read for; 0: none
+ *
+ * Returned by npuprof_span_start() and npuprof_span_end_at(), given to
+ * npuprof_span_begin_at() and npuprof_span_end_at(). Only the library's
+ * own values are honoured: a stamp of another session, of the same
+ * session before a pause, or of another clock (the TSC against
+ * clock_gettime()) is ignored and the clock read instead.
+ */
+struct npuprof_stamp {
+	uint64_t t;
+	uint32_t key;
+};
+
+void npuprof_span_begin_at_slow(struct npuprof_span *s, unsigned int kind,
+				const struct npuprof_span *parent,
+				struct npuprof_stamp at);
+struct npuprof_stamp npuprof_span_end_at_slow(struct npuprof_span *s,
+					      struct npuprof_stamp at);
+
+/**
+ * npuprof_span_start() - the start of an open span, to share
+ * @s: a span begun and not yet ended
+ *
+ * Return: a stamp of @s's start, for a child that begins with it
+ * (npuprof_span_begin_at()); a stamp of no time when @s is not timed.
+ */
+static inline struct npuprof_stamp
+npuprof_span_start(const struct npuprof_span *s)
+{
+	struct npuprof_stamp st = { s->rec.start_ns, (uint32_t)s->on };
+
+	if (!s->on)
+		st.t = 0;
+	return st;
+}
+
+/**
+ * npuprof_span_begin_at() - start timing a span at a time already read
+ * @s: the span, in the caller's memory
+ * @kind: enum npuprof_span_kind
+ * @parent: the enclosing span, or NULL
+ * @at: when @s starts: the end of the span just before it
+ *	(npuprof_span_end_at()) or the start of a parent it begins with
+ *	(npuprof_span_start())
+ *
+ * As npuprof_span_begin(), but without a clock read when @at is a time
+ * of the session that records @s, read on the clock @s would read: then
+ * @s starts exactly at @at, and the trace shows the two times equal.
+ * Otherwise (no session when @at was read, another session, a pause in
+ * between, the other clock, a stamp of no time) it reads the clock.
+ */
+static inline void npuprof_span_begin_at(struct npuprof_span *s,
+					 unsigned int kind,
+					 const struct npuprof_span *parent,
+					 struct npuprof_stamp at)
+{
+	s->on = 0;
+	if (__builtin_expect(__atomic_load_n(&npuprof_spans_on,
+					     __ATOMIC_RELAXED), 0))
+		npuprof_span_begin_at_slow(s, kind, parent, at);
+}
+
+/**
+ * npuprof_span_end_at() - end a span, at a time already read or now
+ * @s: a span passed to npuprof_span_begin() or npuprof_span_begin_at()
+ * @at: when @s ends: the end of its last child, with nothing of @s's
+ *	after it (npuprof_span_end_at() of the child); or a stamp of no
+ *	time ({ 0, 0 }) to read the clock
+ *
+ * As npuprof_span_end(). @at is honoured as by npuprof_span_begin_at()
+ * and only when it is not before @s's start; otherwise the clock is read.
+ *
+ * Return: the stamp of @s's end, for the span that begins where @s ends
+ * (npuprof_span_begin_at()) or a parent that ends with it; a stamp of no
+ * time when @s was not timed.
+ */
+static inline struct npuprof_stamp
+npuprof_span_end_at(struct npuprof_span *s, struct npuprof_stamp at)
+{
+	struct npuprof_stamp none = { 0, 0 };
+
+	if (__builtin_expect(s->on, 0))
+		return npuprof_span_end_at_slow(s, at);
+	return none;
+}
+
+/**
  * npuprof_region_begin() - open a labelled region on the calling thread
  * @label: a name, e.g. "warm up"; copied (at most 255 bytes kept)
  *

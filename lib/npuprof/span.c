@@ -24,6 +24,12 @@
  * (t->key); a span whose key is not the recording key when it ends is not
  * recorded: nothing of a paused interval is kept.
  *
+ * Shared timestamps. npuprof_span_begin_at_slow() and
+ * npuprof_span_end_at_slow() take a stamp (a time and the key of the span
+ * it came from) instead of reading the clock, when its key is the one the
+ * span takes (the same session, generation and clock); otherwise they read
+ * the clock, so no time of another session or clock enters the trace.
+ *
  * Packing. The drain turns each run of a thread's spans into one SPANS
  * item (trace-file.rst): the thread, trace and time bases once, then 24
  * bytes a span of deltas, instead of an 80-byte SPAN item each. A span
@@ -634,10 +640,14 @@ npf_begin_mono(struct npuprof_span *s, uint32_t key)
 	s->on = (int)key;
 }
 
-/* Begin span @s on thread @t (npuprof_span_begin_slow()). */
+/*
+ * Begin span @s on thread @t (npuprof_span_begin_slow()); with @shared
+ * (a constant), at @at when it is a stamp of @s's key.
+ */
 static inline __attribute__((always_inline)) void
 npf_begin(struct npf_thread *t, struct npuprof_span *s, unsigned int kind,
-	  const struct npuprof_span *parent)
+	  const struct npuprof_span *parent, bool shared,
+	  struct npuprof_stamp at)
 {
 	uint64_t id = t->next_id++, w = (uint16_t)kind;	/* flags, name 0 */
 	/* the recording key, or NPF_KEY_PROBE: never 0 */
@@ -662,6 +672,12 @@ npf_begin(struct npf_thread *t, struct npuprof_span *s, unsigned int kind,
 		s->rec.trace_id[0] = npf_hot.trace_hi;
 		s->rec.trace_id[1] = id;
 	}
+	/* a time of the same session and clock: no clock read */
+	if (shared && at.key == key) {
+		s->rec.start_ns = at.t;
+		s->on = (int)key;
+		return;
+	}
 	/* a program's own spans: the TSC when the session chose it */
 	if (npf_unlikely(!(key & NPF_ON_TSC))) {
 		npf_begin_mono(s, key);
@@ -674,12 +690,12 @@ npf_begin(struct npf_thread *t, struct npuprof_span *s, unsigned int kind,
 /* The begin of a thread's first span: its state first. */
 static __attribute__((noinline)) void
 npf_begin_first(struct npuprof_span *s, unsigned int kind,
-		const struct npuprof_span *parent)
+		const struct npuprof_span *parent, struct npuprof_stamp at)
 {
 	struct npf_thread *t = npf_thread_get();
 
 	if (t)
-		npf_begin(t, s, kind, parent);
+		npf_begin(t, s, kind, parent, true, at);
 	else
 		s->on = 0;
 }
@@ -688,12 +704,26 @@ NPUPROF_EXPORT
 void npuprof_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 			     const struct npuprof_span *parent)
 {
+	static const struct npuprof_stamp none;
 	struct npf_thread *t = npf_self;
 
 	if (npf_unlikely(!t))
-		npf_begin_first(s, kind, parent);
+		npf_begin_first(s, kind, parent, none);
 	else
-		npf_begin(t, s, kind, parent);
+		npf_begin(t, s, kind, parent, false, none);
+}
+
+NPUPROF_EXPORT
+void npuprof_span_begin_at_slow(struct npuprof_span *s, unsigned int kind,
+				const struct npuprof_span *parent,
+				struct npuprof_stamp at)
+{
+	struct npf_thread *t = npf_self;
+
+	if (npf_unlikely(!t))
+		npf_begin_first(s, kind, parent, at);
+	else
+		npf_begin(t, s, kind, parent, true, at);
 }
 
 NPUPROF_EXPORT
@@ -713,6 +743,34 @@ void npuprof_span_end_slow(struct npuprof_span *s)
 		return;
 	}
 	npf_write(t, &s->rec, key & ~NPF_ON_TSC, true);
+}
+
+NPUPROF_EXPORT
+struct npuprof_stamp npuprof_span_end_at_slow(struct npuprof_span *s,
+					      struct npuprof_stamp at)
+{
+	uint32_t key = (uint32_t)s->on;
+	uint32_t k = key & ~NPF_ON_TSC;
+	struct npf_thread *t = npf_self;
+	struct npuprof_stamp end = { 0, key };
+
+	if (!key)
+		return end;
+	s->on = 0;
+	/* a time of the same session and clock, not before the start */
+	if (at.key == key && at.t >= s->rec.start_ns)
+		end.t = at.t;
+	else
+		end.t = key & NPF_ON_TSC ? npf_rdtsc() : npf_now_ns();
+	s->rec.end_ns = end.t;
+	/* a span begun for a USDT probe alone: its end time only */
+	if (key == NPF_KEY_PROBE)
+		return end;
+	if (npf_unlikely(!t || t->key != k))
+		npf_end_first(&s->rec, key);
+	else
+		npf_write(t, &s->rec, k, key & NPF_ON_TSC);
+	return end;
 }
 
 /* The parent of the thread's spans begun without one. */
