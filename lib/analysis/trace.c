@@ -952,7 +952,8 @@ npf_trace_next_ev(struct npuprof_trace *t, struct npuprof_event *ev,
 	uint64_t off;
 	int ret;
 
-	if (!t || !ev)
+	/* the library's own callers (@whole false) pass both */
+	if (whole && (!t || !ev))
 		return -EINVAL;
 	if (t->bad)
 		return t->bad;
