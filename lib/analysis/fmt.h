@@ -60,6 +60,23 @@ static const char npf_fmt_d2[201] =
 	"6061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/*
+ * ".000" to ".999": the 3 decimals of a µs time from its ns, and "000"
+ * to "999" at 1 + 4 * n: the 3 digits of n (npf_fmt_u64())
+ */
+#define NPF_FMT_F1(a, b)	"." a b "0." a b "1." a b "2." a b "3." a b "4." \
+				a b "5." a b "6." a b "7." a b "8." a b "9"
+#define NPF_FMT_F2(a)	NPF_FMT_F1(a, "0") NPF_FMT_F1(a, "1") NPF_FMT_F1(a, "2") \
+			NPF_FMT_F1(a, "3") NPF_FMT_F1(a, "4") NPF_FMT_F1(a, "5") \
+			NPF_FMT_F1(a, "6") NPF_FMT_F1(a, "7") NPF_FMT_F1(a, "8") \
+			NPF_FMT_F1(a, "9")
+static const char npf_fmt_dec3[4001] =
+	NPF_FMT_F2("0") NPF_FMT_F2("1") NPF_FMT_F2("2") NPF_FMT_F2("3")
+	NPF_FMT_F2("4") NPF_FMT_F2("5") NPF_FMT_F2("6") NPF_FMT_F2("7")
+	NPF_FMT_F2("8") NPF_FMT_F2("9");
+#undef NPF_FMT_F1
+#undef NPF_FMT_F2
+
 /* @v (10 <= @v < 10^8) without leading zeros; returns the end */
 static inline char *npf_fmt_u32_8(char *p, uint32_t v)
 {
@@ -117,17 +134,17 @@ static inline __attribute__((always_inline)) char *npf_fmt_u64(char *p,
 		memcpy(p, &npf_fmt_d2[v * 2], 2);
 		return p + 2;
 	}
+	/* 3 and 4 digits: the 3 of the ".ddd" table, 4 bytes copied */
+	if (v < 1000) {
+		memcpy(p, &npf_fmt_dec3[v * 4 + 1], 4);
+		return p + 3;
+	}
 	if (v < 10000) {
-		uint32_t h = (uint32_t)v / 100, l = (uint32_t)v % 100;
+		uint32_t h = (uint32_t)v / 1000;
 
-		if (h < 10) {
-			*p++ = (char)('0' + h);
-		} else {
-			memcpy(p, &npf_fmt_d2[h * 2], 2);
-			p += 2;
-		}
-		memcpy(p, &npf_fmt_d2[l * 2], 2);
-		return p + 2;
+		*p = (char)('0' + h);
+		memcpy(p + 1, &npf_fmt_dec3[((uint32_t)v - h * 1000) * 4 + 1], 4);
+		return p + 4;
 	}
 	if (v < 100000000)
 		return npf_fmt_u32_8(p, (uint32_t)v);
@@ -144,20 +161,6 @@ npf_fmt_i64(char *p, int64_t v)
 	}
 	return npf_fmt_u64(p, (uint64_t)v);
 }
-
-/* ".000" to ".999": the 3 decimals of a µs time from its ns */
-#define NPF_FMT_F1(a, b)	"." a b "0." a b "1." a b "2." a b "3." a b "4." \
-				a b "5." a b "6." a b "7." a b "8." a b "9"
-#define NPF_FMT_F2(a)	NPF_FMT_F1(a, "0") NPF_FMT_F1(a, "1") NPF_FMT_F1(a, "2") \
-			NPF_FMT_F1(a, "3") NPF_FMT_F1(a, "4") NPF_FMT_F1(a, "5") \
-			NPF_FMT_F1(a, "6") NPF_FMT_F1(a, "7") NPF_FMT_F1(a, "8") \
-			NPF_FMT_F1(a, "9")
-static const char npf_fmt_dec3[4001] =
-	NPF_FMT_F2("0") NPF_FMT_F2("1") NPF_FMT_F2("2") NPF_FMT_F2("3")
-	NPF_FMT_F2("4") NPF_FMT_F2("5") NPF_FMT_F2("6") NPF_FMT_F2("7")
-	NPF_FMT_F2("8") NPF_FMT_F2("9");
-#undef NPF_FMT_F1
-#undef NPF_FMT_F2
 
 /*
  * @ns as µs with exactly 3 decimals ("-1.500" for -1500), from the
