@@ -146,6 +146,20 @@ static inline __attribute__((always_inline)) char *npf_fmt_u64(char *p,
 		memcpy(p + 1, &npf_fmt_dec3[((uint32_t)v - h * 1000) * 4 + 1], 4);
 		return p + 4;
 	}
+	/* 5 and 6: the thousands (10 to 999) from either table, then 3 */
+	if (v < 1000000) {
+		uint32_t h = (uint32_t)v / 1000, l = (uint32_t)v - h * 1000;
+
+		if (h < 100) {
+			memcpy(p, &npf_fmt_d2[h * 2], 2);
+			p += 2;
+		} else {
+			memcpy(p, &npf_fmt_dec3[h * 4 + 1], 4);
+			p += 3;
+		}
+		memcpy(p, &npf_fmt_dec3[l * 4 + 1], 4);
+		return p + 3;
+	}
 	if (v < 100000000)
 		return npf_fmt_u32_8(p, (uint32_t)v);
 	return npf_fmt_u64_big(p, v);
