@@ -8,9 +8,12 @@
  * the device's peak (npu_info.macs_per_cycle * clock_hz) and GB/s, and
  * the operator's IoWait, how long another PE of its device was executing
  * meanwhile (overlap) and the IoWait that must lie in that overlap
- * (contended). The overlap needs every execution of the other PEs, which
- * may end long after the operator: a first pass over the trace keeps the
- * device interval of each EXEC record, per device and PE.
+ * (contended), and its IoWait above the least the same operator waited
+ * anywhere in the trace (excess). The overlap needs every execution of
+ * the other PEs, which may end long after the operator, and the excess
+ * every run of the operator: a first pass over the trace keeps the
+ * device interval of each EXEC record, per device and PE, and the least
+ * IoWait of each operator.
  * Filters by type and self time apply to records; aggregation is by type,
  * or for the NPU operators of a model with a layer table by layer name or
  * by op_type and in_shapes (sum, mean, or the record with the max or min
@@ -30,7 +33,8 @@
  * aggregating, else the top 2N rows
  * (all of them with top 0); the spans of the window (at most NPF_WIN_MAX)
  * and the children's time of parents that have not come yet; 16 bytes
- * per execution with device times (the busy intervals of the PEs).
+ * per execution with device times (the busy intervals of the PEs), 64
+ * per distinct operator (the least IoWait).
  * Each call uses its trace alone; callers serialize calls on one trace.
  */
 #include <errno.h>
@@ -49,11 +53,12 @@
 #define AN_NOPS		65536
 #define AN_NKINDS	(NPUPROF_SPAN_KIND_MAX + 1)
 #define AN_DEVS		64
+#define AN_PES		16	/* hw.rst: PE_COUNT is 1..16 */
 
 #define AN_NAMES	4	/* distinct opcodes an aggregate's name joins */
 
 enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
-	      AN_COUNT, AN_NAME, AN_IOWAIT, AN_CONTENDED };
+	      AN_COUNT, AN_NAME, AN_IOWAIT, AN_CONTENDED, AN_EXCESS };
 
 /*
  * An aggregate. Its name and layer columns are its records' when they
@@ -63,7 +68,7 @@ enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
  */
 struct an_acc {
 	uint64_t count;
-	int64_t self, iowait, overlap, contended;
+	int64_t self, iowait, overlap, contended, excess;
 	uint64_t macs, bytes;
 	struct npf_an_row rec;	/* the first record; MAX/MIN: the chosen */
 	struct npf_an_row first;
@@ -71,6 +76,18 @@ struct an_acc {
 	unsigned int nopc;
 	bool more;
 	bool mixed[3];
+};
+
+/*
+ * The least IoWait ticks of an operator: the records of one device with
+ * the same opcode, op_index, bytes and MACs (the same operator of the
+ * same program), by (dev << 48 | opcode << 32 | op_index, bytes ^ MACs
+ * hashed); the full key is compared too
+ */
+struct an_least {
+	struct npf_anode node;
+	uint64_t bytes, macs;
+	uint64_t least;
 };
 
 /* The busy intervals [s, e) of PE @pe of device @dev, in device ticks */
@@ -102,7 +119,7 @@ struct an_held {
 /* The NPU operator records kept (after the filters): the trailer */
 struct an_totals {
 	uint64_t records;
-	int64_t self, iowait, overlap, contended;
+	int64_t self, iowait, overlap, contended, excess;
 };
 
 struct an_ctx {
@@ -123,6 +140,7 @@ struct an_ctx {
 	size_t nbusy;
 	struct { uint64_t s, e; } *piece;	/* an_overlap()'s scratch */
 	size_t npiece;
+	struct npf_amap least;	/* struct an_least */
 	int64_t total;
 	struct an_totals tot;
 	int err;
@@ -150,7 +168,7 @@ static int an_parse_col(const char *s, enum an_col *col, bool *asc)
 		{ "memory", AN_BYTES }, { "gbps", AN_GBPS },
 		{ "bandwidth", AN_GBPS }, { "count", AN_COUNT },
 		{ "name", AN_NAME }, { "iowait", AN_IOWAIT },
-		{ "contended", AN_CONTENDED },
+		{ "contended", AN_CONTENDED }, { "excess", AN_EXCESS },
 	};
 	size_t i;
 
@@ -223,6 +241,9 @@ static int an_cmp(const void *pa, const void *pb, void *ctx)
 		break;
 	case AN_CONTENDED:
 		x = a->contended > b->contended, y = a->contended < b->contended;
+		break;
+	case AN_EXCESS:
+		x = a->excess > b->excess, y = a->excess < b->excess;
 		break;
 	}
 	r = c->col == AN_NAME ? strcmp(a->name, b->name) : (x > y) - (x < y);
@@ -339,6 +360,7 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 		c->tot.iowait += r->iowait;
 		c->tot.overlap += r->overlap;
 		c->tot.contended += r->contended;
+		c->tot.excess += r->excess;
 	}
 	if (c->o->aggregate == NPUPROF_AGG_NONE) {
 		size_t need = c->o->top ? 2 * (size_t)c->o->top : c->n + 1;
@@ -374,6 +396,7 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 	a->iowait += r->iowait;
 	a->overlap += r->overlap;
 	a->contended += r->contended;
+	a->excess += r->excess;
 	a->macs += r->macs;
 	a->bytes += r->bytes;
 	return 0;
@@ -419,25 +442,76 @@ static struct an_busy *an_busy_of(struct an_ctx *c, uint32_t dev,
 }
 
 /*
- * The first pass: the device interval of every execution with device
- * times, per device and PE, sorted and merged (a PE runs one job at a
- * time; a hand-made file's overlapping ones count once).
+ * The least IoWait of the operator of record @o of device @dev into *@l:
+ * NULL when another operator has its keys (about 2^-64); with @add, a
+ * new one (least UINT64_MAX) when there is none. Return: 0, -ENOMEM.
  */
-static int an_busy_read(struct an_ctx *c)
+static int an_least_of(struct an_ctx *c, uint32_t dev,
+		       const struct npu_trace_rec_op *o, bool add,
+		       struct an_least **l)
+{
+	uint64_t k1 = (uint64_t)dev << 48 ^ (uint64_t)o->opcode << 32 ^
+		      o->op_index;
+	uint64_t k2 = o->dma_bytes * 0x9e3779b97f4a7c15ull ^
+		      o->macs * 0xc2b2ae3d27d4eb4full;
+
+	*l = npf_amap_find(&c->least, k1, k2);
+	if (*l && ((*l)->bytes != o->dma_bytes || (*l)->macs != o->macs))
+		*l = NULL;
+	else if (!*l && add) {
+		*l = npf_amap_add(&c->least, k1, k2, sizeof(**l));
+		if (!*l)
+			return -ENOMEM;
+		(*l)->bytes = o->dma_bytes;
+		(*l)->macs = o->macs;
+		(*l)->least = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* Take operator record @o of device @dev into the least IoWaits */
+static int an_least_see(struct an_ctx *c, uint32_t dev,
+			const struct npu_trace_rec_op *o)
+{
+	struct an_least *l;
+	int ret;
+
+	if (o->end_tick < o->start_tick ||
+	    o->iowait_ticks > o->end_tick - o->start_tick)
+		return 0;	/* inconsistent: it has no row either */
+	ret = an_least_of(c, dev, o, true, &l);
+	if (!ret && l && o->iowait_ticks < l->least)
+		l->least = o->iowait_ticks;
+	return ret;
+}
+
+/*
+ * The first pass over @trace: the device interval of every execution
+ * with device times, per device and PE, sorted and merged (a PE runs one
+ * job at a time; a hand-made file's overlapping ones count once). A
+ * device or PE number out of range (a damaged record) is left out.
+ */
+static int an_busy_read(struct an_ctx *c, struct npuprof_trace *trace)
 {
 	struct npuprof_event ev;
 	size_t i, j, n;
 	int ret;
 
-	while ((ret = npuprof_trace_next((struct npuprof_trace *)c->trace,
-					 &ev)) == 1) {
+	while ((ret = npuprof_trace_next(trace, &ev)) == 1) {
 		const struct npu_trace_rec_exec *e = ev.rec;
 		const struct npu_trace_rec_hdr *h = ev.rec;
 		struct an_busy *b;
 
+		if (ev.type == NPUPROF_EV_RECORD && h->type == NPU_TRACE_REC_OP &&
+		    h->size >= sizeof(struct npu_trace_rec_op)) {
+			if (an_least_see(c, ev.dev, ev.rec))
+				return -ENOMEM;
+			continue;
+		}
 		if (ev.type != NPUPROF_EV_RECORD || h->type != NPU_TRACE_REC_EXEC ||
 		    h->size < sizeof(*e) || !(e->flags & NPU_TRACE_EXEC_F_DEVICE) ||
-		    e->end_tick <= e->start_tick)
+		    e->end_tick <= e->start_tick || ev.dev >= AN_DEVS ||
+		    e->pe >= AN_PES)
 			continue;
 		b = an_busy_of(c, ev.dev, e->pe);
 		if (!b)
@@ -471,7 +545,7 @@ static int an_busy_read(struct an_ctx *c)
 		}
 		b->n = n;
 	}
-	return npuprof_trace_rewind((struct npuprof_trace *)c->trace);
+	return npuprof_trace_rewind(trace);
 }
 
 /*
@@ -537,7 +611,8 @@ static int64_t an_tick_ns(uint64_t x, uint64_t ticks, int64_t ns)
 /*
  * The IoWait columns of operator @r into @row: its IoWait, its overlap
  * with the other PEs' executions and the IoWait that must lie in it,
- * computed in ticks and converted at the record's own ns per tick
+ * computed in ticks and converted at the record's own ns per tick, and
+ * its IoWait above the least of its operator (0 when that is unknown)
  */
 static int an_op_iowait(struct an_ctx *c, const struct npf_op_row *r,
 			struct npf_an_row *row)
@@ -547,9 +622,15 @@ static int an_op_iowait(struct an_ctx *c, const struct npf_op_row *r,
 			 o->end_tick - o->start_tick : 0;
 	uint64_t io = o->iowait_ticks < ticks ? o->iowait_ticks : ticks;
 	uint64_t alone, cont;
+	struct an_least *l;
 	int64_t ov = 0;
 
 	row->iowait = r->dur.iowait;
+	if (an_least_of(c, r->dev, o, false, &l))
+		return -ENOMEM;
+	if (l && l->least <= o->iowait_ticks)
+		row->excess = an_tick_ns(o->iowait_ticks - l->least,
+					 o->iowait_ticks, r->dur.iowait);
 	if (ticks && c->nbusy > 1)
 		ov = an_overlap(c, r->dev, o->pe, o->start_tick, o->end_tick);
 	if (ov < 0)
@@ -739,6 +820,7 @@ static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
 	r->iowait = a->iowait;
 	r->overlap = a->overlap;
 	r->contended = a->contended;
+	r->excess = a->excess;
 	r->macs = a->macs;
 	r->bytes = a->bytes;
 	r->minor = UINT32_MAX;
@@ -755,6 +837,7 @@ static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
 		r->iowait = an_mean(a->iowait, a->count);
 		r->overlap = an_mean(a->overlap, a->count);
 		r->contended = an_mean(a->contended, a->count);
+		r->excess = an_mean(a->excess, a->count);
 		r->macs = (uint64_t)an_mean((int64_t)a->macs, a->count);
 		r->bytes = (uint64_t)an_mean((int64_t)a->bytes, a->count);
 	}
@@ -824,11 +907,13 @@ static int an_rows(struct npuprof_trace *trace,
 	if (!ret)
 		ret = npf_amap_init(&c.held);
 	if (!ret)
+		ret = npf_amap_init(&c.least);
+	if (!ret)
 		ret = npf_amap_init(&c.groups);
 	if (!ret)
 		ret = npuprof_trace_rewind(trace);
 	if (!ret)
-		ret = an_busy_read(&c);
+		ret = an_busy_read(&c, trace);
 	if (!ret)
 		ret = npf_join_new(trace, &an_ops, &c, &j);
 	while (!ret && (ret = npuprof_trace_next(trace, &ev)) == 1) {
@@ -854,6 +939,7 @@ static int an_rows(struct npuprof_trace *trace,
 		free(c.busy[i].v);
 	free(c.busy);
 	free(c.piece);
+	npf_amap_fini(&c.least);
 	if (ret) {
 		free(c.rows);
 		return ret;
@@ -890,6 +976,7 @@ static const struct npf_col an_cols[] = {
 	{ "iowait_pct", NPF_COL_F64, 0, 10 },
 	{ "overlap_ns", NPF_COL_I64, NPF_COL_DATA, 0 },
 	{ "contended_ns", NPF_COL_I64, 0, 12 },
+	{ "excess_ns", NPF_COL_I64, 0, 10 },
 	{ "bytes", NPF_COL_U64, 0, 9 },
 	{ "gb_s", NPF_COL_F64, 0, 10 },
 	{ "minor", NPF_COL_U64, NPF_COL_DATA, 0 },
@@ -905,10 +992,10 @@ static const struct npf_col an_cols[] = {
 };
 
 #define AN_NCOLS		(sizeof(an_cols) / sizeof(an_cols[0]))
-#define AN_COL_MINOR		16
-#define AN_COL_START		20
-#define AN_COL_LAYER		21
-#define AN_COL_IN_SHAPES	23
+#define AN_COL_MINOR		17
+#define AN_COL_START		21
+#define AN_COL_LAYER		22
+#define AN_COL_IN_SHAPES	24
 _Static_assert(AN_COL_MINOR < AN_COL_START && AN_COL_START < AN_COL_LAYER &&
 	       AN_COL_LAYER < AN_NCOLS && AN_COL_IN_SHAPES < AN_NCOLS,
 	       "an_cols holds the record ids, the layer and in_shapes columns");
@@ -941,9 +1028,10 @@ static void an_trailer(FILE *out, const struct an_totals *t)
 	fprintf(out, "NPU IoWait %" PRId64 " ns of %" PRId64
 		" ns (%.2f%%) in %" PRIu64 " operator records; at least %"
 		PRId64 " ns while another PE ran (contended), which ran during %"
-		PRId64 " ns\n", t->iowait, t->self,
+		PRId64 " ns; %" PRId64 " ns above each operator's least IoWait "
+		"(excess)\n", t->iowait, t->self,
 		t->self ? 100.0 * (double)t->iowait / (double)t->self : 0.0,
-		t->records, t->contended, t->overlap);
+		t->records, t->contended, t->overlap, t->excess);
 }
 
 /*
@@ -1031,6 +1119,7 @@ int npuprof_analyze(struct npuprof_trace *trace, FILE *out,
 			an_i(r->iowait, !r->npu),
 			an_f(r->npu ? an_pct(r->iowait, r->self) : -1),
 			an_i(r->overlap, !r->npu), an_i(r->contended, !r->npu),
+			an_i(r->excess, !r->npu),
 			an_u(r->bytes, !r->npu), an_f(an_gbps(r)),
 			an_u(r->minor, r->minor == UINT32_MAX),
 			an_u(r->job_id, !rec || r->minor == UINT32_MAX),

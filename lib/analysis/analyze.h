@@ -24,6 +24,8 @@
  *	execution ran on another PE of its device
  * @contended: ns of @iowait that lie in @overlap at least:
  *	max(0, iowait - (self - overlap)), computed in ticks
+ * @excess: ns of @iowait above the least IoWait of the same operator
+ *	(device, opcode, op_index, bytes, MACs) in the trace
  * @peak_macs_s: the device's peak MAC/s (macs_per_cycle * clock_hz), 0
  *	unknown
  * @minor, @job_id, @op_index, @pe: a record's (UINT32_MAX/0 otherwise)
@@ -41,6 +43,7 @@ struct npf_an_row {
 	int64_t iowait;
 	int64_t overlap;
 	int64_t contended;
+	int64_t excess;
 	double peak_macs_s;
 	uint32_t minor;
 	uint64_t job_id;

@@ -411,10 +411,15 @@ static inline char *ag_trace_window(const char *name, unsigned int n)
  *                1500 - 700 = 800 (1500 - 500 = 1000 if it were their
  *                sum, 1500 - 1200 = 300 without PE 2)
  *
+ * Op 0 of jobs 11, 12 and 13 is the same operator (CONV2D, op_index 0,
+ * 1000 MACs and bytes): its least IoWait is 500, so job 12's has an
+ * excess of 2000 and job 13's of 1000; the other operators run once
+ * (excess 0).
+ *
  * Totals: 6 records, self 21000, IoWait 7500 (35.71%), overlap 15300,
- * contended 4800. By type: CONV2D 4 records, self 13000, IoWait 6500
- * (50%), overlap 9300, contended 4300; DWCONV2D 4000, 500 (12.5%), 4000,
- * 500; PAD 4000, 500, 2000, 0.
+ * contended 4800, excess 3000. By type: CONV2D 4 records, self 13000,
+ * IoWait 6500 (50%), overlap 9300, contended 4300, excess 3000; DWCONV2D
+ * 4000, 500 (12.5%), 4000, 500, 0; PAD 4000, 500, 2000, 0, 0.
  */
 /* Job @job's execution on PE @pe from @s to @e (ns after ag_t(0)) */
 static inline void ag_cexec(struct npf_writer *w, uint16_t pe, uint64_t job,

@@ -21,7 +21,7 @@
 /* CSV columns */
 enum { C_NAME, C_WHERE, C_COUNT, C_SELF, C_SELF_PCT, C_CUM, C_CUM_PCT,
        C_MACS, C_GMACS, C_PEAK, C_IOWAIT, C_IOWAIT_PCT, C_OVERLAP,
-       C_CONTENDED, C_BYTES, C_GBPS, C_MINOR, C_JOB, C_OPIDX, C_PE, C_START,
+       C_CONTENDED, C_EXCESS, C_BYTES, C_GBPS, C_MINOR, C_JOB, C_OPIDX, C_PE, C_START,
        C_LAYER, C_OP_TYPE, C_IN_SHAPES, C_OUT_SHAPES };
 
 FIXTURE(an) {
@@ -378,14 +378,18 @@ FIXTURE_TEARDOWN(ct)
 TEST_F(ct, records)
 {
 	static const struct {
-		const char *name, *self, *io, *pct, *ov, *cont, *job, *pe;
+		const char *name, *self, *io, *pct, *ov, *cont, *ex, *job, *pe;
 	} want[] = {
-		{ "CONV2D", "5000", "2500", "50.000000", "5000", "2500", "12", "1" },
-		{ "CONV2D", "4000", "2000", "50.000000", "3000", "1000", "11", "0" },
-		{ "CONV2D", "2000", "1500", "75.000000", "1300", "800", "13", "0" },
-		{ "DWCONV2D", "4000", "500", "12.500000", "4000", "500", "11", "0" },
-		{ "CONV2D", "2000", "500", "25.000000", "0", "0", "11", "0" },
-		{ "PAD", "4000", "500", "12.500000", "2000", "0", "12", "1" },
+		{ "CONV2D", "5000", "2500", "50.000000", "5000", "2500", "2000",
+		  "12", "1" },
+		{ "CONV2D", "4000", "2000", "50.000000", "3000", "1000", "0",
+		  "11", "0" },
+		{ "CONV2D", "2000", "1500", "75.000000", "1300", "800", "1000",
+		  "13", "0" },
+		{ "DWCONV2D", "4000", "500", "12.500000", "4000", "500", "0",
+		  "11", "0" },
+		{ "CONV2D", "2000", "500", "25.000000", "0", "0", "0", "11", "0" },
+		{ "PAD", "4000", "500", "12.500000", "2000", "0", "0", "12", "1" },
 	};
 	char *out;
 	int ret;
@@ -402,6 +406,7 @@ TEST_F(ct, records)
 		ASSERT_STREQ(want[i].pct, F(out, i + 1, C_IOWAIT_PCT));
 		ASSERT_STREQ(want[i].ov, F(out, i + 1, C_OVERLAP));
 		ASSERT_STREQ(want[i].cont, F(out, i + 1, C_CONTENDED));
+		ASSERT_STREQ(want[i].ex, F(out, i + 1, C_EXCESS));
 		ASSERT_STREQ(want[i].job, F(out, i + 1, C_JOB));
 		ASSERT_STREQ(want[i].pe, F(out, i + 1, C_PE));
 	}
@@ -412,6 +417,14 @@ TEST_F(ct, records)
 	ASSERT_STREQ("500", F(out, 1, C_IOWAIT));
 	ASSERT_STREQ("0", F(out, 1, C_OVERLAP));	/* job 11 op 0 */
 	ASSERT_STREQ("2500", F(out, 6, C_IOWAIT));
+	free(out);
+	/* by the excess: job 12's op 0, then job 13's (job 11's: 500) */
+	self->o.order_by = "excess";
+	out = csv(self->t, &self->o, &ret);
+	ASSERT_STREQ("2000", F(out, 1, C_EXCESS));
+	ASSERT_STREQ("12", F(out, 1, C_JOB));
+	ASSERT_STREQ("1000", F(out, 2, C_EXCESS));
+	ASSERT_STREQ("13", F(out, 2, C_JOB));
 	free(out);
 }
 
@@ -431,6 +444,7 @@ TEST_F(ct, by_type)
 	ASSERT_STREQ("50.000000", F(out, 1, C_IOWAIT_PCT));
 	ASSERT_STREQ("9300", F(out, 1, C_OVERLAP));
 	ASSERT_STREQ("4300", F(out, 1, C_CONTENDED));
+	ASSERT_STREQ("3000", F(out, 1, C_EXCESS));
 	/* DWCONV2D and PAD: 4000 each, by name */
 	ASSERT_STREQ("DWCONV2D", F(out, 2, C_NAME));
 	ASSERT_STREQ("500", F(out, 2, C_CONTENDED));
@@ -447,6 +461,7 @@ TEST_F(ct, by_type)
 	ASSERT_STREQ("1625", F(out, 1, C_IOWAIT));
 	ASSERT_STREQ("2325", F(out, 1, C_OVERLAP));
 	ASSERT_STREQ("1075", F(out, 1, C_CONTENDED));
+	ASSERT_STREQ("750", F(out, 1, C_EXCESS));
 	free(out);
 }
 
@@ -462,12 +477,14 @@ TEST_F(ct, table_trailer)
 				     out));
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(4, ag_lines(out));
-	ASSERT_NE(NULL, strstr(out, "  iowait_ns  iowait_pct  contended_ns"));
+	ASSERT_NE(NULL, strstr(out, "  iowait_ns  iowait_pct  contended_ns "
+			       "  excess_ns"));
 	ASSERT_EQ(NULL, strstr(out, "overlap_ns"));	/* a data column */
 	ASSERT_NE(NULL, strstr(out, "\nNPU IoWait 7500 ns of 21000 ns (35.71%) "
 			       "in 6 operator records; at least 4800 ns while "
 			       "another PE ran (contended), which ran during "
-			       "15300 ns\n"));
+			       "15300 ns; 3000 ns above each operator's least "
+			       "IoWait (excess)\n"));
 	free(out);
 	self->o.types = pad;
 	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_WIDE,
