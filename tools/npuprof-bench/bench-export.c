@@ -6,7 +6,8 @@
  * every 10 ms) is exported by npuprof_export_chrome() in a child process
  * whose peak RSS (wait4()'s ru_maxrss) is the exporter's alone. Prints
  * events/s, input and output MB/s, the peak RSS and the child's CPU time
- * (user and system: the figure to compare on a busy machine) at 1 M and
+ * (user and system: the figure to compare on a busy machine; its user
+ * part too, without the kernel's copy of the file) at 1 M and
  * 10 M events: memory must stay flat as the trace grows. The export
  * runs in the child's one thread. Figures only; never fails on a number.
  * --events N exports one trace of about N events instead; --json FILE
