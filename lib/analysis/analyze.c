@@ -63,15 +63,15 @@ enum an_col { AN_TIME, AN_MACS, AN_GMACS, AN_PEAK, AN_BYTES, AN_GBPS,
 /*
  * An aggregate. Its name and layer columns are its records' when they
  * agree: @opc holds the distinct opcodes (@nopc of them, @more when
- * there were more than AN_NAMES), @first the first record's layer
- * columns, @mixed which of op_type, in_shapes, out_shapes differed.
+ * there were more than AN_NAMES), @first the first record's op_type,
+ * in_shapes and out_shapes, @mixed which of them another differed in.
  */
 struct an_acc {
 	uint64_t count;
 	int64_t self, iowait, overlap, contended, excess;
 	uint64_t macs, bytes;
 	struct npf_an_row rec;	/* the first record; MAX/MIN: the chosen */
-	struct npf_an_row first;
+	const char *first[3];
 	uint32_t opc[AN_NAMES];
 	unsigned int nopc;
 	bool more;
@@ -332,19 +332,19 @@ static bool an_same(const char *a, const char *b)
 static void an_names(struct an_acc *a, const struct npf_an_row *r,
 		     unsigned int type)
 {
+	const char *col[3] = { r->op_type, r->in_shapes, r->out_shapes };
 	unsigned int i;
 
+	if (!a->count)
+		memcpy(a->first, col, sizeof(col));
 	for (i = 0; i < a->nopc && a->opc[i] != type; i++)
 		;
 	if (i == a->nopc && a->nopc < AN_NAMES)
 		a->opc[a->nopc++] = type;
 	else if (i == a->nopc)
 		a->more = true;
-	if (!r->npu)
-		return;
-	a->mixed[0] |= !an_same(a->first.op_type, r->op_type);
-	a->mixed[1] |= !an_same(a->first.in_shapes, r->in_shapes);
-	a->mixed[2] |= !an_same(a->first.out_shapes, r->out_shapes);
+	for (i = 0; i < 3 && r->npu; i++)
+		a->mixed[i] |= !an_same(a->first[i], col[i]);
 }
 
 static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int type)
@@ -385,8 +385,6 @@ static int an_row(struct an_ctx *c, const struct npf_an_row *r, unsigned int typ
 	a = an_acc_of(c, r, type);
 	if (!a)
 		return -ENOMEM;
-	if (!a->count)
-		a->first = *r;
 	an_names(a, r, type);
 	if (!a->count++ ||
 	    (c->o->aggregate == NPUPROF_AGG_MAX && r->self > a->rec.self) ||
@@ -805,9 +803,7 @@ static void an_collect_one(const struct an_ctx *c, const struct an_acc *a,
 	if (c->o->aggregate != NPUPROF_AGG_SUM &&
 	    c->o->aggregate != NPUPROF_AGG_MEAN)
 		return;
-	/* the records' names and layer columns when they agree */
-	*r = a->first;
-	r->count = a->count;
+	/* rec is the first record: its name and layer columns if shared */
 	if (r->npu && (a->nopc > 1 || a->more))
 		an_join_names(a, r->name, sizeof(r->name));
 	if (a->mixed[0])
