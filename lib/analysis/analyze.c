@@ -280,7 +280,8 @@ static bool an_keep(const struct an_ctx *c, const struct npf_an_row *r)
 
 static void an_sort(struct an_ctx *c)
 {
-	qsort_r(c->rows, c->n, sizeof(*c->rows), an_cmp, c);
+	if (c->n > 1)	/* rows is NULL when nothing was kept */
+		qsort_r(c->rows, c->n, sizeof(*c->rows), an_cmp, c);
 	if (c->o->top && c->n > c->o->top)
 		c->n = c->o->top;
 }
