@@ -469,6 +469,7 @@ TEST_F(ct, by_type)
 TEST_F(ct, table_trailer)
 {
 	static const char *const pad[] = { "PAD", NULL };
+	static const char *const none[] = { "FC", NULL };
 	char *out;
 	int ret;
 
@@ -495,6 +496,13 @@ TEST_F(ct, table_trailer)
 	free(out);
 	/* no trailer in the machine formats, nor without NPU records */
 	out = csv(self->t, &self->o, &ret);
+	ASSERT_EQ(NULL, strstr(out, "NPU IoWait"));
+	free(out);
+	self->o.types = none;	/* no row at all (no array to sort) */
+	out = AG_CAPTURE(ret, an_run(self->t, &self->o, NPUPROF_FORMAT_TABLE,
+				     out));
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(1, ag_lines(out));
 	ASSERT_EQ(NULL, strstr(out, "NPU IoWait"));
 	free(out);
 }
