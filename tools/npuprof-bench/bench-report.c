@@ -181,7 +181,7 @@ static uint64_t file_size(const char *path)
 
 /*
  * SQLite alone: the rows of an exported database loaded again through the
- * same schema by the plainest fast loop SQLite offers, with no profiler
+ * same schema by the fastest plain loop SQLite offers, with no profiler
  * work, the floor the export is measured against. dump_rows() writes the
  * database's schema and every row of every table to a flat file (not
  * timed); load_rows() (timed, in a child) maps it and inserts the same
