@@ -34,9 +34,11 @@
  * item (trace-file.rst): the thread, trace and time bases once, then 24
  * bytes a span of deltas, instead of an 80-byte SPAN item each. A span
  * that does not pack (a job's, one far from its parent) goes in as a SPAN
- * item, in its place in the thread's order: the hot path writes job,
- * operator and model spans and those of a foreign trace as SPAN items
- * itself, the drain the others that do not fit the packed form.
+ * item, in its place in the thread's order: the hot path writes job and
+ * model spans and those of a foreign trace as SPAN items itself, the
+ * drain the others that do not fit the packed form, among them CPU
+ * operators' spans, which the hot path stores as ring spans with their
+ * op_index in name_id's place (0 for them).
  *
  * Buffers. Each thread owns one struct npf_thread, found through a
  * __thread pointer and kept in a registry list. Its buffer is a
@@ -327,10 +329,10 @@ _Static_assert(sizeof(struct npuprof_span_rec) % 8 == 0,
 #define NPF_RING_SPAN_TSC	0x8001
 
 struct npf_ring_span {
-	/* struct npuprof_span_rec's first 8 bytes */
+	/* struct npuprof_span_rec's first 8 bytes (npf_ring_word()) */
 	uint16_t kind;
 	uint16_t flags;
-	uint32_t name_id;
+	uint32_t name_id;		/* op_index with NPUPROF_SPAN_F_OP */
 	uint64_t start;
 	uint64_t end;
 	uint64_t span_id;
@@ -349,11 +351,33 @@ _Static_assert(offsetof(struct npuprof_span_rec, flags) == 2 &&
 	       offsetof(struct npuprof_span_rec, pid) + 4,
 	       "kind, flags and name_id are copied as one word");
 
-/* Whether span @r goes in the ring as a struct npf_ring_span. */
+/* Flags of spans that go in the ring as SPAN items (their job fields) */
+#define NPF_RING_NOT_FLAGS	(NPUPROF_SPAN_F_JOB | NPUPROF_SPAN_F_MODEL)
+
+/*
+ * Whether span @r goes in the ring as a struct npf_ring_span: not a job's,
+ * of this process's trace, and a CPU operator's only when its name_id is
+ * 0 (its op_index takes that place).
+ */
 static inline bool npf_ring_span_ok(const struct npuprof_span_rec *r)
 {
-	return !(r->flags & NPF_SPANS_NOT_FLAGS) &&
+	return !(r->flags & NPF_RING_NOT_FLAGS) &&
+	       !((r->flags & NPUPROF_SPAN_F_OP) && r->name_id) &&
 	       r->trace_id[0] == npf_hot.trace_hi;
+}
+
+/*
+ * A ring span's first word: @r's kind, flags and name_id, a CPU
+ * operator's op_index in name_id's place (the drain puts it back).
+ */
+static inline uint64_t npf_ring_word(const struct npuprof_span_rec *r)
+{
+	uint64_t w;
+
+	memcpy(&w, r, 8);
+	if (r->flags & NPUPROF_SPAN_F_OP)
+		w |= (uint64_t)r->op_index << 32;
+	return w;
 }
 
 /* The item header of a ring span (struct npf_item, as one word). */
@@ -370,8 +394,9 @@ npf_put_ring_span_slow(struct npf_thread *t,
 		.span_id = rec->span_id, .parent_id = rec->parent_id,
 		.root_id = rec->trace_id[1],
 	};
+	uint64_t w = npf_ring_word(rec);
 
-	memcpy(&b, rec, 8);
+	memcpy(&b, &w, 8);
 	return npf_put(t, tsc ? NPF_RING_SPAN_TSC : NPF_RING_SPAN_MONO, &b,
 		       sizeof(b), NULL, 0);
 }
@@ -558,10 +583,17 @@ npf_write(struct npf_thread *t, struct npuprof_span_rec *rec, uint32_t k,
 	if (!npf_write_enter(t, k))
 		goto out;
 	head = t->ring.head;
-	if (npf_unlikely(!npf_ring_span_ok(rec) ||
+	memcpy(&w, rec, 8);
+	if (npf_unlikely((rec->flags & NPF_SPANS_NOT_FLAGS) ||
+			 rec->trace_id[0] != npf_hot.trace_hi ||
 			 head + NPF_RING_SPAN_LEN > t->limit)) {
-		npf_write_slow(t, rec, tsc);
-		return;
+		/* a CPU operator's span still goes in, in the limit */
+		if (!npf_ring_span_ok(rec) ||
+		    head + NPF_RING_SPAN_LEN > t->limit) {
+			npf_write_slow(t, rec, tsc);
+			return;
+		}
+		w = npf_ring_word(rec);
 	}
 	p = t->data + ((uint32_t)head & t->mask);
 	/*
@@ -569,7 +601,6 @@ npf_write(struct npf_thread *t, struct npuprof_span_rec *rec, uint32_t k,
 	 * across the store just made would wait for it), span_id and
 	 * parent_id; the root
 	 */
-	memcpy(&w, rec, 8);
 	memcpy(&start, &rec->start_ns, 8);
 	memcpy(ids, &rec->span_id, 16);
 	memcpy(&root, &rec->trace_id[1], 8);
@@ -1179,6 +1210,11 @@ static int npf_span_unpacked(struct npf_thread *t,
 		.trace_id = { npf_hot.trace_hi, sp->root_id },
 	};
 
+	/* a CPU operator's index rode in name_id's place */
+	if (sp->flags & NPUPROF_SPAN_F_OP) {
+		rec.op_index = sp->name_id;
+		rec.name_id = 0;
+	}
 	if (type == NPF_RING_SPAN_TSC) {
 		if (!now->tick) {
 			now->ns = npf_now_ns();

@@ -4,10 +4,12 @@
  * npuprof_span_end_at(), npuprof_span_start()): where a span ends and the
  * next begins, or a child begins with its parent or a parent ends with its
  * last child, the trace holds exactly equal times, as libnpu's set_input
- * and get_output use them; a stamp of another session, of the same session
- * before a pause, of the other clock, or before the span's start is not
- * honoured: the clock is read instead. Single-threaded; each test has its
- * own session and trace file, removed at its end.
+ * and get_output use them, their CPU operators' indexes intact (they ride
+ * in the thread's ring in name_id's place); a stamp of another session,
+ * of the same session before a pause, of the other clock, or before the
+ * span's start is not honoured: the clock is read instead.
+ * Single-threaded; each test has its own session and trace file, removed
+ * at its end.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,11 +123,16 @@ TEST(shared_times_equal_in_the_trace)
 		npuprof_span_begin_at(&q, NPUPROF_SPAN_QUANTIZE, &in,
 				      npuprof_span_start(&in));
 		ASSERT_EQ(in.rec.start_ns, q.rec.start_ns);
+		/* CPU operators, as libnpu's: the index rides in the ring */
+		q.rec.flags |= NPUPROF_SPAN_F_OP;
+		q.rec.op_index = i;
 		t = npuprof_span_end_at(&q, (struct npuprof_stamp){ 0, 0 });
 		/* the stamp is the end recorded */
 		ASSERT_EQ(q.rec.end_ns, t.t);
 		ASSERT_NE(0u, t.key);
 		npuprof_span_begin_at(&l, NPUPROF_SPAN_LOWER, &in, t);
+		l.rec.flags |= NPUPROF_SPAN_F_OP;
+		l.rec.op_index = i + 7;
 		t = npuprof_span_end_at(&l, (struct npuprof_stamp){ 0, 0 });
 		npuprof_span_end_at(&in, t);
 		ids[i * 3] = in.rec.span_id;
@@ -146,6 +153,13 @@ TEST(shared_times_equal_in_the_trace)
 		EXPECT_EQ(l->end_ns, in->end_ns);
 		EXPECT_LE(q->start_ns, q->end_ns);
 		EXPECT_LE(l->start_ns, l->end_ns);
+		/* the operator's index back in its place, name_id 0 */
+		EXPECT_EQ(NPUPROF_SPAN_F_OP, q->flags);
+		EXPECT_EQ(i, q->op_index);
+		EXPECT_EQ(i + 7, l->op_index);
+		EXPECT_EQ(0u, l->name_id);
+		EXPECT_EQ(0u, in->op_index);
+		EXPECT_EQ(0u, in->flags);
 	}
 	unlink(path);
 	free(path);
