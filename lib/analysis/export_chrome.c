@@ -11,7 +11,7 @@
  * Streaming: each timeline item is formatted by hand (no printf in the
  * hot path: fmt.h's integer, time and hex writers, eight digits at a
  * time) into a 256 KiB buffer (it stays in the L2 cache) written with
- * fwrite() when it fills, so memory is the buffer, a 48 KiB cache of
+ * fwrite() when it fills, so memory is the buffer, a 192 KiB cache of
  * event heads, the timeline's bounded tables and a small buffer for the
  * trailing metadata object, whatever the trace's length. The constant
  * start of an event (phase, category, name, track) is formatted once per
@@ -40,7 +40,7 @@
 #define NPF_JS_BUF	(256u << 10)
 #define NPF_JS_ROOM	4096		/* an item never needs more at once */
 #define NPF_JS_TAIL	65536		/* trailing metadata, fits, summary */
-#define NPF_JS_HC	256		/* head cache entries (128 sets of 2) */
+#define NPF_JS_HC	1024		/* head cache entries (512 sets of 2) */
 #define NPF_JS_HEAD	112		/* bytes of a cached head */
 #define NPF_JS_MID	48		/* bytes of a cached OP args start */
 #define NPF_JS_MDEVS	64		/* devices with used memory counters */
@@ -499,12 +499,21 @@ static inline char *npf_js_head_k(struct npf_js *o, char *p,
 				  uint64_t k2, uint64_t k3,
 				  const struct npf_js_head **ep)
 {
-	/* the top bits of a product of the keys: they depend on all bits */
-	uint64_t x = ((k1 * 0x9e3779b97f4a7c15ull) ^ k2 ^ k3) *
+	/*
+	 * The set: the top bits of a product of the track or name keys
+	 * (they depend on all bits), plus the kind and name id of @k2 (16
+	 * sets apart a kind, one an id): a track's operators of different
+	 * opcodes, which alternate, and its kinds take consecutive sets, not
+	 * random ones where three of them could share two ways and evict
+	 * each other at every item
+	 */
+	uint64_t x = ((k1 * 0x9e3779b97f4a7c15ull) ^ k3) *
 		     0xbf58476d1ce4e5b9ull;
+	size_t set = ((size_t)(x >> (64 - 9)) + (size_t)(k2 & 0xff) +
+		      (size_t)((k2 >> 28) & 0xf0)) & (NPF_JS_HC / 2 - 1);
 	struct npf_js_head *e;
 
-	e = &o->hc[(x >> (64 - 8)) & ~1u];
+	e = &o->hc[2 * set];
 	if (npf_unlikely(e->k1 != k1 || e->k2 != k2 || e->k3 != k3)) {
 		if (e[1].k1 == k1 && e[1].k2 == k2 && e[1].k3 == k3) {
 			e++;
