@@ -531,8 +531,8 @@ TEST(analyze_by_shape_merges_layers)
 	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
 	s = analyze_of(t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_SHAPE,
 		       NPUPROF_FORMAT_CSV);
-	/* one row of the 4 records, named after the first */
-	EXPECT_EQ(1, count_of(s, "\r\nCONV2D,npu,4,20,100.000000,"));
+	/* one row of the 4 records, named after both opcodes */
+	EXPECT_EQ(1, count_of(s, "\r\nCONV2D+FC,npu,4,20,100.000000,"));
 	EXPECT_EQ(2, count_of(s, "\r\n"));
 	free(s);
 	s = analyze_of(t, NPUPROF_AGG_SUM, NPUPROF_AGG_BY_LAYER,
