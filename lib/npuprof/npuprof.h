@@ -423,9 +423,31 @@ struct npuprof_stamp {
 	uint32_t key;
 };
 
+/**
+ * npuprof_span_begin_at_slow() - npuprof_span_begin_at() with spans on
+ * @s: the span
+ * @kind: enum npuprof_span_kind
+ * @parent: the enclosing span, or NULL
+ * @at: the stamp to start at, when it is of the key @s takes
+ *
+ * The out-of-line part of npuprof_span_begin_at(), which calls it only
+ * while a session captures host spans; callers use the inline function.
+ */
 void npuprof_span_begin_at_slow(struct npuprof_span *s, unsigned int kind,
 				const struct npuprof_span *parent,
 				struct npuprof_stamp at);
+
+/**
+ * npuprof_span_end_at_slow() - npuprof_span_end_at() of a timed span
+ * @s: a span whose @on is nonzero
+ * @at: the stamp to end at, when it is of @s's key and not before its
+ *	start
+ *
+ * The out-of-line part of npuprof_span_end_at(); callers use the inline
+ * function.
+ *
+ * Return: the stamp of @s's end; a stamp of no time when @s->on is 0.
+ */
 struct npuprof_stamp npuprof_span_end_at_slow(struct npuprof_span *s,
 					      struct npuprof_stamp at);
 
