@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host tests of the clock fit (lib/npuprof/clock.c): device ticks mapped to
+ * Host tests of the clock fit (lib/analysis/clock.c): device ticks mapped to
  * host ns from bracketed CLOCK samples of a synthetic device clock whose
  * truth is known (offset, drift, drift steps), with the error bound checked
  * against that truth at many ticks in and beyond the trace. Deterministic:
@@ -582,6 +582,23 @@ TEST(extreme_values)
 }
 
 /*
+ * The drifting clock of the long traces: four drift steps, at a fifth,
+ * two fifths... of @n samples at PERIOD
+ */
+static void drift_truth(struct truth *tr, size_t n)
+{
+	static const struct truth t = {
+		.t0 = 77 * GHZ, .h0 = 600000000000ll, .k = 1.0, .nk = 4,
+		.ppm = { 250, -120, 480, -300, 10 },
+	};
+	unsigned int i;
+
+	*tr = t;
+	for (i = 0; i < 4; i++)
+		tr->kink[i] = t.t0 + (i + 1) * (n / 5) * PERIOD + 12345678;
+}
+
+/*
  * A long trace: 100k samples (2.8 h at 10 Hz), four drift changes, 20-200
  * us brackets, 50 outliers shifted by 1-9 ms. The truth is within the
  * bound at 20k ticks, the pieces follow the drift changes (no spurious
@@ -589,8 +606,7 @@ TEST(extreme_values)
  */
 TEST(long_trace)
 {
-	struct truth tr = { .t0 = 77 * GHZ, .h0 = 600000000000ll, .k = 1.0,
-			    .nk = 4, .ppm = { 250, -120, 480, -300, 10 } };
+	struct truth tr;
 	const size_t n = 100000;
 	struct npf_clock_sample *s = malloc(n * sizeof(*s));
 	struct npf_clock_fit fit;
@@ -599,8 +615,7 @@ TEST(long_trace)
 	unsigned int i;
 
 	ASSERT_NE(NULL, s);
-	for (i = 0; i < 4; i++)
-		tr.kink[i] = tr.t0 + (i + 1) * (n / 5) * PERIOD + 12345678;
+	drift_truth(&tr, n);
 	gen(&tr, s, n, PERIOD, 20000, 200000, 7);
 	for (i = 0; i < 50; i++) {
 		struct npf_clock_sample *o = &s[rng_next(&st) % n];
@@ -642,8 +657,7 @@ static bool same_map(const struct npuprof_clock_map *a,
  */
 TEST(cached_map)
 {
-	struct truth tr = { .t0 = 77 * GHZ, .h0 = 600000000000ll, .k = 1.0,
-			    .nk = 4, .ppm = { 250, -120, 480, -300, 10 } };
+	struct truth tr;
 	const size_t n = 5000;
 	struct npf_clock_sample *s = malloc(n * sizeof(*s));
 	struct npuprof_clock_map a, b;
@@ -653,8 +667,7 @@ TEST(cached_map)
 	uint32_t piece = 0, last;
 
 	ASSERT_NE(NULL, s);
-	for (i = 0; i < 4; i++)
-		tr.kink[i] = tr.t0 + (i + 1) * (n / 5) * PERIOD + 12345678;
+	drift_truth(&tr, n);
 	gen(&tr, s, n, PERIOD, 20000, 200000, 8);
 	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
 	ASSERT_GE(fit.nseg, 3);
@@ -750,6 +763,251 @@ TEST(map_rounding)
 		npf_clock_map_cached(&fit, &piece, (uint64_t)(1000 + want[i].d), &m);
 		EXPECT_EQ(want[i].ns, m.ns);
 		EXPECT_EQ(3, m.err_ns);
+	}
+}
+
+/* ---- the fast path of the mapping against the general path ---- */
+
+/*
+ * *@slow: @fit's pieces with @fast cleared, so every tick takes the
+ * general path (piece_eval() and map_out()'s range checks)
+ */
+static int general_copy(const struct npf_clock_fit *fit,
+			struct npf_clock_fit *slow)
+{
+	uint32_t i;
+
+	*slow = *fit;
+	slow->seg = malloc(fit->nseg * sizeof(*slow->seg));
+	if (!slow->seg)
+		return -ENOMEM;
+	memcpy(slow->seg, fit->seg, fit->nseg * sizeof(*slow->seg));
+	for (i = 0; i < fit->nseg; i++)
+		slow->seg[i].fast = 0;
+	return 0;
+}
+
+/*
+ * Map @t through @fit as prepared (the fast path wherever @fast allows)
+ * and through @slow (the general path), uncached and cached: 1 if any
+ * field of any result differs. The general path's result in *@m.
+ */
+static unsigned int fast_differs(const struct npf_clock_fit *fit,
+				 const struct npf_clock_fit *slow, uint64_t t,
+				 struct npuprof_clock_map *m)
+{
+	struct npuprof_clock_map f, c;
+	uint32_t piece = 0;
+
+	npf_clock_map(slow, t, m);
+	npf_clock_map(fit, t, &f);
+	npf_clock_map_cached(fit, &piece, t, &c);
+	return !same_map(&f, m) || !same_map(&c, m);
+}
+
+/* The ticks of piece @g a test maps: its ends, their neighbours, a middle */
+static unsigned int piece_ticks(const struct npf_clock_seg *g, uint64_t *t)
+{
+	unsigned int n = 0;
+
+	t[n++] = g->ref_tick;
+	t[n++] = g->last_tick;
+	t[n++] = g->last_tick + 1;
+	t[n++] = g->ref_tick + (g->last_tick - g->ref_tick) / 2;
+	if (g->ref_tick)
+		t[n++] = g->ref_tick - 1;
+	if (g->last_tick > g->ref_tick) {
+		t[n++] = g->ref_tick + 1;
+		t[n++] = g->last_tick - 1;
+	}
+	return n;
+}
+
+/*
+ * Where npf_clock_seg_prepare() sets @fast, the fast path maps exactly as
+ * the general path: every piece of a fit of several pieces (all fast) at
+ * its first and last samples, the ticks next to them (one past the last:
+ * the zone or the next piece), and 2000 random ticks across the trace;
+ * then hand-made pieces at the edges of what is fast: ticks just below
+ * 2^63, a falling slope, ref_ns near +-2^61, offsets ending in half a ns.
+ */
+TEST(fast_map_is_general)
+{
+	struct truth tr;
+	static const struct npf_clock_seg edge[] = {
+		/* ticks up to 2^63 - 1, 10 h at 1 GHz */
+		{ .ref_tick = (1ull << 63) - 36000 * GHZ,
+		  .last_tick = (1ull << 63) - 1, .ref_ns = 1ll << 60,
+		  .ns_per_tick = 1.000123, .err_first = 900.5,
+		  .err_last = 17000.25, .err_slope = 1e-6, .n = 2 },
+		/* a falling clock, ref_ns just above -2^61 */
+		{ .ref_tick = 5000, .last_tick = 5000 + 1000 * GHZ,
+		  .ref_ns = -(1ll << 61) + 1, .ns_per_tick = -0.999,
+		  .err_first = 3, .err_last = 1e6, .err_slope = 1e-5,
+		  .n = 2 },
+		/* ref_ns just below 2^61, |offset| up to 2^60 */
+		{ .ref_tick = 1, .last_tick = 1 + (1ull << 59),
+		  .ref_ns = (1ll << 61) - 1, .ns_per_tick = 2.0,
+		  .err_first = 0, .err_last = 0x1p59, .err_slope = 0,
+		  .n = 2 },
+		/* every odd tick ends in half a ns: llround()'s side */
+		{ .ref_tick = 1000, .last_tick = 3000, .ref_ns = 1000,
+		  .ns_per_tick = 0.5, .err_first = 2.25, .err_last = 2.25,
+		  .n = 2 },
+		/* one sample: span 0 */
+		{ .ref_tick = 123456789, .last_tick = 123456789,
+		  .ref_ns = 42, .ns_per_tick = 1.25, .err_first = 7.5,
+		  .err_last = 7.5, .err_slope = 1e-4, .n = 1 },
+	};
+	const size_t n = 5000;
+	struct npf_clock_sample *s = malloc(n * sizeof(*s));
+	unsigned int i, j, k, bad = 0, tried = 0, fast = 0;
+	struct npuprof_clock_map m;
+	struct npf_clock_fit fit, slow;
+	uint64_t st = 11, t[8], from, span;
+
+	ASSERT_NE(NULL, s);
+	drift_truth(&tr, n);
+	gen(&tr, s, n, PERIOD, 20000, 200000, 9);
+	ASSERT_EQ(0, npf_clock_fit_build(s, n, GHZ, &fit));
+	ASSERT_GE(fit.nseg, 3);
+	ASSERT_EQ(0, general_copy(&fit, &slow));
+	for (i = 0; i < fit.nseg; i++) {
+		fast += fit.seg[i].fast;
+		k = piece_ticks(&fit.seg[i], t);
+		for (j = 0; j < k; j++, tried++)
+			bad += fast_differs(&fit, &slow, t[j], &m);
+	}
+	EXPECT_EQ(fit.nseg, fast);
+	from = fit.seg[0].ref_tick;
+	span = fit.seg[fit.nseg - 1].last_tick - from;
+	for (i = 0; i < 2000; i++, tried++)
+		bad += fast_differs(&fit, &slow, from + rng_next(&st) % span, &m);
+	free(slow.seg);
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		struct npf_clock_seg g = edge[i];
+		struct npf_clock_fit one = { .clock_hz = GHZ, .nseg = 1,
+					     .seg = &g };
+
+		npf_clock_seg_prepare(&g);
+		EXPECT_EQ(1, g.fast);
+		ASSERT_EQ(0, general_copy(&one, &slow));
+		k = piece_ticks(&g, t);
+		for (j = 0; j < k; j++, tried++) {
+			bad += fast_differs(&one, &slow, t[j], &m);
+			/* the ticks from ref_tick to last_tick are all valid */
+			if (t[j] >= g.ref_tick && t[j] <= g.last_tick)
+				EXPECT_EQ(1, m.valid);
+		}
+		for (j = 0; j < 200 && g.last_tick > g.ref_tick; j++, tried++)
+			bad += fast_differs(&one, &slow, g.ref_tick +
+					    rng_next(&st) % (g.last_tick - g.ref_tick),
+					    &m);
+		free(slow.seg);
+	}
+	EXPECT_EQ(0, bad);
+	info("fast_map_is_general: %u fast pieces of %u, %zu edge pieces, %u ticks: all as the general path",
+	     fast, fit.nseg, sizeof(edge) / sizeof(edge[0]), tried);
+	npf_clock_fit_release(&fit);
+	free(s);
+}
+
+/*
+ * Pieces whose ticks may overflow between their samples are not @fast,
+ * and map as the general path does there: a span of 2^63 ticks or more
+ * (the tick difference is no int64), a tick at or above 2^63, a slope
+ * whose offset passes int64 ns, ref_ns where the time passes it, a bound
+ * of 2^63 ns or more (growing to it, or at both samples), and NaN bounds
+ * (at either sample, so @err_in too, or of a piece of one sample).
+ * All but the ticks from 2^63 (whose differences the fast path would
+ * still convert right) map a tick between their samples to a wrapped
+ * offset, out of range or with no finite bound, which the fast path would
+ * get wrong: a @fast set wrongly fails here by value, not only by flag.
+ */
+TEST(fast_flag_off)
+{
+	static const struct {
+		const char *what;
+		struct npf_clock_seg g;
+		int valid;		/* of last_tick's mapping */
+		uint64_t err_ns;	/* of it, or 0: finite */
+	} c[] = {
+		{ "span of 2^63 ticks",
+		  { .ref_tick = 1, .last_tick = (1ull << 63) + 5,
+		    .ref_ns = 1000, .ns_per_tick = 1e-6, .err_first = 1,
+		    .err_last = 2, .n = 2 }, 1, 0 },
+		{ "ticks from 2^63",
+		  { .ref_tick = (1ull << 63) + 1,
+		    .last_tick = (1ull << 63) + 2001, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = 1, .err_last = 2,
+		    .n = 2 }, 1, 0 },
+		{ "huge slope",
+		  { .ref_tick = 1000, .last_tick = 1000 + 10000000,
+		    .ref_ns = 1000, .ns_per_tick = 1e12, .err_first = 1,
+		    .err_last = 2, .n = 2 }, 0, UINT64_MAX },
+		{ "huge falling slope",
+		  { .ref_tick = 1000, .last_tick = 1000 + 10000000,
+		    .ref_ns = -1000, .ns_per_tick = -1e12, .err_first = 1,
+		    .err_last = 2, .n = 2 }, 0, UINT64_MAX },
+		{ "ref_ns near INT64_MAX",
+		  { .ref_tick = 1000, .last_tick = 3000,
+		    .ref_ns = INT64_MAX - 100, .ns_per_tick = 1.0,
+		    .err_first = 1, .err_last = 2, .n = 2 }, 0, UINT64_MAX },
+		{ "bound of 1e19 ns",
+		  { .ref_tick = 1000, .last_tick = 3000, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = 1, .err_last = 1e19,
+		    .n = 2 }, 1, UINT64_MAX },
+		{ "bound of 1e19 ns at both samples",
+		  { .ref_tick = 1000, .last_tick = 3000, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = 1e19, .err_last = 1e19,
+		    .n = 2 }, 1, UINT64_MAX },
+		{ "NaN bound of a piece of one sample",
+		  { .ref_tick = 1000, .last_tick = 1000, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = NAN, .err_last = NAN,
+		    .n = 1 }, 1, UINT64_MAX },
+		{ "NaN bound at the first sample",
+		  { .ref_tick = 1000, .last_tick = 3000, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = NAN, .err_last = 2,
+		    .n = 2 }, 1, UINT64_MAX },
+		{ "NaN bound at the last sample",
+		  { .ref_tick = 1000, .last_tick = 3000, .ref_ns = 1000,
+		    .ns_per_tick = 1.0, .err_first = 1, .err_last = NAN,
+		    .n = 2 }, 1, UINT64_MAX },
+	};
+	unsigned int i, j, k, bad;
+	struct npuprof_clock_map m;
+	struct npf_clock_fit slow;
+	uint64_t t[8];
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct npf_clock_seg g = c[i].g;
+		struct npf_clock_fit one = { .clock_hz = GHZ, .nseg = 1,
+					     .seg = &g };
+
+		npf_clock_seg_prepare(&g);
+		EXPECT_EQ(0, g.fast) {
+			TH_LOG("%s: fast", c[i].what);
+		}
+		ASSERT_EQ(0, general_copy(&one, &slow));
+		k = piece_ticks(&g, t);
+		bad = 0;
+		for (j = 0; j < k; j++)
+			bad += fast_differs(&one, &slow, t[j], &m);
+		EXPECT_EQ(0, bad) {
+			TH_LOG("%s: %u ticks map unlike the general path",
+			       c[i].what, bad);
+		}
+		/* the general path's result at the last sample */
+		npf_clock_map(&slow, g.last_tick, &m);
+		EXPECT_EQ(c[i].valid, m.valid) {
+			TH_LOG("%s: valid %d", c[i].what, m.valid);
+		}
+		if (c[i].err_ns) {
+			EXPECT_EQ(c[i].err_ns, m.err_ns);
+		} else {
+			EXPECT_LT(m.err_ns, 1000);
+		}
+		free(slow.seg);
 	}
 }
 
