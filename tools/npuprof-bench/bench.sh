@@ -1,17 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench.sh - benchmarks of libnpuprof (make bench): on the host, the cost of
-# a host span with profiling off and on and against an LTTng-UST
-# tracepoint (npuprof-bench-lttng), ring parser and reader throughput,
-# trace-file write and read rates (npuprof-bench-host); the SQLite export
-# and the summary of a 1 M and a 10 M event trace (npuprof-bench-report); the
-# Chrome export and npuprof memory of 1 M and 10 M events
-# (npuprof-bench-export); in the VM, the
-# losses of the library's reader against a parse-only reader under the same
-# level-2 flood, per ring size (npuprof-bench-vm), and what library capture
-# adds to MNIST's inferences per level (overhead.sh, and in one process
-# npuprof-bench-infer). Figures only; no pass/fail.
+# bench.sh - benchmarks of libnpuprof (make bench). On the host:
+# - npuprof-bench-host: the cost of a host span with profiling off and on,
+#   ring parser and reader throughput, trace-file write and read rates and
+#   the drain sustained by one thread, then the sustained figures again
+#   with a 4 MiB span buffer (16 times the default);
+# - with valgrind, instructions (callgrind) per span with no session,
+#   libnpu's hook with its USDT probes idle and with their semaphore
+#   raised, and with a session; the drain's instructions a span in
+#   npf_spans_drain() and npf_writer_thread() ("drain instructions" lines),
+#   then the drain's CPU time a span natively, user and kernel;
+# - a host span against an LTTng-UST tracepoint (npuprof-bench-lttng);
+# - npuprof-bench-report: the SQLite export of a 1 M and a 10 M event
+#   trace, SQLite alone on the same rows and the export/alone ratio (wall
+#   and CPU), the summary and the latency breakdown;
+# - npuprof-bench-export: the Chrome export and npuprof memory of 1 M and
+#   10 M events.
+# In the VM: the losses of the library's reader against a parse-only
+# reader under the same level-2 flood, per ring size (npuprof-bench-vm),
+# and what library capture adds to MNIST's inferences per level
+# (overhead.sh, and in one process npuprof-bench-infer). Figures only; no
+# pass/fail.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 HERE_BENCH=$(cd "$(dirname "$0")" && pwd)
