@@ -16,8 +16,9 @@
 # (mobilenet.json, with device memory counters), a SQLite database
 # (mobilenet.sqlite) and the memory flow (mobilenet-memory.svg), and prints
 # the summary, the latency breakdown, each execution's IoWait against its
-# overlap with the other PE (the shared DRAM), the slowest operator types and
-# layers (by the names and shapes of the model's layer table) and the
+# overlap with the other PE (the shared DRAM), the operators whose IoWait
+# contention raised most (analyze's excess_ns), the slowest operator types
+# and layers (by the names and shapes of the model's layer table) and the
 # device memory report.
 # NPU_DEMO_N sets the number of inferences (default 8); extra
 # npu-vm/npu-emu options may be given in NPU_VM_ARGS, e.g. "--pes 4".
@@ -105,6 +106,10 @@ DMA_BW) both PEs move at full speed and every execution waits as one alone
 does; selftests/npu-dram measures the contention exactly, with transfers
 that do meet.
 MSG
+echo
+echo "== what contention cost each operator (npuprof analyze -t 5 --type npu --order-by excess)"
+echo "excess_ns: IoWait above the same operator's least in the trace, what contention added; contended_ns: IoWait that must lie while the other PE ran"
+"$NPUPROF" analyze -t 5 --type npu --order-by excess "$trace"
 echo
 echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
 "$NPUPROF" analyze -t 8 --aggregate-by type "$trace"
