@@ -549,10 +549,11 @@ static int an_busy_read(struct an_ctx *c, struct npuprof_trace *trace)
 
 /*
  * Ticks of [@s, @e) during which a PE of device @dev other than @pe ran
- * an execution (their union); < 0: out of memory
+ * an execution (their union) into *@ov, at most @e - @s (any uint64_t:
+ * a damaged file's operator may be longer than 2^63 ticks); -ENOMEM
  */
-static int64_t an_overlap(struct an_ctx *c, uint32_t dev, uint32_t pe,
-			  uint64_t s, uint64_t e)
+static int an_overlap(struct an_ctx *c, uint32_t dev, uint32_t pe,
+		      uint64_t s, uint64_t e, uint64_t *ov)
 {
 	size_t i, k, np = 0, lo, hi;
 	uint64_t end = 0, sum = 0;
@@ -577,7 +578,7 @@ static int64_t an_overlap(struct an_ctx *c, uint32_t dev, uint32_t pe,
 				void *p = realloc(c->piece, cap * sizeof(*c->piece));
 
 				if (!p)
-					return -1;
+					return -ENOMEM;
 				c->piece = p;
 				c->npiece = cap;
 			}
@@ -595,7 +596,8 @@ static int64_t an_overlap(struct an_ctx *c, uint32_t dev, uint32_t pe,
 		if (c->piece[k].e > end)
 			end = c->piece[k].e;
 	}
-	return (int64_t)sum;
+	*ov = sum;
+	return 0;
 }
 
 /* @x of @ticks ticks that last @ns in all, in ns (rounded, halves up) */
@@ -620,9 +622,8 @@ static int an_op_iowait(struct an_ctx *c, const struct npf_op_row *r,
 	uint64_t ticks = o->end_tick > o->start_tick ?
 			 o->end_tick - o->start_tick : 0;
 	uint64_t io = o->iowait_ticks < ticks ? o->iowait_ticks : ticks;
-	uint64_t alone, cont;
+	uint64_t alone, cont, ov = 0;
 	struct an_least *l;
-	int64_t ov = 0;
 
 	row->iowait = r->dur.iowait;
 	if (an_least_of(c, r->dev, o, false, &l))
@@ -630,13 +631,12 @@ static int an_op_iowait(struct an_ctx *c, const struct npf_op_row *r,
 	if (l && l->least <= o->iowait_ticks)
 		row->excess = an_tick_ns(o->iowait_ticks - l->least,
 					 o->iowait_ticks, r->dur.iowait);
-	if (ticks && c->nbusy > 1)
-		ov = an_overlap(c, r->dev, o->pe, o->start_tick, o->end_tick);
-	if (ov < 0)
+	if (ticks && c->nbusy > 1 &&
+	    an_overlap(c, r->dev, o->pe, o->start_tick, o->end_tick, &ov))
 		return -ENOMEM;
-	alone = ticks - (uint64_t)ov;
+	alone = ticks - ov;
 	cont = io > alone ? io - alone : 0;
-	row->overlap = an_tick_ns((uint64_t)ov, ticks, r->dur.total);
+	row->overlap = an_tick_ns(ov, ticks, r->dur.total);
 	row->contended = cont == o->iowait_ticks ? r->dur.iowait :
 			 an_tick_ns(cont, ticks, r->dur.total);
 	if (row->contended > row->iowait)

@@ -5,7 +5,8 @@
  * children), MACs, GMAC/s, the share of the device's peak, bytes, GB/s,
  * cumulative time; the type and time filters, aggregation by type (sum,
  * mean, max, min), ordering by a column either way, top N (with its
- * bounded buffer), bad options; CSV, JSON and the table.
+ * bounded buffer), bad options; CSV, JSON and the table; an operator
+ * longer than 2^63 ticks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -505,6 +506,77 @@ TEST_F(ct, table_trailer)
 	ASSERT_EQ(1, ag_lines(out));
 	ASSERT_EQ(NULL, strstr(out, "NPU IoWait"));
 	free(out);
+}
+
+/*
+ * A damaged or extreme file: a device clock of 2^34 ticks per ns
+ * (clock_hz 2^34 * 10^9, samples 100 ms apart from T0, exact), an
+ * operator on PE 0 of 12 * 2^60 ticks (more than 2^63: 805306368 ns)
+ * from tick 2^59 with 4 * 2^60 ticks of IoWait, and PE 1 executing
+ * from 2^60 to 2^63 + 2^61: 9 * 2^60 ticks of overlap, more than
+ * INT64_MAX. Nothing overflows: a row with overlap 3/4 of the operator
+ * (603979776 ns), IoWait 1/3 (268435456 ns) and contended 4 - (12 - 9)
+ * = 1 of 12 (67108864 ns), not an error.
+ */
+#define AN_TPN	(1ull << 34)		/* ticks per ns */
+
+static char *an_trace_huge(void)
+{
+	struct npf_item_device d = { .info_size = sizeof(struct npu_info) };
+	struct npu_info info = {
+		.version = NPU_INFO_VERSION, .pe_count = 2, .minor = AG_MINOR,
+		.clock_hz = AN_TPN * 1000000000, .macs_per_cycle = 1,
+	};
+	struct npf_writer *w;
+	uint64_t s = 1ull << 59, u = 1ull << 60, h;
+	char *path;
+
+	if (asprintf(&path, "/tmp/npuprof-analysis-%d-huge", (int)getpid()) < 0 ||
+	    npf_writer_open(path, 4096, &w))
+		abort();
+	snprintf(d.path, sizeof(d.path), "/dev/npu%u", AG_MINOR);
+	ag_add(w, NPF_ITEM_DEVICE, &d, sizeof(d), &info, sizeof(info));
+	for (h = 0; h < 1000000000; h += 100000000) {
+		struct npu_trace_rec_clock c = {
+			.hdr = { NPU_TRACE_REC_CLOCK, sizeof(c), 100 + h / 100000000 },
+			.samples = 8, .width_ns = 2000,
+			.host_before_ns = AG_T0 + h - 1000,
+			.host_after_ns = AG_T0 + h + 1000,
+			.device_tick = h * AN_TPN, .clock_hz = info.clock_hz,
+		};
+
+		ag_rec(w, &c);
+	}
+	ag_op_on(w, 0, 1, NPU_OP_CONV2D, 0, s, 12 * u, 4 * u, 1000, 1000);
+	ag_exec_on(w, 0, 1, AG_T0, AG_T0 + 900000000, s, 8 * u, 4 * u);
+	ag_exec_on(w, 1, 2, AG_T0, AG_T0 + 900000000, u, 8 * u + u, 0);
+	if (npf_writer_close(w))
+		abort();
+	return path;
+}
+
+TEST(overlap_beyond_int64)
+{
+	struct npuprof_analyze_opts o;
+	struct npuprof_trace *t;
+	char err[256], b[64];
+	char *path = an_trace_huge(), *out;
+	int ret;
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)));
+	npuprof_analyze_opts_init(&o);
+	out = csv(t, &o, &ret);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(2, ag_lines(out));
+	ASSERT_STREQ("CONV2D", ag_csv(out, 1, C_NAME, b, sizeof(b)));
+	ASSERT_STREQ("805306368", ag_csv(out, 1, C_SELF, b, sizeof(b)));
+	ASSERT_STREQ("268435456", ag_csv(out, 1, C_IOWAIT, b, sizeof(b)));
+	ASSERT_STREQ("603979776", ag_csv(out, 1, C_OVERLAP, b, sizeof(b)));
+	ASSERT_STREQ("67108864", ag_csv(out, 1, C_CONTENDED, b, sizeof(b)));
+	free(out);
+	npuprof_trace_close(t);
+	unlink(path);
+	free(path);
 }
 
 /*
