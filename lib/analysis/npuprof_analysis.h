@@ -533,7 +533,8 @@ enum npuprof_aggregate_by {
  *	name; case does not matter), or NULL for all
  * @aggregate: enum npuprof_aggregate (by @aggregate_by)
  * @order_by: column to sort by: "time" (self time, the default), "macs",
- *	"gmacs", "peak", "bytes", "gbps", "count" or "name"; a "+" prefix
+ *	"gmacs", "peak", "bytes", "gbps", "count", "name", "iowait",
+ *	"contended" or "excess"; a "+" prefix
  *	sorts ascending, else descending; NULL: "time"
  * @min_ns: keep records whose self time is at least this
  * @max_ns: ... and at most this (negative: no limit)
