@@ -299,7 +299,7 @@ static int analyze_main(int argc, char **argv)
 		ret = npuprof_analyze(tr, stdout, &o);
 	if (ret == -EINVAL && !breakdown) {
 		npuprof_trace_close(tr);
-		return npu_cli_usage_error(prog, "--order-by: invalid column '%s': must be [+]time, macs, gmacs, peak, bytes, gbps, count or name",
+		return npu_cli_usage_error(prog, "--order-by: invalid column '%s': must be [+]time, macs, gmacs, peak, bytes, gbps, count, name, iowait, contended or excess",
 					   o.order_by ? o.order_by : "");
 	}
 	if (ret)
