@@ -989,11 +989,13 @@ static PyMethodDef npp_trace_methods[] = {
 	NPP_KW(analyze, "analyze(top=20, types=None, aggregate=None, order_by=None,\n"
 	       "        min_ns=0, max_ns=-1, aggregate_by=None)\n--\n\n"
 	       "DataFrame of `npuprof analyze`: self and cumulative time, MACs,\n"
-	       "GMAC/s, bytes and GB/s per record or, with aggregate ('sum',\n"
-	       "'mean', 'max', 'min'), per type, or per layer or shape with\n"
-	       "aggregate_by ('type', 'layer', 'shape'; alone: a sum), and each\n"
-	       "operator's layer, op_type, in_shapes, out_shapes; top=0 keeps\n"
-	       "every row."),
+	       "GMAC/s, IoWait (iowait_ns, iowait_pct), overlap with the other\n"
+	       "PEs (overlap_ns, contended_ns), excess_ns, bytes and GB/s per\n"
+	       "record or, with aggregate ('sum', 'mean', 'max', 'min'), per\n"
+	       "type, or per layer or shape with aggregate_by ('type', 'layer',\n"
+	       "'shape'; alone: a sum), and each operator's layer, op_type,\n"
+	       "in_shapes, out_shapes; order_by also takes 'iowait',\n"
+	       "'contended' and 'excess'; top=0 keeps every row."),
 	NPP_NOARG(get_max_memory_info, "get_max_memory_info()\n--\n\n"
 		  "RAF's memory figures as a dict: max_allocated, the most device\n"
 		  "memory the trace's buffers held at once, and max_used, the most\n"
