@@ -108,7 +108,7 @@ that do meet.
 MSG
 echo
 echo "== what contention cost each operator (npuprof analyze -t 5 --type npu --order-by excess)"
-echo "excess_ns: IoWait above the same operator's least in the trace, what contention added; contended_ns: IoWait that must lie while the other PE ran"
+echo "excess_ns: IoWait above the same operator's least in the trace, what contention added (0 if no bursts met); contended_ns: IoWait that must lie while the other PE ran"
 "$NPUPROF" analyze -t 5 --type npu --order-by excess "$trace"
 echo
 echo "== the slowest operator types (npuprof analyze -t 8 --aggregate-by type)"
