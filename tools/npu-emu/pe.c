@@ -239,8 +239,9 @@ static bool wait_dram_locked(struct npu_emu *e, struct emu_pe *pe)
 }
 
 /*
- * Copy the DRAM model's timing of the job's first @n operators into the
- * trace records and the execution's sums; e->lock held.
+ * Copy the DRAM model's timing of the job's first @n operators (at most
+ * NPU_PROG_MAX_OPS: both arrays are that long) into the trace records and
+ * the execution's sums; e->lock held.
  */
 static void take_dram_timing(struct emu_pe *pe, uint32_t n)
 {
@@ -248,6 +249,8 @@ static void take_dram_timing(struct emu_pe *pe, uint32_t n)
 	struct emu_exec *x = &pe->x;
 	uint32_t k;
 
+	if (n > NPU_PROG_MAX_OPS)
+		n = NPU_PROG_MAX_OPS;
 	x->run = x->iowait = x->bytes = x->macs = 0;
 	x->cursor = x->start;
 	for (k = 0; k < n; k++) {
