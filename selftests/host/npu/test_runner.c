@@ -26,6 +26,8 @@
 #include "npu/npu_program.h"
 #include "npu/npu_model_file.h"
 #include "npuref.h"
+#include "npuprof.h"
+#include "npuprof_analysis.h"
 
 #define FAKE_DRAM	(64u << 20)
 #define FAKE_PES	2
@@ -740,6 +742,107 @@ TEST_F(runner, pe_any)
 	EXPECT_EQ(2, seen[0]);
 	EXPECT_EQ(2, seen[1]);
 	npu_runner_free(r);
+}
+
+#define MAX_SPANS	128
+
+/* Span of @spans[@n] of @kind whose parent is @parent; NULL: none. */
+static const struct npuprof_span_rec *
+child_of(const struct npuprof_span_rec *spans, unsigned int n,
+	 unsigned int kind, uint64_t parent)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (spans[i].kind == kind && spans[i].parent_id == parent)
+			return &spans[i];
+	return NULL;
+}
+
+/*
+ * With a session of host spans, set_input and get_output share their CPU
+ * operators' clock reads (shared timestamps, Documentation/npu/libnpu.rst):
+ * in the trace, Quantize begins exactly when set_input begins, Lower when
+ * Quantize ends, and set_input ends when Lower ends; Unlower begins with
+ * get_output, Dequantize when Unlower ends, and get_output ends with it.
+ * The operators keep their flag and index.
+ */
+TEST_F(runner, spans_share_clock_reads)
+{
+	static const char *const no_devices[] = { NULL };
+	static struct npuprof_span_rec spans[MAX_SPANS];
+	struct npuprof_session *sess;
+	struct npuprof_trace *t;
+	struct npuprof_event ev;
+	struct npuprof_opts o;
+	struct npu_runner *r;
+	char path[64], err[256];
+	float y[10];
+	unsigned int i, n = 0, ins = 0, outs = 0;
+
+	snprintf(path, sizeof(path), "/tmp/npu-test-spans-%d.npuprof",
+		 (int)getpid());
+	npuprof_opts_init(&o);
+	o.output = path;
+	o.devices = no_devices;
+	ASSERT_EQ(0, npuprof_session_create(&o, &sess));
+	ASSERT_EQ(0, npuprof_session_start(sess));
+	ASSERT_EQ(0, npu_runner_create(self->dev, self->model, NULL, &r));
+	for (i = 0; i < NIN; i++) {
+		struct npu_inference *inf;
+
+		ASSERT_EQ(0, npu_runner_acquire(r, &inf));
+		ASSERT_EQ(0, npu_inference_set_input(inf, 0, self->x[i],
+						     self->in_count));
+		ASSERT_EQ(0, npu_inference_submit(inf));
+		ASSERT_EQ(0, npu_inference_wait(inf, -1, NULL));
+		ASSERT_EQ(0, npu_inference_get_output(inf, 0, y, 10));
+		npu_inference_release(inf);
+	}
+	npu_runner_free(r);
+	ASSERT_EQ(0, npuprof_session_stop(sess));
+	npuprof_session_free(sess);
+
+	ASSERT_EQ(0, npuprof_trace_open(path, &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	while (npuprof_trace_next(t, &ev) == 1)
+		if (ev.type == NPUPROF_EV_SPAN && n < MAX_SPANS)
+			spans[n++] = *ev.span;
+	npuprof_trace_close(t);
+	unlink(path);
+	/* nine spans an inference */
+	ASSERT_EQ(NIN * 9, n);
+	for (i = 0; i < n; i++) {
+		const struct npuprof_span_rec *s = &spans[i], *a, *b;
+		unsigned int ka, kb;
+
+		if (s->kind == NPUPROF_SPAN_SET_INPUT) {
+			ka = NPUPROF_SPAN_QUANTIZE;
+			kb = NPUPROF_SPAN_LOWER;
+			ins++;
+		} else if (s->kind == NPUPROF_SPAN_GET_OUTPUT) {
+			ka = NPUPROF_SPAN_UNLOWER;
+			kb = NPUPROF_SPAN_DEQUANTIZE;
+			outs++;
+		} else {
+			continue;
+		}
+		a = child_of(spans, n, ka, s->span_id);
+		b = child_of(spans, n, kb, s->span_id);
+		ASSERT_NE(NULL, a);
+		ASSERT_NE(NULL, b);
+		EXPECT_EQ(s->start_ns, a->start_ns);
+		EXPECT_EQ(a->end_ns, b->start_ns);
+		EXPECT_EQ(b->end_ns, s->end_ns);
+		EXPECT_LE(a->start_ns, a->end_ns);
+		EXPECT_LE(b->start_ns, b->end_ns);
+		EXPECT_EQ(NPUPROF_SPAN_F_OP, a->flags);
+		EXPECT_EQ(NPUPROF_SPAN_F_OP, b->flags);
+		EXPECT_EQ(0u, a->op_index);
+		EXPECT_EQ(0u, b->op_index);
+	}
+	EXPECT_EQ(NIN, ins);
+	EXPECT_EQ(NIN, outs);
 }
 
 TEST_HARNESS_MAIN
