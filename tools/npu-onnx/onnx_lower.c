@@ -1191,16 +1191,13 @@ static const struct ox_val *dqf_in(struct ox_ctx *x, int node, unsigned int i)
 	bool raw = v && v->kind == VK_NONE && v->input >= 0 &&
 		   v->elem == OT_UINT8;
 
-	if (v && is(x, node, "Add") && raw) {
+	if (v && is(x, node, "Add") && (raw || v->kind == VK_Q8)) {
 		ox_refuse(x, node, "integer Add wraps around (the NPU's ADD saturates): quantize it with Q/DQ");
 		return NULL;
 	}
 	if (v && v->kind == VK_Q8) {
-		if (is(x, node, "Add"))
-			ox_refuse(x, node, "integer Add wraps around (the NPU's ADD saturates): quantize it with Q/DQ");
-		else
-			ox_refuse(x, node, "input '%.80s' is an integer tensor without DequantizeLinear",
-				  v->name);
+		ox_refuse(x, node, "input '%.80s' is an integer tensor without DequantizeLinear",
+			  v->name);
 		return NULL;
 	}
 	return act_in(x, node, i, false, 0, 0);
