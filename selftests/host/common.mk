@@ -65,7 +65,7 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -pthread
 
-INSTALL_SCRIPT = sed -e 's|@BUILD@|$(BUILD)|' -e 's|@SRC@|$(TOP)|' $< >$@.tmp && \
+INSTALL_SCRIPT = sed -e 's|@BUILD@|$(BUILD)|g' -e 's|@SRC@|$(TOP)|g' $< >$@.tmp && \
 	chmod 0755 $@.tmp && mv $@.tmp $@
 
 all:
