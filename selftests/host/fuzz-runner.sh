@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 #
 # fuzz-runner.sh - the libFuzzer runner of the host test directories,
 # sourced (sh) by their run-fuzz.sh, which set:
