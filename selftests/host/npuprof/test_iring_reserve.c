@@ -89,7 +89,7 @@ TEST(room_after_the_wrap_gets_a_pad)
 TEST(full_ring_gives_no_room)
 {
 	struct npf_iring r;
-	uint8_t body[4000];
+	uint8_t body[4000] = { 0 };
 	uint32_t room = 12345;
 	uint64_t used;
 
