@@ -4,7 +4,9 @@
  * share (test_tracefile.c, test_damage.c, test_chrome.c): a file read
  * whole, written anew, written with some bytes flipped; the chunks of a
  * sound trace file, found here apart from the reader; a test's directory
- * emptied and removed. Header-only, no state.
+ * emptied and removed; and for the span tests (test_span_*.c), a file
+ * name of the test's own under /tmp and a CLOCK_MONOTONIC read.
+ * Header-only, no state.
  */
 #ifndef FILE_UTIL_H
 #define FILE_UTIL_H
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace_format.h"
@@ -129,6 +132,29 @@ static inline void file_rmdir(const char *dir)
 	if (d)
 		closedir(d);
 	rmdir(dir);
+}
+
+/*
+ * "/tmp/npuprof-@test-<pid>-@name", malloc'ed (the caller frees it): a
+ * file of this process's test alone. Aborts when out of memory.
+ */
+static inline char *file_tmp(const char *test, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "/tmp/npuprof-%s-%d-%s", test, (int)getpid(),
+		     name) < 0)
+		abort();
+	return p;
+}
+
+/* CLOCK_MONOTONIC now, in ns: the clock a span's time is compared with */
+static inline uint64_t file_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 #endif /* FILE_UTIL_H */

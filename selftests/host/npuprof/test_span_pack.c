@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "file_util.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
 #include "spans.h"
@@ -29,16 +30,6 @@
 #include "writer.h"
 
 static const char *const no_devices[] = { NULL };
-
-static char *tmp_file(const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "/tmp/npuprof-spanpack-%d-%s", (int)getpid(),
-		     name) < 0)
-		abort();
-	return p;
-}
 
 static int span_session(const char *path, unsigned int buf_kb,
 			struct npuprof_session **s)
@@ -88,7 +79,7 @@ TEST(session_spans_read_back_exactly)
 	struct npuprof_session *s;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("exact.npuprof"), err[256];
+	char *path = file_tmp("spanpack", "exact.npuprof"), err[256];
 	unsigned int i, got = 0, labels = 0, jobs = 0, nested = 0;
 	uint64_t label_id = 0;
 
@@ -181,7 +172,7 @@ TEST(every_span_kept_or_counted)
 	struct npuprof_session *s;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("drops.npuprof"), err[256];
+	char *path = file_tmp("spanpack", "drops.npuprof"), err[256];
 	uint64_t made = 0, read = 0, lost = 0;
 	long i;
 
@@ -214,14 +205,6 @@ TEST(every_span_kept_or_counted)
 	EXPECT_EQ(st.spans_lost, lost);
 	unlink(path);
 	free(path);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 #define NMIXED 30000
@@ -267,7 +250,7 @@ static void mixed_run(struct __test_metadata *_metadata, const char *clock,
 	struct npuprof_opts o;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("mixed.npuprof"), err[256];
+	char *path = file_tmp("spanpack", "mixed.npuprof"), err[256];
 	uint64_t read = 0, lost = 0, wide = 0, wide_made = 0;
 	unsigned int i;
 
@@ -283,18 +266,18 @@ static void mixed_run(struct __test_metadata *_metadata, const char *clock,
 		struct npuprof_span a, b;
 		struct mixed *ma = &mixed[i], *mb = &mixed[i + 1];
 
-		ma->before = mono_ns();
+		ma->before = file_mono_ns();
 		npuprof_span_begin(&a, NPUPROF_SPAN_USER, NULL);
-		mb->before = mono_ns();
+		mb->before = file_mono_ns();
 		npuprof_span_begin(&b, NPUPROF_SPAN_USER, &a);
 		if (i % 194 == 0) {
 			b.rec.flags |= F_WIDE | NPUPROF_SPAN_F_ERROR;
 			wide_made++;
 		}
 		npuprof_span_end(&b);
-		mb->after = mono_ns();
+		mb->after = file_mono_ns();
 		npuprof_span_end(&a);
-		ma->after = mono_ns();
+		ma->after = file_mono_ns();
 		ma->rec = a.rec;
 		mb->rec = b.rec;
 		/* bursts of 500 spans (28 KiB): the drain mostly keeps up */
@@ -387,7 +370,8 @@ TEST(regions_among_spans_across_wraps)
 	struct npuprof_session *s;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("regions.npuprof"), err[256], text[32];
+	char *path = file_tmp("spanpack", "regions.npuprof");
+	char err[256], text[32];
 	uint64_t read = 0, lost = 0, labels = 0, children = 0;
 	unsigned int r, i;
 
@@ -506,7 +490,7 @@ TEST(hand_written_item_decodes)
 	static const uint64_t parent[] = { 500, 0, 0, 500 };
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("hand.npuprof"), err[256];
+	char *path = file_tmp("spanpack", "hand.npuprof"), err[256];
 	unsigned int n = 0;
 
 	ASSERT_EQ(0, write_hand(path, &b, sizeof(b)));
@@ -545,7 +529,7 @@ TEST(corrupt_item_refused)
 	};
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("bad.npuprof"), err[256];
+	char *path = file_tmp("spanpack", "bad.npuprof"), err[256];
 	int ret;
 
 	/* a count of 5 in room for 4 */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "file_util.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
 #include "spans.h"
@@ -26,24 +27,6 @@
 #define NSETS 100
 
 static const char *const no_devices[] = { NULL };
-
-static char *tmp_file(const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "/tmp/npuprof-spanshare-%d-%s", (int)getpid(),
-		     name) < 0)
-		abort();
-	return p;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A session of host spans alone, into @path, started. */
 static struct npuprof_session *start_session(const char *path)
@@ -109,7 +92,7 @@ TEST(shared_times_equal_in_the_trace)
 	static uint64_t ids[NSETS * 3];
 	static struct npuprof_span_rec got[NSETS * 3];
 	struct npuprof_session *s;
-	char *path = tmp_file("equal.npuprof");
+	char *path = file_tmp("spanshare", "equal.npuprof");
 	unsigned int i;
 
 	s = start_session(path);
@@ -176,7 +159,8 @@ TEST(other_session_stamp_reads_the_clock)
 	struct npuprof_span_rec got;
 	struct npuprof_session *s;
 	struct npuprof_stamp st;
-	char *p1 = tmp_file("one.npuprof"), *p2 = tmp_file("two.npuprof");
+	char *p1 = file_tmp("spanshare", "one.npuprof");
+	char *p2 = file_tmp("spanshare", "two.npuprof");
 	uint64_t before;
 
 	s = start_session(p1);
@@ -188,13 +172,13 @@ TEST(other_session_stamp_reads_the_clock)
 
 	s = start_session(p2);
 	ASSERT_NE(NULL, s);
-	before = mono_ns();
+	before = file_mono_ns();
 	ASSERT_LT(st.t, before);
 	npuprof_span_begin_at(&b, NPUPROF_SPAN_LOWER, NULL, st);
 	ASSERT_NE(0, b.on);
 	EXPECT_GE(b.rec.start_ns, before);
 	/* and the same for an end given the old stamp */
-	before = mono_ns();
+	before = file_mono_ns();
 	npuprof_span_end_at(&b, st);
 	EXPECT_GE(b.rec.end_ns, before);
 	ASSERT_EQ(0, stop_session(s));
@@ -214,7 +198,7 @@ TEST(stamp_before_a_pause_reads_the_clock)
 	struct npuprof_span a, b;
 	struct npuprof_session *s;
 	struct npuprof_stamp st;
-	char *path = tmp_file("pause.npuprof");
+	char *path = file_tmp("spanshare", "pause.npuprof");
 	uint64_t before;
 
 	s = start_session(path);
@@ -223,7 +207,7 @@ TEST(stamp_before_a_pause_reads_the_clock)
 	st = npuprof_span_end_at(&a, (struct npuprof_stamp){ 0, 0 });
 	ASSERT_EQ(0, npuprof_session_pause(s));
 	ASSERT_EQ(0, npuprof_session_resume(s));
-	before = mono_ns();
+	before = file_mono_ns();
 	ASSERT_LT(st.t, before);
 	npuprof_span_begin_at(&b, NPUPROF_SPAN_LOWER, NULL, st);
 	ASSERT_NE(0, b.on);
@@ -240,7 +224,7 @@ TEST(stamp_before_the_start_reads_the_clock)
 	struct npuprof_span a, b;
 	struct npuprof_session *s;
 	struct npuprof_stamp early;
-	char *path = tmp_file("early.npuprof");
+	char *path = file_tmp("spanshare", "early.npuprof");
 	uint64_t before;
 
 	s = start_session(path);
@@ -249,11 +233,11 @@ TEST(stamp_before_the_start_reads_the_clock)
 	early = npuprof_span_start(&a);
 	npuprof_span_end(&a);
 	/* a clock read strictly after a's start */
-	while (mono_ns() <= early.t)
+	while (file_mono_ns() <= early.t)
 		;
 	npuprof_span_begin(&b, NPUPROF_SPAN_LOWER, NULL);
 	ASSERT_LT(early.t, b.rec.start_ns);
-	before = mono_ns();
+	before = file_mono_ns();
 	npuprof_span_end_at(&b, early);
 	EXPECT_GE(b.rec.end_ns, before);
 	EXPECT_LE(b.rec.start_ns, b.rec.end_ns);
@@ -272,7 +256,7 @@ TEST(stamp_of_the_other_clock_reads_the_clock)
 	struct npuprof_span u, b;
 	struct npuprof_session *s;
 	struct npuprof_stamp st;
-	char *path = tmp_file("clock.npuprof");
+	char *path = file_tmp("spanshare", "clock.npuprof");
 	const char *why;
 	uint64_t before;
 
@@ -283,14 +267,14 @@ TEST(stamp_of_the_other_clock_reads_the_clock)
 	ASSERT_NE(NULL, s);
 	npuprof_span_begin(&u, NPUPROF_SPAN_USER, NULL);
 	st = npuprof_span_end_at(&u, (struct npuprof_stamp){ 0, 0 });
-	before = mono_ns();
+	before = file_mono_ns();
 	npuprof_span_begin_at(&b, NPUPROF_SPAN_LOWER, NULL, st);
 	/*
 	 * The TSC count since boot is larger than CLOCK_MONOTONIC's ns on
 	 * any CPU above 1 GHz: a stamp taken wrongly fails the upper bound.
 	 */
 	EXPECT_NE(st.t, b.rec.start_ns);
-	EXPECT_LE(b.rec.start_ns, mono_ns());
+	EXPECT_LE(b.rec.start_ns, file_mono_ns());
 	EXPECT_GE(b.rec.start_ns, before);
 	npuprof_span_end(&b);
 	/* a USER span after the USER span: the same clock, shared */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "file_util.h"
 #include "clock.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
@@ -25,24 +26,6 @@
 #include "trace_format.h"
 
 static const char *const no_devices[] = { NULL };
-
-static char *tmp_file(const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "/tmp/npuprof-spantsc-%d-%s", (int)getpid(),
-		     name) < 0)
-		abort();
-	return p;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* xorshift: the same "noise" every run */
 static uint64_t rnd_state = 88172645463325252ull;
@@ -153,7 +136,7 @@ TEST(tsc_and_clock_gettime_spans_agree)
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
 	struct npf_clock_fit fit = { 0 };
-	char *path = tmp_file("agree.npuprof"), err[256], val[64];
+	char *path = file_tmp("spantsc", "agree.npuprof"), err[256], val[64];
 	const char *why;
 	uint64_t lab_start = 0, lab_end = 0, worst = 0;
 	size_t nsamples;
@@ -171,13 +154,13 @@ TEST(tsc_and_clock_gettime_spans_agree)
 	for (i = 0; i < NUSER; i++) {
 		struct npuprof_span sp;
 
-		before[i] = mono_ns();
+		before[i] = file_mono_ns();
 		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
 		/* 0.4 s in all: samples while the session runs too */
 		if (i % 100 == 0)
 			usleep(20000);
 		npuprof_span_end(&sp);
-		after[i] = mono_ns();
+		after[i] = file_mono_ns();
 		id[i] = sp.rec.span_id;
 	}
 	ASSERT_EQ(0, npuprof_region_end());
@@ -236,7 +219,7 @@ TEST(monotonic_fallback_is_exact)
 	struct npuprof_opts o;
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
-	char *path = tmp_file("mono.npuprof"), err[256], val[64];
+	char *path = file_tmp("spantsc", "mono.npuprof"), err[256], val[64];
 	size_t nsamples;
 	unsigned int i, got = 0;
 
@@ -281,7 +264,7 @@ TEST(bad_clock_value_refused)
 {
 	struct npuprof_session *s = NULL;
 	struct npuprof_opts o;
-	char *path = tmp_file("bad.npuprof");
+	char *path = file_tmp("spantsc", "bad.npuprof");
 
 	setenv("NPUPROF_SPAN_CLOCK", "sundial", 1);
 	npuprof_opts_init(&o);
