@@ -27,12 +27,13 @@
 #include "npu_trace_reader.h"
 
 /*
- * A CLIP in place over 12 MiB moves 24 MiB: 12.6 ms at 2000 MB/s, well over
- * the time between two submits even in a loaded TCG guest. Each PE has its
- * own buffer; both (24 MiB) stay within the driver's default quota of half
- * the default 64 MiB DRAM per open file.
+ * A CLIP in place over 24 MiB moves 48 MiB: 25.2 ms at 2000 MB/s, far over
+ * the time between two back-to-back submits even in a loaded TCG guest.
+ * Each PE's job has its own buffer and its own open file, so that each
+ * (24 MiB and a program) stays within the driver's default quota of half
+ * the default 64 MiB DRAM per open file; both take 48 MiB of the 64.
  */
-#define JOB_BYTES	(12u << 20)
+#define JOB_BYTES	(24u << 20)
 #define MAX_EXEC	8
 /* ticks the model's rounding (a ceil per phase) may add or take */
 #define ROUNDING	3
@@ -87,7 +88,7 @@ static int clip_job_submit(struct clip_job *j, unsigned int pe,
 
 FIXTURE(dram)
 {
-	int fd;
+	int fd, fd1;	/* PE 0's job and the trace ring; PE 1's job */
 	struct npu_info info;
 	struct clip_job j[2];
 	struct trace_ring t;
@@ -100,6 +101,7 @@ FIXTURE_SETUP(dram)
 	unsigned long long dram_bw;
 	unsigned int i;
 
+	self->fd1 = -1;
 	self->fd = npu_open();
 	ASSERT_LE(0, self->fd);
 	memset(&self->info, 0, sizeof(self->info));
@@ -108,8 +110,11 @@ FIXTURE_SETUP(dram)
 		SKIP(return, "one PE: nothing to contend with");
 	dram_bw = npu_env_u64("NPU_EMU_DRAM_BW", self->info.dma_bw);
 	ASSERT_LT(0, dram_bw);
+	self->fd1 = npu_open();
+	ASSERT_LE(0, self->fd1);
 	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, clip_job_init(&self->j[i], self->fd));
+		ASSERT_EQ(0, clip_job_init(&self->j[i],
+					   i ? self->fd1 : self->fd));
 	ASSERT_EQ(0, trace_open(self->fd, 0, 16, 0, &self->t));
 	ASSERT_EQ(0, trace_enable(&self->t, 1));
 	self->r1 = fminl(self->info.dma_bw, dram_bw) * 1e6L /
@@ -129,6 +134,8 @@ FIXTURE_TEARDOWN(dram)
 {
 	if (self->info.pe_count >= 2)
 		trace_close(&self->t);
+	if (self->fd1 >= 0)
+		close(self->fd1);
 	close(self->fd);
 }
 
@@ -195,8 +202,9 @@ TEST_F(dram, one_pe_at_a_time_waits_d)
 
 /*
  * Both PEs at once: each waits W = d + (B - r1 d) / r2, more than D alone
- * by the modelled amount. d is the guest's doing (two submits under TCG,
- * usually well under D, but not always): a pair that does not overlap
+ * by the modelled amount. d is the guest's doing (two submits back to
+ * back under TCG, each its own doorbell: usually well under D, but not
+ * always): a pair that does not overlap
  * (d >= D) waits D each, as the model says, and is tried again, up to
  * five pairs, for one that overlaps.
  */
