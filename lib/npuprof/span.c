@@ -7,7 +7,9 @@
  * (or the span's own @on) inline and call the slow paths here only while a
  * session captures. A thread's first span allocates its struct npf_thread
  * and, in each session, its buffer; after that a span costs two clock
- * reads, one load of the session's key at each end, and at the end a
+ * reads (none for a shared timestamp), one load of the session's key at
+ * each end (and of its trace_hi: at the begin for a span without a
+ * parent, at the end to tell a foreign trace's span), and at the end a
  * 56-byte item stored into the thread's single-producer ring with one
  * compare against a limit the thread keeps, and a release store: no lock,
  * no allocation, no look at the drainer's position. Nothing else happens
@@ -35,10 +37,11 @@
  * bytes a span of deltas, instead of an 80-byte SPAN item each. A span
  * that does not pack (a job's, one far from its parent) goes in as a SPAN
  * item, in its place in the thread's order: the hot path writes job and
- * model spans and those of a foreign trace as SPAN items itself, the
- * drain the others that do not fit the packed form, among them CPU
- * operators' spans, which the hot path stores as ring spans with their
- * op_index in name_id's place (0 for them).
+ * model spans, those of a foreign trace and CPU operators' with a name_id
+ * as SPAN items itself (npf_ring_span_ok()), the drain the others that
+ * do not fit the packed form, among them CPU operators' spans, which the
+ * hot path stores as ring spans with their op_index in name_id's place
+ * (0 for them).
  *
  * Buffers. Each thread owns one struct npf_thread, found through a
  * __thread pointer and kept in a registry list. Its buffer is a
@@ -116,7 +119,10 @@ struct npf_label {
 };
 
 struct npf_thread {
-	/* the owning thread's: the span path, one cache line */
+	/*
+	 * the span path, one cache line the owning thread writes; the
+	 * drainer reads none of it but @in_write, and only in the grace
+	 */
 	uint64_t limit;			/* ring.head may grow to this */
 	uint8_t *data;			/* ring.data */
 	uint32_t mask;			/* ring.size - 1 */
@@ -127,9 +133,10 @@ struct npf_thread {
 	int32_t tid;
 	int in_write;			/* inside the span write */
 	unsigned int nlabels;
-	uint64_t lost;			/* spans dropped; the drainer reads it */
 	/* the producer's, on slow puts */
 	uint64_t wake_tail;		/* ring.tail when it last woke the drainer */
+	/* past the span path's line: the drainer reads it every drain */
+	uint64_t lost;			/* spans dropped */
 	struct npf_label *labels;	/* NPF_MAX_LABELS, on first use */
 	/* the producer writes head, the drainer tail (under npf_reg_lock) */
 	struct npf_iring ring;
@@ -139,6 +146,10 @@ struct npf_thread {
 	bool dead;			/* the thread exited */
 	struct npf_thread *next;
 } __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct npf_thread, wake_tail) < 64 &&
+	       offsetof(struct npf_thread, lost) >= 64,
+	       "the span path fills one line, @lost is on the next");
 
 /*
  * What every span reads, on a cache line no thread writes (only attach,
@@ -427,7 +438,11 @@ static uint64_t npf_tsc_to_ns(uint64_t tick, uint64_t now_ns, uint64_t now_tick)
 	return now_ns - (uint64_t)((double)(now_tick - tick) * rate);
 }
 
-/* A span as a SPAN item (a job's, one of a foreign trace), in ns. */
+/*
+ * A span that is not a ring span (npf_ring_span_ok(): a job's or a
+ * model's, one of a foreign trace, a CPU operator's with a name_id) as a
+ * SPAN item, in ns.
+ */
 static __attribute__((noinline)) bool
 npf_put_span_item(struct npf_thread *t, struct npuprof_span_rec *rec,
 		  bool tsc)
