@@ -247,6 +247,20 @@ static int an_cmp(const void *pa, const void *pb, void *ctx)
 		break;
 	}
 	r = c->col == AN_NAME ? strcmp(a->name, b->name) : (x > y) - (x < y);
+	/*
+	 * excess and contended are often 0 for every row: ties fall to the
+	 * contended IoWait, the IoWait, then the self time, in the order's
+	 * direction, so the rows that waited come first, not the names
+	 */
+	if (!r && (c->col == AN_EXCESS || c->col == AN_CONTENDED)) {
+		if (c->col == AN_EXCESS)
+			r = (a->contended > b->contended) -
+			    (a->contended < b->contended);
+		if (!r)
+			r = (a->iowait > b->iowait) - (a->iowait < b->iowait);
+		if (!r)
+			r = (a->self > b->self) - (a->self < b->self);
+	}
 	if (!c->asc)
 		r = -r;
 	/* ties: by name, then by start, whatever the direction */

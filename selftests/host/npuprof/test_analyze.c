@@ -374,7 +374,8 @@ FIXTURE_TEARDOWN(ct)
 /*
  * Each operator's IoWait, its overlap with the other PEs' executions and
  * the IoWait that must lie in it (analysis_gen.h, ag_trace_contend()),
- * ordered by the contended IoWait; ties by name, then start
+ * ordered by the contended IoWait; ties by the IoWait, then the self time
+ * (PAD's 4000 before CONV2D's 2000), then name and start
  */
 TEST_F(ct, records)
 {
@@ -389,8 +390,8 @@ TEST_F(ct, records)
 		  "13", "0" },
 		{ "DWCONV2D", "4000", "500", "12.500000", "4000", "500", "0",
 		  "11", "0" },
-		{ "CONV2D", "2000", "500", "25.000000", "0", "0", "0", "11", "0" },
 		{ "PAD", "4000", "500", "12.500000", "2000", "0", "0", "12", "1" },
+		{ "CONV2D", "2000", "500", "25.000000", "0", "0", "0", "11", "0" },
 	};
 	char *out;
 	int ret;
@@ -426,6 +427,13 @@ TEST_F(ct, records)
 	ASSERT_STREQ("12", F(out, 1, C_JOB));
 	ASSERT_STREQ("1000", F(out, 2, C_EXCESS));
 	ASSERT_STREQ("13", F(out, 2, C_JOB));
+	/* no excess: by the contended IoWait (1000, 500), then the IoWait and
+	 * self time (PAD 500/4000 before CONV2D 500/2000), not by name */
+	ASSERT_STREQ("0", F(out, 3, C_EXCESS));
+	ASSERT_STREQ("1000", F(out, 3, C_CONTENDED));
+	ASSERT_STREQ("DWCONV2D", F(out, 4, C_NAME));
+	ASSERT_STREQ("PAD", F(out, 5, C_NAME));
+	ASSERT_STREQ("CONV2D", F(out, 6, C_NAME));
 	free(out);
 }
 
