@@ -1090,6 +1090,17 @@ _Static_assert(offsetof(struct npf_span_c, flags) ==
 	       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "a packed span's kind, flags and name_id are one word");
 
+/*
+ * Whether ring span @sp cannot pack even alone, from its first word: a
+ * kind or flags past 8 bits, or a flag SPANS never has (a CPU
+ * operator's). npf_pack_run() refuses the same and more (a delta past 32
+ * bits); this spares such a span a SPANS item begun and abandoned.
+ */
+static inline bool npf_never_packs(const struct npf_ring_span *sp)
+{
+	return (sp->flags & NPF_SPANS_NOT_FLAGS) || (sp->kind | sp->flags) >> 8;
+}
+
 /* Begin a SPANS item of thread @t with the first span @sp, clock @clock. */
 static void npf_pack_begin(struct npf_packer *pk, const struct npf_thread *t,
 			   const struct npf_span_sink *sink,
@@ -1272,15 +1283,19 @@ static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 			ret = npf_pack_flush(&pk, t, sink, spans);
 			if (ret)
 				return ret;
-			npf_pack_begin(&pk, t, sink, sp, it->type & 1);
-			if (npf_pack_run(&pk, (const uint8_t *)it,
-					 NPF_RING_SPAN_LEN, it->type))
-				continue;
-			/*
-			 * It does not pack alone: a SPAN item. An item begun
-			 * in place is left unpublished, for the sink to reuse.
-			 */
-			pk.h = NULL;
+			if (npf_likely(!npf_never_packs(sp))) {
+				npf_pack_begin(&pk, t, sink, sp, it->type & 1);
+				if (npf_pack_run(&pk, (const uint8_t *)it,
+						 NPF_RING_SPAN_LEN, it->type))
+					continue;
+				/*
+				 * It does not pack alone: an item begun in
+				 * place is left unpublished, for the sink to
+				 * reuse.
+				 */
+				pk.h = NULL;
+			}
+			/* a SPAN item */
 			ret = npf_span_unpacked(t, sp, it->type, &now, sink);
 			if (ret)
 				return ret;
