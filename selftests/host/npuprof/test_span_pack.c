@@ -7,7 +7,7 @@
  * either read back or counted as dropped, exactly; a SPANS item written
  * by hand decodes negative deltas and parents, and a corrupt one is
  * refused with a one-line error; spans the drain cannot pack (flags past
- * 8 bits) keep their place among packed ones as SPAN items, across the
+ * 8 bits, CPU operators') keep their place among packed ones as SPAN items, across the
  * buffer's wrap, their TSC times mapped to CLOCK_MONOTONIC by the drain;
  * regions (a STRING and a span, put on the slow path) among spans stored
  * in place keep their labels and children across the wraps.
@@ -236,9 +236,9 @@ static struct mixed *find_mixed(uint64_t id)
 
 /*
  * Bursts of root spans and their children through a 64 KiB buffer that
- * wraps many times, every 97th child with a flag past 8 bits (a SPAN item
- * of the drain, not packed); read back field for field, or counted as
- * dropped. With the TSC (@clock "auto" where it is usable), the SPAN
+ * wraps many times, every 97th child with a flag past 8 bits or a CPU
+ * operator's, in turn (a SPAN item of the drain, not packed); read back
+ * field for field, an operator's index too, or counted as dropped. With the TSC (@clock "auto" where it is usable), the SPAN
  * items' times are the drain's mapping: within the program's own clock
  * reads around each span, give or take @tol_ns.
  */
@@ -251,7 +251,7 @@ static void mixed_run(struct __test_metadata *_metadata, const char *clock,
 	struct npuprof_trace *t;
 	struct npuprof_event ev;
 	char *path = file_tmp("spanpack", "mixed.npuprof"), err[256];
-	uint64_t read = 0, lost = 0, wide = 0, wide_made = 0;
+	uint64_t read = 0, lost = 0, wide = 0, wide_made = 0, ops = 0;
 	unsigned int i;
 
 	memset(mixed, 0, sizeof(mixed));
@@ -270,9 +270,12 @@ static void mixed_run(struct __test_metadata *_metadata, const char *clock,
 		npuprof_span_begin(&a, NPUPROF_SPAN_USER, NULL);
 		mb->before = file_mono_ns();
 		npuprof_span_begin(&b, NPUPROF_SPAN_USER, &a);
-		if (i % 194 == 0) {
+		if (i % 388 == 0) {
 			b.rec.flags |= F_WIDE | NPUPROF_SPAN_F_ERROR;
 			wide_made++;
+		} else if (i % 194 == 0 && b.on) {
+			b.rec.flags |= NPUPROF_SPAN_F_OP;
+			b.rec.op_index = i;
 		}
 		npuprof_span_end(&b);
 		mb->after = file_mono_ns();
@@ -323,18 +326,23 @@ static void mixed_run(struct __test_metadata *_metadata, const char *clock,
 		}
 		if (r->flags & F_WIDE)
 			wide++;
+		if (r->flags & NPUPROF_SPAN_F_OP) {
+			EXPECT_EQ(m->rec.op_index, r->op_index);
+			ops++;
+		}
 	}
 	npuprof_trace_close(t);
-	TH_LOG("%s: %d spans, %llu read, %llu dropped, %llu of %llu wide read",
+	TH_LOG("%s: %d spans, %llu read, %llu dropped, %llu of %llu wide read, %llu operators'",
 	       clock, NMIXED, (unsigned long long)read,
 	       (unsigned long long)lost, (unsigned long long)wide,
-	       (unsigned long long)wide_made);
+	       (unsigned long long)wide_made, (unsigned long long)ops);
 	EXPECT_EQ((uint64_t)NMIXED, read + lost);
 	EXPECT_EQ(st.spans, read);
 	EXPECT_EQ(st.spans_lost, lost);
 	/* the wide spans dropped are among the lost */
 	EXPECT_LE(wide_made - wide, lost);
 	EXPECT_LT(0u, wide);
+	EXPECT_LT(0u, ops);
 	unlink(path);
 	free(path);
 }
