@@ -86,8 +86,12 @@ typedef void (*npuprof_log_fn)(void *ctx, int level, const char *msg);
  *	at level 2 up to 1024 pages within half of RLIMIT_MEMLOCK
  *	(Documentation/npu/npuprof.rst, "Reading the rings")
  * @flags: NPUPROF_F_*
- * @span_buf_kb: per-thread host span buffer, KiB (spans that find it full
- *	are dropped and counted exactly)
+ * @span_buf_kb: per-thread host span buffer, KiB, at first: a thread whose
+ *	buffer is found half full (the drain fell behind) gets one twice
+ *	the size, up to 32 times @span_buf_kb and at most 8 MiB (the
+ *	default 256 KiB grows to 8 MiB; 8192 or more never grows), for the
+ *	rest of the session; spans that find the largest full are dropped
+ *	and counted exactly
  * @log: diagnostics callback, or NULL for errors on stderr
  * @log_ctx: first argument of @log
  * @log_level: highest enum npuprof_log_level passed to @log

@@ -53,6 +53,18 @@
  * one that finds the ring a quarter full or more wakes the drainer through
  * its eventfd, once for each pass of the drainer.
  *
+ * Growth. A slow put that finds the ring half full (the drainer has not
+ * kept up) gives the thread a ring twice the size, up to 32 times the
+ * session's and at most 8 MiB (npf_grow()): the full one is retired to
+ * the thread's list of old rings, which the drain reads, oldest first,
+ * before the thread's ring, and frees once read, so the thread's order
+ * stays. The switch takes npf_reg_lock only with a trylock (the drainer
+ * holds the lock while it reads rings, the grace period while it waits
+ * for writers): a span never waits; a busy lock means another try at the
+ * next slow put. The grown ring stays for the rest of the session; the
+ * next session starts at its own size. A thread whose drain keeps up
+ * never grows.
+ *
  * Grace. Turning spans off is followed by a grace period, as in userspace
  * RCU: membarrier() (or a full fence on the thread side where membarrier
  * is not available) orders every writer's @in_write store before its
@@ -63,10 +75,10 @@
  * Locking and lifetime. npf_reg_lock protects the registry, the attached
  * owner and each thread's registration; the drainer holds it while it
  * reads buffers, and a thread takes it only at its first span of a key
- * and at exit. A struct npf_thread lives until its thread exits (pthread
- * key destructor) and its buffer has been drained; an exited thread's
- * buffer is freed by the drain that empties it, or at once when no
- * session is attached.
+ * and at exit, and tries it to grow its ring. A struct npf_thread lives
+ * until its thread exits (pthread key destructor) and its buffers have
+ * been drained; an exited thread's buffers are freed by the drain that
+ * empties them, or at once when no session is attached.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +116,14 @@
 #define NPF_WAKE_AT(size)	((size) / 4)
 /* a thread looks at the drainer's position at least every this much */
 #define NPF_CHECK_EVERY(size)	((size) / 16)
+/*
+ * A ring found half full on a slow put is replaced by one twice its size
+ * (npf_grow()), up to NPF_GROW_TIMES the session's size and at most
+ * NPF_GROW_MAX: the default 256 KiB grows to 8 MiB; a session's size of
+ * 8 MiB or more never grows.
+ */
+#define NPF_GROW_TIMES		32u
+#define NPF_GROW_MAX		(8u << 20)
 
 /* s->on of a span begun for a USDT probe with no session recording */
 #define NPF_KEY_PROBE		1u
@@ -111,6 +131,15 @@
 #define NPF_ON_TSC		(1u << 30)
 /* generations: keys (gen * 2 + 1) stay below NPF_ON_TSC */
 #define NPF_GEN_MASK		((1u << 28) - 1)
+
+/*
+ * A ring the thread grew out of (npf_grow()), kept until the drain has
+ * read it: the thread writes it no more.
+ */
+struct npf_old_ring {
+	struct npf_iring ring;
+	struct npf_old_ring *next;	/* the next newer one */
+};
 
 struct npf_label {
 	struct npuprof_span span;
@@ -138,9 +167,11 @@ struct npf_thread {
 	/* past the span path's line: the drainer reads it every drain */
 	uint64_t lost;			/* spans dropped */
 	struct npf_label *labels;	/* NPF_MAX_LABELS, on first use */
+	uint32_t grow_max;		/* the ring grows up to this */
 	/* the producer writes head, the drainer tail (under npf_reg_lock) */
 	struct npf_iring ring;
 	/* under npf_reg_lock */
+	struct npf_old_ring *old;	/* rings grown out of, oldest first */
 	uint64_t lost_seen;
 	uint64_t serial;		/* attach registered with */
 	bool dead;			/* the thread exited */
@@ -254,6 +285,18 @@ static struct npf_thread *npf_thread_get(void)
 	return t;
 }
 
+/* Free the rings @t grew out of; under npf_reg_lock. */
+static void npf_free_old(struct npf_thread *t)
+{
+	struct npf_old_ring *o;
+
+	while ((o = t->old)) {
+		t->old = o->next;
+		npf_iring_fini(&o->ring);
+		free(o);
+	}
+}
+
 static void npf_unlink(struct npf_thread *t)
 {
 	struct npf_thread **pp;
@@ -263,6 +306,7 @@ static void npf_unlink(struct npf_thread *t)
 			*pp = t->next;
 			break;
 		}
+	npf_free_old(t);
 	npf_iring_fini(&t->ring);
 	free(t->labels);
 	free(t);
@@ -274,7 +318,7 @@ static void npf_thread_exit(void *arg)
 
 	pthread_mutex_lock(&npf_reg_lock);
 	if (npf_owner && t->serial == npf_serial &&
-	    npf_iring_used(&t->ring))
+	    (npf_iring_used(&t->ring) || t->old))
 		t->dead = true;		/* the next drain frees it */
 	else
 		npf_unlink(t);
@@ -300,10 +344,46 @@ static void npf_set_limit(struct npf_thread *t, uint64_t tail)
 }
 
 /*
+ * Replace the thread's ring, half full, by one twice its size: the old
+ * one goes to the end of @t->old, where the drain reads it before the new
+ * one, so the thread's order stays. Only if npf_reg_lock is free at once:
+ * a span never waits for the drainer (nor for a grace period, which holds
+ * the lock while it waits for this thread); the next slow put tries
+ * again. Under the lock the drainer is not reading the ring it moves.
+ * Returns whether the ring grew.
+ */
+static bool npf_grow(struct npf_thread *t)
+{
+	struct npf_old_ring *o, **pp;
+	struct npf_iring nr;
+
+	if (pthread_mutex_trylock(&npf_reg_lock))
+		return false;
+	o = malloc(sizeof(*o));
+	if (!o || npf_iring_init(&nr, t->ring.size * 2)) {
+		pthread_mutex_unlock(&npf_reg_lock);
+		free(o);
+		return false;
+	}
+	o->ring = t->ring;
+	o->next = NULL;
+	for (pp = &t->old; *pp; pp = &(*pp)->next)
+		;
+	*pp = o;
+	t->ring = nr;
+	t->data = nr.data;
+	t->mask = nr.size - 1;
+	t->wake_tail = UINT64_MAX;
+	pthread_mutex_unlock(&npf_reg_lock);
+	return true;
+}
+
+/*
  * Put one item in the thread's ring; false (and counted) when full. The
- * slow put: it reads the drainer's position, wakes the drainer when the
- * ring is a quarter full (once a pass of the drainer: its position moved
- * since the last wake-up) and sets the thread's next limit.
+ * slow put: it reads the drainer's position, grows a ring it finds half
+ * full (npf_grow()), wakes the drainer when the ring is a quarter full
+ * (once a pass of the drainer: its position moved since the last
+ * wake-up) and sets the thread's next limit.
  */
 static __attribute__((noinline)) bool
 npf_put(struct npf_thread *t, uint16_t type, const void *a, size_t alen,
@@ -311,7 +391,12 @@ npf_put(struct npf_thread *t, uint16_t type, const void *a, size_t alen,
 {
 	struct npf_iring *r = &t->ring;
 	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	bool ok = !npf_iring_put(r, type, a, alen, b, blen);
+	bool ok;
+
+	if (npf_unlikely(r->head - tail >= r->size / 2) &&
+	    r->size < t->grow_max && npf_grow(t))
+		tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	ok = !npf_iring_put(r, type, a, alen, b, blen);
 
 	if (npf_unlikely(!ok))
 		__atomic_store_n(&t->lost, t->lost + 1, __ATOMIC_RELAXED);
@@ -465,9 +550,11 @@ npf_put_span_item(struct npf_thread *t, struct npuprof_span_rec *rec,
 
 /*
  * Register @t with the attached session under key @k: the thread's first
- * span of a key. Allocates the ring on first use or when the session's
- * buffer size differs. Returns false when no session records under @k
- * (any more), or memory is short.
+ * span of a key. Allocates the ring on first use, and in a new session
+ * when the ring's size is not the session's (another size, or grown in a
+ * session before: each session starts at its own size); a ring grown in
+ * this session is kept across a pause. Returns false when no session
+ * records under @k (any more), or memory is short.
  */
 static bool npf_register(struct npf_thread *t, uint32_t k)
 {
@@ -478,7 +565,10 @@ static bool npf_register(struct npf_thread *t, uint32_t k)
 	if (!npf_owner || __atomic_load_n(&npf_hot.key_rec,
 					  __ATOMIC_RELAXED) != k)
 		goto out;
-	if (t->ring.size != npf_buf_bytes || !t->ring.data) {
+	if (t->serial != npf_serial)
+		npf_free_old(t);	/* a session before's, unread */
+	if (!t->ring.data ||
+	    (t->serial != npf_serial && t->ring.size != npf_buf_bytes)) {
 		npf_iring_fini(&t->ring);
 		if (npf_iring_init(&t->ring, npf_buf_bytes))
 			goto out;
@@ -502,6 +592,8 @@ static bool npf_register(struct npf_thread *t, uint32_t k)
 		ti.name[sizeof(ti.name) - 1] = 0;
 		npf_put(t, NPF_ITEM_THREAD, &ti, sizeof(ti), NULL, 0);
 	}
+	t->grow_max = npf_buf_bytes < NPF_GROW_MAX / NPF_GROW_TIMES ?
+		npf_buf_bytes * NPF_GROW_TIMES : NPF_GROW_MAX;
 	t->key = k;
 	ok = true;
 out:
@@ -1182,10 +1274,10 @@ static uint32_t npf_pack_run(struct npf_packer *pk, const uint8_t *p,
 }
 
 /*
- * Write the item being packed; on success the ring gives back the bytes
- * it came from.
+ * Write the item being packed; on success ring @r gives back the bytes it
+ * came from.
  */
-static int npf_pack_flush(struct npf_packer *pk, struct npf_thread *t,
+static int npf_pack_flush(struct npf_packer *pk, struct npf_iring *r,
 			  const struct npf_span_sink *sink, uint64_t *spans)
 {
 	struct npf_item_spans *h = pk->h;
@@ -1208,7 +1300,7 @@ static int npf_pack_flush(struct npf_packer *pk, struct npf_thread *t,
 		*spans += h->count;
 		pk->h = NULL;
 	}
-	npf_iring_release(&t->ring, pk->pending);
+	npf_iring_release(r, pk->pending);
 	pk->pending = 0;
 	return 0;
 }
@@ -1253,18 +1345,18 @@ static int npf_span_unpacked(struct npf_thread *t,
 }
 
 /*
- * Drain one thread's ring; under npf_reg_lock. Runs of ring spans become
- * SPANS items; every other item is passed on as it is, in ring order (a
- * label's STRING before its span).
+ * Drain ring @r of thread @t (its ring or one it grew out of) up to its
+ * head as read now; under npf_reg_lock. Runs of ring spans become SPANS
+ * items; every other item is passed on as it is, in ring order (a label's
+ * STRING before its span).
  */
-static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
-			 uint64_t *spans, uint64_t *lost)
+static int npf_drain_ring(struct npf_thread *t, struct npf_iring *r,
+			  const struct npf_span_sink *sink, uint64_t *spans)
 {
-	struct npf_iring *r = &t->ring;
 	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	struct npf_drain_now now = { 0 };
 	struct npf_packer pk = { 0 };
-	uint64_t l, pos;
+	uint64_t pos;
 	int ret = 0;
 
 	while ((pos = r->tail + pk.pending) != head) {
@@ -1280,7 +1372,7 @@ static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 					 r->size - off, it->type))
 				continue;
 			/* a new item: this span does not fit the last */
-			ret = npf_pack_flush(&pk, t, sink, spans);
+			ret = npf_pack_flush(&pk, r, sink, spans);
 			if (ret)
 				return ret;
 			if (npf_likely(!npf_never_packs(sp))) {
@@ -1302,7 +1394,7 @@ static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 			(*spans)++;
 			npf_iring_release(r, it->size);
 		} else if (it->type) {
-			ret = npf_pack_flush(&pk, t, sink, spans);
+			ret = npf_pack_flush(&pk, r, sink, spans);
 			if (ret)
 				return ret;
 			ret = sink->item(sink->ctx, it->type, it + 1,
@@ -1316,7 +1408,31 @@ static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 			pk.pending += it->size;		/* the pad before the wrap */
 		}
 	}
-	ret = npf_pack_flush(&pk, t, sink, spans);
+	return npf_pack_flush(&pk, r, sink, spans);
+}
+
+/*
+ * Drain thread @t; under npf_reg_lock. The rings it grew out of first,
+ * oldest first, each freed once read (the thread writes them no more),
+ * then its ring, then a HOST_LOST item for the spans dropped since the
+ * last drain.
+ */
+static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
+			 uint64_t *spans, uint64_t *lost)
+{
+	struct npf_old_ring *o;
+	uint64_t l;
+	int ret;
+
+	while ((o = t->old)) {
+		ret = npf_drain_ring(t, &o->ring, sink, spans);
+		if (ret)
+			return ret;
+		t->old = o->next;
+		npf_iring_fini(&o->ring);
+		free(o);
+	}
+	ret = npf_drain_ring(t, &t->ring, sink, spans);
 	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
 	if (!ret && l != t->lost_seen) {
 		struct npf_item_host_lost hl = {
@@ -1350,6 +1466,13 @@ int npf_spans_drain(const void *owner, const struct npf_span_sink *sink,
 	}
 	pthread_mutex_unlock(&npf_reg_lock);
 	return ret;
+}
+
+uint32_t npf_spans_ring_bytes(void)
+{
+	struct npf_thread *t = npf_self;
+
+	return t ? t->ring.size : 0;
 }
 
 void npf_spans_atfork_child(void)

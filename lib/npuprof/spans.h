@@ -82,6 +82,12 @@ struct npf_span_sink {
 int npf_spans_drain(const void *owner, const struct npf_span_sink *sink,
 		    uint64_t *spans, uint64_t *lost);
 
+/*
+ * npf_spans_ring_bytes() - the size of the calling thread's span ring now
+ * (it grows within a session, see span.c), 0 when it has none; for tests.
+ */
+uint32_t npf_spans_ring_bytes(void);
+
 /* Forget an attached session in a child after fork(); spans off. */
 void npf_spans_atfork_child(void);
 

@@ -15,7 +15,8 @@
  *        npuprof-bench-host --loop off|hook|sem|on|drain N
  * The second form prints the two sustained figures alone (back to back,
  * then paced at 10 M spans/s), SECS seconds each; --buf sets their span
- * buffer (default: the library's). The third runs one span loop of N
+ * buffer's first size (default: the library's), and each prints the size
+ * the thread's buffer grew to. The third runs one span loop of N
  * spans and exits, for counting
  * its instructions under callgrind (bench.sh): "off" is npuprof.h's hook
  * with no session, "on" the same with a session capturing (its loop
@@ -271,6 +272,7 @@ static void bench_sustained(double secs, double rate)
 	struct npuprof_opts o;
 	char path[256];
 	double t0, t, p0, th0, th, drain;
+	uint32_t ring;
 	long n = 0;
 
 	path_in(path, sizeof(path), "sustained.npuprof");
@@ -301,12 +303,14 @@ static void bench_sustained(double secs, double rate)
 		}
 	} while (t < secs);
 	th = now_s(CLOCK_THREAD_CPUTIME_ID) - th0;
+	/* the thread's ring as it grew (span.c: up to 32 times, 8 MiB) */
+	ring = npf_spans_ring_bytes();
 	npuprof_session_stop(s);
 	/* the session's threads: the process's CPU but this thread's */
 	drain = now_s(CLOCK_PROCESS_CPUTIME_ID) - p0 - th;
 	npuprof_session_stats(s, &st);
 	npuprof_session_free(s);
-	printf("host spans sustained, 1 thread %s, %u KiB buffers%s: %.2f M spans/s offered, %llu kept, %llu dropped (%.1f M kept/s), file %.1f MiB (%.1f bytes a span); the drain's CPU %.1f ns a kept span (%.0f%% of a core at 10 M spans/s); the writing thread ran %.0f%% of the wall time\n",
+	printf("host spans sustained, 1 thread %s, %u KiB buffers%s: %.2f M spans/s offered, %llu kept, %llu dropped (%.1f M kept/s), file %.1f MiB (%.1f bytes a span); the drain's CPU %.1f ns a kept span (%.0f%% of a core at 10 M spans/s); the writing thread ran %.0f%% of the wall time; its ring %u KiB at the end\n",
 	       rate ? "paced" : "back to back", o.span_buf_kb,
 	       sustained_kb ? "" : " (the default)", (double)n / t / 1e6,
 	       (unsigned long long)st.spans,
@@ -316,7 +320,7 @@ static void bench_sustained(double secs, double rate)
 	       st.spans ? (double)st.bytes_written / (double)st.spans : 0.0,
 	       st.spans ? drain * 1e9 / (double)st.spans : 0.0,
 	       st.spans ? drain * 1e9 / (double)st.spans : 0.0,
-	       th / t * 100);
+	       th / t * 100, ring / 1024);
 	unlink(path);
 }
 
