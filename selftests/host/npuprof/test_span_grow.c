@@ -6,7 +6,8 @@
  * session's size, 8 MiB at most (none from 8 MiB), and the spans after
  * that are dropped and counted exactly; a thread that makes few
  * spans, drained as a session would, never grows; a grown ring is kept
- * across a pause and the next session starts at its own size again; and
+ * across a pause and the next session starts at its own size again; a
+ * thread that grew and exited before any drain is drained whole; and
  * two threads bursting against a drainer that runs all along keep their
  * order, every span kept or counted.
  * The tests attach the span layer (spans.h) without a session, so that
@@ -267,6 +268,36 @@ TEST(grown_ring_kept_across_pause_next_session_small)
 	finish(&sn);
 	EXPECT_EQ(10u, sn.spans[0]);
 	EXPECT_EQ(0u, sn.lost);
+}
+
+static void *exiting_thread(void *arg)
+{
+	make_spans(*(const uint64_t *)arg);
+	return (void *)(uintptr_t)npf_spans_ring_bytes();
+}
+
+/*
+ * A thread that grew and exited before any drain: the drain still reads
+ * its old rings and its last one, in order.
+ */
+TEST(exited_thread_grown_rings_drained)
+{
+	static struct seen sn;
+	uint64_t n = 3000;	/* 168 000 bytes from 8 KiB */
+	pthread_t th;
+	void *size;
+
+	memset(&sn, 0, sizeof(sn));
+	ASSERT_EQ(0, attach(8 * KIB));
+	ASSERT_EQ(0, pthread_create(&th, NULL, exiting_thread, &n));
+	ASSERT_EQ(0, pthread_join(th, &size));
+	EXPECT_GT((uintptr_t)size, 8 * KIB);
+	finish(&sn);
+	EXPECT_EQ(0u, sn.bad);
+	EXPECT_EQ(n, sn.spans[0]);
+	EXPECT_EQ(0u, sn.lost);
+	EXPECT_EQ(0u, sn.disorder);
+	EXPECT_EQ(0u, sn.gaps[0]);
 }
 
 /* Two threads' bursts against a drainer running all along. */
