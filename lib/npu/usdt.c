@@ -14,8 +14,12 @@
 /* Raised by tracers while a libnpu probe is attached (npuprof_usdt.h). */
 unsigned short npu_probes_semaphore __attribute__((section(".probes")));
 
-/* Span @s just begun: its fields, then the begin probe of its kind. */
-static inline __attribute__((always_inline)) void
+/*
+ * Span @s just begun: its fields, then the begin probe of its kind. Out of
+ * line, so that each probe keeps one site although two entry points (with
+ * and without a shared stamp) call it: a tracer attaches once.
+ */
+static __attribute__((noinline)) void
 npu_span_begun(struct npuprof_span *s, unsigned int kind, uint32_t flags,
 	       uint32_t op_index, uint64_t job_id, uint32_t minor)
 {
@@ -71,8 +75,8 @@ void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
 	npu_span_begun(s, kind, NPUPROF_SPAN_F_OP, idx, 0, 0);
 }
 
-/* Span @s just ended: the end probe of its kind. */
-static inline __attribute__((always_inline)) void
+/* Span @s just ended: the end probe of its kind (out of line: one site). */
+static __attribute__((noinline)) void
 npu_span_ended(const struct npuprof_span *s)
 {
 	const struct npuprof_span_rec *r = &s->rec;
