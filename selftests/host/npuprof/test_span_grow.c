@@ -142,6 +142,20 @@ static int attach(uint32_t bytes)
 	return npf_spans_attach(&owner_token, bytes, -1, false);
 }
 
+/* One thread's @n spans all read back, in order, none dropped. */
+static void expect_whole(struct __test_metadata *_metadata,
+			 const struct seen *sn, uint64_t n)
+{
+	EXPECT_EQ(0u, sn->bad);
+	EXPECT_EQ(n, sn->spans[0]);
+	EXPECT_EQ(0u, sn->lost);
+	EXPECT_EQ(0u, sn->disorder);
+	EXPECT_EQ(0u, sn->gaps[0]);
+	EXPECT_EQ(n - 1, sn->last[0] - sn->first[0]);
+	EXPECT_EQ(n, sn->spans_all);
+	EXPECT_EQ(0u, sn->lost_all);
+}
+
 TEST(burst_kept_whole_after_growth)
 {
 	static struct seen sn;
@@ -154,14 +168,7 @@ TEST(burst_kept_whole_after_growth)
 	EXPECT_GE(npf_spans_ring_bytes(), 256 * KIB);
 	EXPECT_LE(npf_spans_ring_bytes(), 512 * KIB);
 	finish(&sn);
-	EXPECT_EQ(0u, sn.bad);
-	EXPECT_EQ(n, sn.spans[0]);
-	EXPECT_EQ(0u, sn.lost);
-	EXPECT_EQ(0u, sn.disorder);
-	EXPECT_EQ(0u, sn.gaps[0]);
-	EXPECT_EQ(n - 1, sn.last[0] - sn.first[0]);
-	EXPECT_EQ(n, sn.spans_all);
-	EXPECT_EQ(0u, sn.lost_all);
+	expect_whole(_metadata, &sn, n);
 	TH_LOG("%llu spans from a 16 KiB ring: all kept, ring now %u KiB",
 	       (unsigned long long)sn.spans[0], npf_spans_ring_bytes() / KIB);
 }
@@ -237,10 +244,7 @@ TEST(few_spans_never_grow)
 	}
 	EXPECT_EQ(NPUPROF_DEFAULT_SPAN_BUF_KB * KIB, npf_spans_ring_bytes());
 	finish(&sn);
-	EXPECT_EQ(180000u, sn.spans[0]);
-	EXPECT_EQ(0u, sn.lost);
-	EXPECT_EQ(0u, sn.gaps[0]);
-	EXPECT_EQ(0u, sn.disorder);
+	expect_whole(_metadata, &sn, 180000);
 }
 
 TEST(grown_ring_kept_across_pause_next_session_small)
@@ -255,10 +259,7 @@ TEST(grown_ring_kept_across_pause_next_session_small)
 	npf_spans_pause(&owner_token, false);
 	make_spans(1000);
 	finish(&sn);
-	EXPECT_EQ(2000u, sn.spans[0]);
-	EXPECT_EQ(0u, sn.lost);
-	EXPECT_EQ(0u, sn.disorder);
-	EXPECT_EQ(0u, sn.gaps[0]);
+	expect_whole(_metadata, &sn, 2000);
 
 	/* the next session: the first span registers at its size again */
 	memset(&sn, 0, sizeof(sn));
@@ -266,8 +267,7 @@ TEST(grown_ring_kept_across_pause_next_session_small)
 	make_spans(10);
 	EXPECT_EQ(8 * KIB, npf_spans_ring_bytes());
 	finish(&sn);
-	EXPECT_EQ(10u, sn.spans[0]);
-	EXPECT_EQ(0u, sn.lost);
+	expect_whole(_metadata, &sn, 10);
 }
 
 static void *exiting_thread(void *arg)
@@ -293,11 +293,7 @@ TEST(exited_thread_grown_rings_drained)
 	ASSERT_EQ(0, pthread_join(th, &size));
 	EXPECT_GT((uintptr_t)size, 8 * KIB);
 	finish(&sn);
-	EXPECT_EQ(0u, sn.bad);
-	EXPECT_EQ(n, sn.spans[0]);
-	EXPECT_EQ(0u, sn.lost);
-	EXPECT_EQ(0u, sn.disorder);
-	EXPECT_EQ(0u, sn.gaps[0]);
+	expect_whole(_metadata, &sn, n);
 }
 
 /* Two threads' bursts against a drainer running all along. */
