@@ -461,7 +461,7 @@ static void warn_losses(const char *path, const struct npc_totals *t)
 			 t->lost[NPU_TRACE_LOST_RING_FULL] ?
 			 "; a larger --pages keeps ring-full losses away" : "");
 	if (t->spans_lost)
-		npc_warn("%s: lost %" PRIu64 " host spans: a thread's span buffer was full",
+		npc_warn("%s: lost %" PRIu64 " host spans: a thread's span buffer was full at its cap (32 times its size, 8 MiB at most)",
 			 path, t->spans_lost);
 	if (t->seq_gaps)
 		npc_warn("%s: %" PRIu64 " records missing by sequence number with no LOST record to account for them (a bug)",
