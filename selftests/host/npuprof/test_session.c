@@ -7,8 +7,10 @@
  * middle, and option errors. The files are read back with the public
  * reader.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,18 +303,77 @@ TEST(pause_resume_keeps_nothing_between)
 	free(path);
 }
 
+/*
+ * Hold the session's threads back so that a burst outruns them: every
+ * thread of the process on this thread's CPU, the session's threads
+ * (npuprof-read and npuprof-write) at SCHED_IDLE, which never preempts a running thread.
+ * The span ring grows and the drainer is faster than a producer, so left
+ * to run on the other core it may keep up with any burst. Returns how
+ * many session threads were held back.
+ */
+static int hold_back_session_threads(cpu_set_t *old)
+{
+	struct sched_param prio = { 0 };
+	struct dirent *de;
+	cpu_set_t one;
+	int held = 0;
+	DIR *d;
+
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	d = opendir("/proc/self/task");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[64], comm[32] = "";
+		pid_t tid = atoi(de->d_name);
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = 0;
+			fclose(f);
+		}
+		if (sched_setaffinity(tid, sizeof(one), &one))
+			held = -errno;
+		if (held >= 0 && (!strcmp(comm, "npuprof-read\n") ||
+				  !strcmp(comm, "npuprof-write\n"))) {
+			if (sched_setscheduler(tid, SCHED_IDLE, &prio))
+				held = -errno;
+			else
+				held++;
+		}
+	}
+	closedir(d);
+	return held;
+}
+
 TEST(full_buffer_drops_are_counted_exactly)
 {
 	char *path = tmp_path("lost.npuprof");
 	struct npuprof_session *s;
 	struct npuprof_stats st = { .sz = sizeof(st) };
 	struct contents c;
-	const int n = 20000;
+	const int n = 200000;
+	cpu_set_t cpus;
 	int i;
 
-	/* 4 KiB per thread holds 46 spans: a burst must overflow */
+	/*
+	 * 4 KiB per thread holds 46 spans and grows to 128 KiB, 2,340:
+	 * a burst of 200,000 with the drainer held back must overflow.
+	 */
 	ASSERT_EQ(0, new_session(path, 4, &s));
 	ASSERT_EQ(0, npuprof_session_start(s));
+	/* the threads name themselves once they run */
+	for (i = 0; i < 5000 && hold_back_session_threads(&cpus) != 2; i++)
+		usleep(1000);
+	ASSERT_EQ(2, hold_back_session_threads(&cpus));
 	for (i = 0; i < n; i++) {
 		struct npuprof_span sp;
 
@@ -320,6 +381,7 @@ TEST(full_buffer_drops_are_counted_exactly)
 		npuprof_span_end(&sp);
 	}
 	ASSERT_EQ(0, npuprof_session_stop(s));
+	sched_setaffinity(0, sizeof(cpus), &cpus);
 	ASSERT_EQ(0, npuprof_session_stats(s, &st));
 	npuprof_session_free(s);
 	EXPECT_GT(st.spans_lost, 0);
