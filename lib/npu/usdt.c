@@ -20,17 +20,10 @@ unsigned short npu_probes_semaphore __attribute__((section(".probes")));
  * and without a shared stamp) call it: a tracer attaches once.
  */
 static __attribute__((noinline)) void
-npu_span_begun(struct npuprof_span *s, unsigned int kind, uint32_t flags,
-	       uint32_t op_index, uint64_t job_id, uint32_t minor)
+npu_span_begun(struct npuprof_span *s, unsigned int kind)
 {
 	const struct npuprof_span_rec *r = &s->rec;
 
-	if (!s->on)
-		return;
-	s->rec.flags |= flags;
-	s->rec.op_index = op_index;
-	s->rec.job_id = job_id;
-	s->rec.minor = minor;
 	switch (kind) {
 	case NPUPROF_SPAN_RUN:
 		NPU_USDT_SPAN(run_begin, r);
@@ -64,7 +57,14 @@ void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 			 uint32_t op_index, uint64_t job_id, uint32_t minor)
 {
 	npuprof_span_begin_slow(s, kind, parent);
-	npu_span_begun(s, kind, flags, op_index, job_id, minor);
+	if (!s->on)
+		return;
+	s->rec.flags |= flags;
+	s->rec.op_index = op_index;
+	s->rec.job_id = job_id;
+	s->rec.minor = minor;
+	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
+		npu_span_begun(s, kind);
 }
 
 void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
@@ -72,7 +72,14 @@ void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
 			       unsigned int idx, struct npuprof_stamp at)
 {
 	npuprof_span_begin_at_slow(s, kind, parent, at);
-	npu_span_begun(s, kind, NPUPROF_SPAN_F_OP, idx, 0, 0);
+	if (!s->on)
+		return;
+	s->rec.flags |= NPUPROF_SPAN_F_OP;
+	s->rec.op_index = idx;
+	s->rec.job_id = 0;
+	s->rec.minor = 0;
+	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
+		npu_span_begun(s, kind);
 }
 
 /* Span @s just ended: the end probe of its kind (out of line: one site). */
@@ -113,7 +120,8 @@ void npu_span_end_slow(struct npuprof_span *s)
 {
 	/* records the span when a session captures; sets end_ns always */
 	npuprof_span_end_slow(s);
-	npu_span_ended(s);
+	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
+		npu_span_ended(s);
 }
 
 struct npuprof_stamp npu_span_end_at_slow(struct npuprof_span *s,
@@ -121,6 +129,7 @@ struct npuprof_stamp npu_span_end_at_slow(struct npuprof_span *s,
 {
 	struct npuprof_stamp end = npuprof_span_end_at_slow(s, at);
 
-	npu_span_ended(s);
+	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
+		npu_span_ended(s);
 	return end;
 }
