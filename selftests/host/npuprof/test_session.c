@@ -26,17 +26,44 @@
 
 static const char *const no_devices[] = { NULL };
 
+/*
+ * One directory for the files of every test, made before the harness
+ * forks a process for each and removed with what a failed test left in
+ * it when the harness's process exits.
+ */
+static char tmp_dir[64];
+static pid_t tmp_owner;
+
+__attribute__((constructor)) static void tmp_dir_make(void)
+{
+	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/npuprof-test-XXXXXX");
+	if (!mkdtemp(tmp_dir))
+		abort();
+	tmp_owner = getpid();
+}
+
+__attribute__((destructor)) static void tmp_dir_remove(void)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (getpid() != tmp_owner)
+		return;
+	d = opendir(tmp_dir);
+	if (d) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(tmp_dir);
+}
+
 static char *tmp_path(const char *name)
 {
-	static char dir[64];
 	char *p;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/npuprof-test-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
+	if (asprintf(&p, "%s/%s", tmp_dir, name) < 0)
 		abort();
 	return p;
 }
