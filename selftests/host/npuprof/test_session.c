@@ -3,7 +3,8 @@
  * test_session.c - sessions and host spans of libnpuprof on the host, with
  * no device (an empty device list captures host spans only): spans from
  * many threads with their ids, parents and traces, labelled records,
- * pause and resume, exact counts of dropped spans, a writer killed in the
+ * pause and resume, exact counts of dropped spans, a span buffer faulted
+ * in at the thread's first span, a writer killed in the
  * middle, and option errors. The files are read back with the public
  * reader.
  */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -419,6 +421,49 @@ TEST(full_buffer_drops_are_counted_exactly)
 	EXPECT_EQ(st.spans_lost, c.host_lost);
 	EXPECT_EQ(st.spans_lost, c.sum.spans_lost);
 	free(c.recs);
+	unlink(path);
+	free(path);
+}
+
+/* Minor page faults of the calling thread so far. */
+static long thread_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_minflt;
+}
+
+/*
+ * The thread's span buffer is faulted in at its first span: the 4,000
+ * spans after it (224,000 bytes of the default 256 KiB, one page every
+ * 73 spans) take no page fault, where a buffer faulted in as it filled
+ * took 54.
+ */
+TEST(first_span_faults_the_buffer_in)
+{
+	char *path = tmp_path("faults.npuprof");
+	struct npuprof_session *s;
+	struct npuprof_span sp;
+	long before, after;
+	int i;
+
+	ASSERT_EQ(0, new_session(path, 0, &s));
+	ASSERT_EQ(0, npuprof_session_start(s));
+	npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
+	npuprof_span_end(&sp);
+	before = thread_faults();
+	ASSERT_LE(0, before);
+	for (i = 0; i < 4000; i++) {
+		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
+		npuprof_span_end(&sp);
+	}
+	after = thread_faults();
+	ASSERT_EQ(0, npuprof_session_stop(s));
+	npuprof_session_free(s);
+	EXPECT_LT(after - before, 4);
+	TH_LOG("%ld page faults in 4000 spans", after - before);
 	unlink(path);
 	free(path);
 }
