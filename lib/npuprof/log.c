@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * log.c - a session's diagnostics (to its log callback, or errors to
- * stderr without one) and the monotonic clock.
+ * stderr without one); the monotonic clock is inline in log.h.
  *
  * No state; every function is thread-safe.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
 
@@ -27,12 +26,4 @@ void npf_log(const struct npf_log *log, int level, const char *fmt, ...)
 	else if (level <= NPUPROF_LOG_WARN)
 		fprintf(stderr, "npuprof: %s%s\n",
 			level == NPUPROF_LOG_ERROR ? "error: " : "", msg);
-}
-
-uint64_t npf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

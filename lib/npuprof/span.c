@@ -742,25 +742,13 @@ npf_end_first(struct npuprof_span_rec *rec, uint32_t key)
 		npf_write(t, rec, k, key & NPF_ON_TSC);
 }
 
-/*
- * CLOCK_MONOTONIC for the span path, inline: npf_now_ns() is a call into
- * log.c, one more call and return a span (which TCG guests pay dearly).
- */
-static inline __attribute__((always_inline)) uint64_t npf_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The end of a span stamped with CLOCK_MONOTONIC. */
 static __attribute__((noinline)) void
 npf_end_mono(struct npuprof_span_rec *rec, uint32_t key)
 {
 	struct npf_thread *t = npf_self;
 
-	rec->end_ns = npf_mono_ns();
+	rec->end_ns = npf_now_ns();
 	/* a span begun for a USDT probe alone: its end time only */
 	if (key == NPF_KEY_PROBE)
 		return;
@@ -791,7 +779,7 @@ static void npf_end_label(struct npf_label *l)
 static __attribute__((noinline)) void
 npf_begin_mono(struct npuprof_span *s, uint32_t key)
 {
-	s->rec.start_ns = npf_mono_ns();
+	s->rec.start_ns = npf_now_ns();
 	s->on = (int)key;
 }
 
@@ -916,7 +904,7 @@ struct npuprof_stamp npuprof_span_end_at_slow(struct npuprof_span *s,
 	if (at.key == key && at.t >= s->rec.start_ns)
 		end.t = at.t;
 	else
-		end.t = key & NPF_ON_TSC ? npf_rdtsc() : npf_mono_ns();
+		end.t = key & NPF_ON_TSC ? npf_rdtsc() : npf_now_ns();
 	s->rec.end_ns = end.t;
 	/* a span begun for a USDT probe alone: its end time only */
 	if (key == NPF_KEY_PROBE)
