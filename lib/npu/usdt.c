@@ -15,12 +15,12 @@
 unsigned short npu_probes_semaphore __attribute__((section(".probes")));
 
 /*
- * Span @s just begun: its fields, then the begin probe of its kind. Out of
- * line, so that each probe keeps one site although two entry points (with
- * and without a shared stamp) call it: a tracer attaches once.
+ * The begin probe of span @s's kind. Out of line, so that each probe keeps
+ * one site although two entry points (with and without a shared stamp)
+ * call it: a tracer attaches once.
  */
 static __attribute__((noinline)) void
-npu_span_begun(struct npuprof_span *s, unsigned int kind)
+npu_span_probe_begin(const struct npuprof_span *s, unsigned int kind)
 {
 	const struct npuprof_span_rec *r = &s->rec;
 
@@ -52,11 +52,14 @@ npu_span_begun(struct npuprof_span *s, unsigned int kind)
 	}
 }
 
-void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
-			 const struct npuprof_span *parent, uint32_t flags,
-			 uint32_t op_index, uint64_t job_id, uint32_t minor)
+/*
+ * Span @s just begun: its fields, then the begin probe of its kind while a
+ * tracer has libnpu's probes attached.
+ */
+static inline __attribute__((always_inline)) void
+npu_span_begun(struct npuprof_span *s, unsigned int kind, uint32_t flags,
+	       uint32_t op_index, uint64_t job_id, uint32_t minor)
 {
-	npuprof_span_begin_slow(s, kind, parent);
 	if (!s->on)
 		return;
 	s->rec.flags |= flags;
@@ -64,7 +67,15 @@ void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
 	s->rec.job_id = job_id;
 	s->rec.minor = minor;
 	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
-		npu_span_begun(s, kind);
+		npu_span_probe_begin(s, kind);
+}
+
+void npu_span_begin_slow(struct npuprof_span *s, unsigned int kind,
+			 const struct npuprof_span *parent, uint32_t flags,
+			 uint32_t op_index, uint64_t job_id, uint32_t minor)
+{
+	npuprof_span_begin_slow(s, kind, parent);
+	npu_span_begun(s, kind, flags, op_index, job_id, minor);
 }
 
 void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
@@ -72,19 +83,12 @@ void npu_span_op_begin_at_slow(struct npuprof_span *s, unsigned int kind,
 			       unsigned int idx, struct npuprof_stamp at)
 {
 	npuprof_span_begin_at_slow(s, kind, parent, at);
-	if (!s->on)
-		return;
-	s->rec.flags |= NPUPROF_SPAN_F_OP;
-	s->rec.op_index = idx;
-	s->rec.job_id = 0;
-	s->rec.minor = 0;
-	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
-		npu_span_begun(s, kind);
+	npu_span_begun(s, kind, NPUPROF_SPAN_F_OP, idx, 0, 0);
 }
 
-/* Span @s just ended: the end probe of its kind (out of line: one site). */
+/* The end probe of span @s's kind (out of line: one site). */
 static __attribute__((noinline)) void
-npu_span_ended(const struct npuprof_span *s)
+npu_span_probe_end(const struct npuprof_span *s)
 {
 	const struct npuprof_span_rec *r = &s->rec;
 
@@ -121,7 +125,7 @@ void npu_span_end_slow(struct npuprof_span *s)
 	/* records the span when a session captures; sets end_ns always */
 	npuprof_span_end_slow(s);
 	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
-		npu_span_ended(s);
+		npu_span_probe_end(s);
 }
 
 struct npuprof_stamp npu_span_end_at_slow(struct npuprof_span *s,
@@ -130,6 +134,6 @@ struct npuprof_stamp npu_span_end_at_slow(struct npuprof_span *s,
 	struct npuprof_stamp end = npuprof_span_end_at_slow(s, at);
 
 	if (NPU_USDT_SEMAPHORE(npu_probes_semaphore))
-		npu_span_ended(s);
+		npu_span_probe_end(s);
 	return end;
 }
