@@ -285,16 +285,21 @@ static struct npf_thread *npf_thread_get(void)
 	return t;
 }
 
+/* Free the oldest ring @t grew out of; under npf_reg_lock. */
+static void npf_free_oldest(struct npf_thread *t)
+{
+	struct npf_old_ring *o = t->old;
+
+	t->old = o->next;
+	npf_iring_fini(&o->ring);
+	free(o);
+}
+
 /* Free the rings @t grew out of; under npf_reg_lock. */
 static void npf_free_old(struct npf_thread *t)
 {
-	struct npf_old_ring *o;
-
-	while ((o = t->old)) {
-		t->old = o->next;
-		npf_iring_fini(&o->ring);
-		free(o);
-	}
+	while (t->old)
+		npf_free_oldest(t);
 }
 
 static void npf_unlink(struct npf_thread *t)
@@ -1425,17 +1430,14 @@ static int npf_drain_ring(struct npf_thread *t, struct npf_iring *r,
 static int npf_drain_one(struct npf_thread *t, const struct npf_span_sink *sink,
 			 uint64_t *spans, uint64_t *lost)
 {
-	struct npf_old_ring *o;
 	uint64_t l;
 	int ret;
 
-	while ((o = t->old)) {
-		ret = npf_drain_ring(t, &o->ring, sink, spans);
+	while (t->old) {
+		ret = npf_drain_ring(t, &t->old->ring, sink, spans);
 		if (ret)
 			return ret;
-		t->old = o->next;
-		npf_iring_fini(&o->ring);
-		free(o);
+		npf_free_oldest(t);
 	}
 	ret = npf_drain_ring(t, &t->ring, sink, spans);
 	l = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
