@@ -4,8 +4,9 @@
  * share (test_tracefile.c, test_damage.c, test_chrome.c): a file read
  * whole, written anew, written with some bytes flipped; the chunks of a
  * sound trace file, found here apart from the reader; a test's directory
- * emptied and removed; and for the span tests (test_span_*.c), a file
- * name of the test's own under /tmp and a CLOCK_MONOTONIC read.
+ * emptied and removed; and for the span tests (test_span_*.c,
+ * test_session.c, test_env.c), a file name of the test's own under /tmp,
+ * a CLOCK_MONOTONIC read and spans made back to back.
  * Header-only, no state.
  */
 #ifndef FILE_UTIL_H
@@ -155,6 +156,19 @@ static inline uint64_t file_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* @n spans of a program's own, one after the other, on the calling thread */
+static inline void file_user_spans(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		struct npuprof_span sp;
+
+		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
+		npuprof_span_end(&sp);
+	}
 }
 
 #endif /* FILE_UTIL_H */

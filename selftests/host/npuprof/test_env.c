@@ -17,18 +17,7 @@
 #include "kselftest_harness.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
-
-static void spans(int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		struct npuprof_span s;
-
-		npuprof_span_begin(&s, NPUPROF_SPAN_USER, NULL);
-		npuprof_span_end(&s);
-	}
-}
+#include "file_util.h"
 
 struct seen {
 	int err, truncated, summary;
@@ -85,7 +74,7 @@ TEST(completed_at_exit)
 		/* a second call finds the running session */
 		if (npuprof_env_start() != 1)
 			_exit(4);
-		spans(1000);
+		file_user_spans(1000);
 		exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
@@ -119,7 +108,7 @@ TEST(completed_by_a_fatal_signal)
 			env_for(path);
 			if (npuprof_env_start() != 1)
 				_exit(3);
-			spans(500);
+			file_user_spans(500);
 			raise(sigs[i]);
 			_exit(5);	/* not reached */
 		}
@@ -152,18 +141,18 @@ TEST(pid_in_path_and_forked_child)
 		env_for(pat);
 		if (npuprof_env_start() != 1)
 			_exit(3);
-		spans(10);
+		file_user_spans(10);
 		kid = fork();
 		if (!kid) {
 			/* a forked child does not start its own session */
-			spans(5);
+			file_user_spans(5);
 			_exit(npuprof_env_start() == 0 ? 0 : 6);
 		}
 		if (waitpid(kid, &st, 0) != kid || !WIFEXITED(st))
 			_exit(7);
 		if (WEXITSTATUS(st))
 			_exit(WEXITSTATUS(st));
-		spans(10);
+		file_user_spans(10);
 		exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));

@@ -25,6 +25,7 @@
 #include "kselftest_harness.h"
 #include "npuprof.h"
 #include "npuprof_analysis.h"
+#include "file_util.h"
 
 static const char *const no_devices[] = { NULL };
 
@@ -46,19 +47,8 @@ __attribute__((constructor)) static void tmp_dir_make(void)
 
 __attribute__((destructor)) static void tmp_dir_remove(void)
 {
-	struct dirent *de;
-	DIR *d;
-
-	if (getpid() != tmp_owner)
-		return;
-	d = opendir(tmp_dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
-	}
-	rmdir(tmp_dir);
+	if (getpid() == tmp_owner)
+		file_rmdir(tmp_dir);
 }
 
 static char *tmp_path(const char *name)
@@ -403,12 +393,7 @@ TEST(full_buffer_drops_are_counted_exactly)
 	for (i = 0; i < 5000 && hold_back_session_threads(&cpus) != 2; i++)
 		usleep(1000);
 	ASSERT_EQ(2, hold_back_session_threads(&cpus));
-	for (i = 0; i < n; i++) {
-		struct npuprof_span sp;
-
-		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
-		npuprof_span_end(&sp);
-	}
+	file_user_spans(n);
 	ASSERT_EQ(0, npuprof_session_stop(s));
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	ASSERT_EQ(0, npuprof_session_stats(s, &st));
@@ -446,20 +431,14 @@ TEST(first_span_faults_the_buffer_in)
 {
 	char *path = tmp_path("faults.npuprof");
 	struct npuprof_session *s;
-	struct npuprof_span sp;
 	long before, after;
-	int i;
 
 	ASSERT_EQ(0, new_session(path, 0, &s));
 	ASSERT_EQ(0, npuprof_session_start(s));
-	npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
-	npuprof_span_end(&sp);
+	file_user_spans(1);
 	before = thread_faults();
 	ASSERT_LE(0, before);
-	for (i = 0; i < 2000; i++) {
-		npuprof_span_begin(&sp, NPUPROF_SPAN_USER, NULL);
-		npuprof_span_end(&sp);
-	}
+	file_user_spans(2000);
 	after = thread_faults();
 	ASSERT_EQ(0, npuprof_session_stop(s));
 	npuprof_session_free(s);

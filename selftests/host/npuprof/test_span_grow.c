@@ -23,6 +23,7 @@
 #include "npuprof.h"
 #include "spans.h"
 #include "trace_format.h"
+#include "file_util.h"
 
 #define KIB		1024u
 /* span.c's NPF_GROW_MAX: a ring grows to 32 times its first size, this at most */
@@ -115,19 +116,6 @@ static void drain(struct seen *sn)
 			      &sn->spans_all, &sn->lost_all);
 }
 
-/* @n spans, one after the other, on the calling thread. */
-static void make_spans(uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		struct npuprof_span a;
-
-		npuprof_span_begin(&a, NPUPROF_SPAN_USER, NULL);
-		npuprof_span_end(&a);
-	}
-}
-
 /* Spans off (a grace period), the last drain, then detach. */
 static void finish(struct seen *sn)
 {
@@ -163,7 +151,7 @@ TEST(burst_kept_whole_after_growth)
 
 	memset(&sn, 0, sizeof(sn));
 	ASSERT_EQ(0, attach(16 * KIB));
-	make_spans(n);
+	file_user_spans(n);
 	/* it grew, past the burst's half (the rings before hold the rest) */
 	EXPECT_GE(npf_spans_ring_bytes(), 256 * KIB);
 	EXPECT_LE(npf_spans_ring_bytes(), 512 * KIB);
@@ -184,7 +172,7 @@ static void cap_run(struct __test_metadata *_metadata, uint32_t start,
 
 	memset(&sn, 0, sizeof(sn));
 	ASSERT_EQ(0, attach(start));
-	make_spans(n);
+	file_user_spans(n);
 	EXPECT_EQ(cap, npf_spans_ring_bytes());
 	finish(&sn);
 	EXPECT_EQ(0u, sn.bad);
@@ -236,7 +224,7 @@ TEST(few_spans_never_grow)
 	ASSERT_EQ(0, attach(NPUPROF_DEFAULT_SPAN_BUF_KB * KIB));
 	/* 9 spans an inference, drained every 10 inferences */
 	for (i = 0; i < 20000; i++) {
-		make_spans(9);
+		file_user_spans(9);
 		if (i % 10 == 9)
 			drain(&sn);
 		if (npf_spans_ring_bytes() != NPUPROF_DEFAULT_SPAN_BUF_KB * KIB)
@@ -253,18 +241,18 @@ TEST(grown_ring_kept_across_pause_next_session_small)
 
 	memset(&sn, 0, sizeof(sn));
 	ASSERT_EQ(0, attach(8 * KIB));
-	make_spans(1000);
+	file_user_spans(1000);
 	EXPECT_GT(npf_spans_ring_bytes(), 8 * KIB);
 	npf_spans_pause(&owner_token, true);
 	npf_spans_pause(&owner_token, false);
-	make_spans(1000);
+	file_user_spans(1000);
 	finish(&sn);
 	expect_whole(_metadata, &sn, 2000);
 
 	/* the next session: the first span registers at its size again */
 	memset(&sn, 0, sizeof(sn));
 	ASSERT_EQ(0, attach(8 * KIB));
-	make_spans(10);
+	file_user_spans(10);
 	EXPECT_EQ(8 * KIB, npf_spans_ring_bytes());
 	finish(&sn);
 	expect_whole(_metadata, &sn, 10);
@@ -272,7 +260,7 @@ TEST(grown_ring_kept_across_pause_next_session_small)
 
 static void *exiting_thread(void *arg)
 {
-	make_spans(*(const uint64_t *)arg);
+	file_user_spans(*(const uint64_t *)arg);
 	return (void *)(uintptr_t)npf_spans_ring_bytes();
 }
 
