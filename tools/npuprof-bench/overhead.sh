@@ -13,11 +13,16 @@
 #
 # Each round runs every configuration once, COUNT inferences (default 200)
 # of MODEL (default mnist), in an order that rotates from round to round;
-# ROUNDS defaults to 12. npu-classify prints the mean, median and minimum
+# ROUNDS defaults to 48. npu-classify prints the mean, median and minimum
 # latency of its inferences; the table shows, per configuration, the
-# median of each over the rounds and its ratio to capture off. The mean
-# carries the rare slow inferences (a reader or writer thread that runs on
-# the one vCPU), the median and the minimum the cost every inference pays.
+# median of each over the rounds and its ratio to capture off; "paired"
+# is the median over the rounds of a run's p50 divided by the p50 of the
+# round's "off" run, with a 95 % interval from resampling the rounds. The
+# host's speed drifts by tens of percent over a minute, more than the
+# capture costs, and the runs of one round are seconds apart: pairing
+# narrows the interval two to three times. The mean carries the rare slow
+# inferences (a reader or writer thread that runs on the one vCPU), the
+# median and the minimum the cost every inference pays.
 # NPU-VM-OPTIONS go to tools/vm/npu-vm after its --smp 1: "-- --smp 2"
 # boots two vCPUs, whose clocksource is the HPET on the default 6.1 kernel,
 # "-- --smp 2 --append tsc=reliable" two on the TSC, and "-- --append
@@ -29,10 +34,10 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PROG=overhead.sh
-HELP_LINES=3,25
+HELP_LINES=3,30
 MODEL=mnist
 COUNT=200
-ROUNDS=12
+ROUNDS=48
 # shellcheck source=tools/vm/bench-guest.sh
 . "$ROOT/tools/vm/bench-guest.sh"
 
@@ -51,7 +56,7 @@ echo "$out" | awk "$BENCH_AWK"'
 END {
 	if (!cnt["off"]) { print "overhead.sh: no figures from the VM"; exit 1 }
 	for (k = 1; k <= 3; k++) base[k] = median("off", k)
-	printf "%-22s %9s %6s %9s %6s %9s %6s\n", "capture", "mean ms", "ratio", "p50 ms", "ratio", "min ms", "ratio"
+	printf "%-22s %9s %6s %9s %6s %9s %6s  %s\n", "capture", "mean ms", "ratio", "p50 ms", "ratio", "min ms", "ratio", "p50 paired (95% interval)"
 	name["off"] = "off"; name["L0"] = "level 0"; name["L1"] = "level 1"
 	name["L2"] = "level 2"; name["spans"] = "host spans, no ring"
 	n = split("off L0 L1 L2 spans", order, " ")
@@ -60,6 +65,8 @@ END {
 		if (!cnt[c]) continue
 		printf "%-22s", name[c]
 		for (k = 1; k <= 3; k++) printf " %9.3f %6.3f", median(c, k), median(c, k) / base[k]
+		if (c != "off" && paired(c, "off", 2))
+			printf "  %.3f (%.3f-%.3f)", pr_med, ci_lo, ci_hi
 		printf "\n"
 	}
 }'

@@ -28,7 +28,16 @@
 #   $BENCH_AWK                awk code for the host's table: it reads those
 #                             lines into cnt[CONFIG] and v[CONFIG, K, I]
 #                             (K 1 mean, 2 p50, 3 min; I the run) and
-#                             defines median(CONFIG, K)
+#                             defines median(CONFIG, K), and
+#                             paired(CONFIG, BASE, K), which pairs the runs
+#                             of each round: it sets pr_med to the median
+#                             over the rounds of CONFIG's figure divided by
+#                             BASE's, and ci_lo and ci_hi to a 95 % interval
+#                             of it, the 2.5th and 97.5th percentiles over
+#                             1000 resamples of the rounds with replacement
+#                             (seeded: a table reproduces); it returns 0,
+#                             and sets nothing, unless both have a figure
+#                             in every round
 #   bench_guest               the guest's options, for the table's title
 #
 # The guest has one vCPU, so that whatever a configuration adds (the
@@ -134,6 +143,27 @@ function median(cfg, col,    n, i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = v[cfg, col, i]
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function median_of(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function paired(cfg, base, col,    n, b, i, r, x, m) {
+	n = cnt[cfg]
+	if (!n || n != cnt[base]) return 0
+	for (i = 1; i <= n; i++) {
+		if (v[base, col, i] <= 0) return 0
+		r[i] = v[cfg, col, i] / v[base, col, i]
+	}
+	srand(1)
+	for (b = 1; b <= 1000; b++) {
+		for (i = 1; i <= n; i++) x[i] = r[int(rand() * n) + 1]
+		m[b] = median_of(x, n)
+	}
+	median_of(m, 1000)
+	ci_lo = m[25]; ci_hi = m[975]
+	pr_med = median_of(r, n)
+	return 1
 }
 NF == 4 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ {
 	cnt[$1]++
