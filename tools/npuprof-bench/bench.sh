@@ -20,8 +20,8 @@
 # In the VM: the losses of the library's reader against a parse-only
 # reader under the same level-2 flood, per ring size (npuprof-bench-vm),
 # and what library capture adds to MNIST's inferences per level
-# (overhead.sh, and in one process npuprof-bench-infer). Figures only; no
-# pass/fail.
+# (overhead.sh, and in one process npuprof-bench-infer, once and over 20
+# processes with infer-series.sh). Figures only; no pass/fail.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 HERE_BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -105,7 +105,9 @@ timeout 1500 "$ROOT/tools/vm/npu-vm" -t 1500 -- npuprof-bench-vm -F
 # (Documentation/npu/overhead.rst)
 BUILD="$BUILD" timeout 1500 "$HERE_BENCH/overhead.sh"
 # the same in one process, capture off and on in interleaved blocks
-# (npuprof-bench-infer): a spread of about 3 us, against about 10 us
-# between npu-classify runs
+# (npuprof-bench-infer), with the CPU of the session's threads
 timeout 1500 "$ROOT/tools/vm/npu-vm" --build "$BUILD" --smp 1 -t 1500 -- \
 	npuprof-bench-infer
+# ... and over 20 such processes, whose figures move by tens of us from
+# one process to the next: their medians, with 95 % intervals
+BUILD="$BUILD" timeout 1500 "$HERE_BENCH/infer-series.sh"

@@ -28,7 +28,9 @@
 #   $BENCH_AWK                awk code for the host's table: it reads those
 #                             lines into cnt[CONFIG] and v[CONFIG, K, I]
 #                             (K 1 mean, 2 p50, 3 min; I the run) and
-#                             defines median(CONFIG, K), and
+#                             defines median(CONFIG, K), median_ci(A, N)
+#                             (the median of A[1..N] into md, its 95 %
+#                             interval into ci_lo and ci_hi, as below), and
 #                             paired(CONFIG, BASE, K), which pairs the runs
 #                             of each round: it sets pr_med to the median
 #                             over the rounds of CONFIG's figure divided by
@@ -148,21 +150,29 @@ function median_of(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function paired(cfg, base, col,    n, b, i, r, x, m) {
+# The median of a[1..n] into md, and a 95 % interval of it into ci_lo and
+# ci_hi: the 2.5th and 97.5th percentiles of the median of 1000 resamples
+# of a with replacement (seeded: a table reproduces). a is left as it was.
+function median_ci(a, n,    b, i, x, m) {
+	srand(1)
+	for (b = 1; b <= 1000; b++) {
+		for (i = 1; i <= n; i++) x[i] = a[int(rand() * n) + 1]
+		m[b] = median_of(x, n)
+	}
+	median_of(m, 1000)
+	ci_lo = m[25]; ci_hi = m[975]
+	for (i = 1; i <= n; i++) x[i] = a[i]
+	md = median_of(x, n)
+}
+function paired(cfg, base, col,    n, i, r) {
 	n = cnt[cfg]
 	if (!n || n != cnt[base]) return 0
 	for (i = 1; i <= n; i++) {
 		if (v[base, col, i] <= 0) return 0
 		r[i] = v[cfg, col, i] / v[base, col, i]
 	}
-	srand(1)
-	for (b = 1; b <= 1000; b++) {
-		for (i = 1; i <= n; i++) x[i] = r[int(rand() * n) + 1]
-		m[b] = median_of(x, n)
-	}
-	median_of(m, 1000)
-	ci_lo = m[25]; ci_hi = m[975]
-	pr_med = median_of(r, n)
+	median_ci(r, n)
+	pr_med = md
 	return 1
 }
 NF == 4 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ {
