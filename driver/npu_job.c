@@ -274,8 +274,14 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 
 	lockdep_assert_held(&ndev->jobs_lock);
 	prod = readl(ptrs + NPU_PTR_PROD);
-	/* The device wrote these jobs' trace records before them. */
-	npu_trace_drain(ndev);
+	/*
+	 * The device wrote these jobs' trace records before them. A reset
+	 * may restart the trace area: its records are moved now; otherwise
+	 * they are delivered a jiffy later (npu_trace_deliver_work()), off
+	 * the path that wakes the waiters.
+	 */
+	if (reset)
+		npu_trace_drain(ndev);
 	if (prod - ndev->cpl_cons > ndev->hw.cplq_entries) {
 		/* After a reset the device may restart at 0: not an error. */
 		if (!reset)

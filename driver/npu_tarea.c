@@ -12,9 +12,15 @@
  * number, how many numbers the span took (less the overflow losses the
  * device counted meanwhile, which are reported as such).
  *
- * The drain runs in the completion path (before the completion entries it
- * covers, with npu_dev.jobs_lock held), in the NPU_MSIX_TRACE work
- * (npu_trace_work()), and at the first enable to discard leftovers.
+ * The drain delivers: it moves the area's records into the rings and then
+ * writes the EXEC records of the completed jobs still pending
+ * (npu_trace_jobs_deliver_locked()). It runs a jiffy after a completion
+ * (npu_trace_deliver_work(), off the path that wakes the job's waiter, so
+ * that a small job's latency does not carry its records), in the
+ * NPU_MSIX_TRACE work (npu_trace_work()), before a device reset fails the
+ * jobs (in the completion path, with npu_dev.jobs_lock held), for
+ * NPU_TRACE_IOCTL_STATUS and DISABLE, and at the first enable to discard
+ * leftovers.
  *
  * Locking: npu_trace_dev.lock held across a drain: it owns the area's
  * consumer position and the table of traced jobs. Hardware access inside
@@ -171,7 +177,8 @@ void npu_tarea_drain_locked(struct npu_trace_dev *tdev, bool deliver)
  * __npu_trace_drain() - npu_trace_drain() with a ring on
  * @ndev: the device, present
  *
- * Moves the device's trace records into the enabled rings.
+ * Moves the device's trace records into the enabled rings, then the EXEC
+ * records of the completed jobs that are still pending.
  */
 void __npu_trace_drain(struct npu_dev *ndev)
 {
@@ -183,7 +190,29 @@ void __npu_trace_drain(struct npu_dev *ndev)
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (tdev->nr_enabled && !tdev->dead)
 		npu_tarea_drain_locked(tdev, true);
+	npu_trace_jobs_deliver_locked(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
+}
+
+/**
+ * npu_trace_deliver_work() - deliver the records of completed jobs
+ * @work: npu_trace_dev.deliver_work, queued a jiffy after a completion
+ *
+ * Batches the records of the jobs completed meanwhile. Cancelled when the
+ * device goes (npu_trace_ctl_fini()).
+ */
+void npu_trace_deliver_work(struct work_struct *work)
+{
+	struct npu_trace_dev *tdev = container_of(to_delayed_work(work),
+						  struct npu_trace_dev,
+						  deliver_work);
+	struct npu_dev *ndev = tdev->ndev;
+	int idx;
+
+	if (!npu_dev_enter(ndev, &idx))
+		return;
+	__npu_trace_drain(ndev);
+	npu_dev_exit(ndev, idx);
 }
 
 /**

@@ -87,6 +87,8 @@ int npu_trace_init(struct npu_dev *ndev)
 	spin_lock_init(&tdev->lock);
 	INIT_LIST_HEAD(&tdev->rings);
 	hash_init(tdev->jobs);
+	INIT_LIST_HEAD(&tdev->done);
+	INIT_DELAYED_WORK(&tdev->deliver_work, npu_trace_deliver_work);
 	npu_trace_ctl_init(tdev);
 	/* npu_hw_init() checked the trace area against BAR2. */
 	if (ndev->hw.caps & NPU_CAP_TRACE)

@@ -115,9 +115,9 @@ static inline bool npu_trace_on(struct npu_dev *ndev)
  * npu_trace_drain() - move the device's trace records into the rings
  * @ndev: the device, present
  *
- * The completion path calls it after it read the completion queue's
- * producer and before it processes the entries (the device writes a job's
- * trace records before its completion). Process context.
+ * Also delivers the EXEC records of the completed jobs still pending. A
+ * reset calls it before it fails the jobs; otherwise the completion path
+ * leaves it to npu_trace_deliver_work(), a jiffy later. Process context.
  */
 static inline void npu_trace_drain(struct npu_dev *ndev)
 {

@@ -252,6 +252,9 @@ void npu_trace_ctl_disable(struct npu_tring *r)
 	unsigned long flags;
 
 	mutex_lock(&tdev->ctl_lock);
+	/* The records of the jobs completed so far, before the ring stops. */
+	if (r->enabled)
+		__npu_trace_drain(r->ndev);
 	if (r->enabled && (r->ndev->hw.caps & NPU_CAP_CLOCK_LATCH) &&
 	    !npu_trace_clock_rec(tdev, &clk)) {
 		spin_lock_irqsave(&tdev->lock, flags);
@@ -282,6 +285,11 @@ void npu_trace_ctl_release(struct npu_tring *r)
 	int idx;
 
 	mutex_lock(&tdev->ctl_lock);
+	if (r->enabled && npu_dev_enter(r->ndev, &idx)) {
+		/* Other rings may be waiting for the pending records too. */
+		__npu_trace_drain(r->ndev);
+		npu_dev_exit(r->ndev, idx);
+	}
 	if (npu_trace_ctl_off_locked(r) && npu_dev_enter(r->ndev, &idx)) {
 		npu_trace_update_level_locked(tdev);
 		npu_dev_exit(r->ndev, idx);
@@ -317,6 +325,8 @@ void npu_trace_ctl_fini(struct npu_trace_dev *tdev)
 
 	mutex_lock(&tdev->ctl_lock);
 	spin_lock_irqsave(&tdev->lock, flags);
+	/* The jobs failed at the removal: their EXEC records, area aside. */
+	npu_trace_jobs_deliver_locked(tdev);
 	tdev->dead = true;
 	list_for_each_entry(r, &tdev->rings, node) {
 		r->enabled = false;
@@ -329,6 +339,7 @@ void npu_trace_ctl_fini(struct npu_trace_dev *tdev)
 	npu_trace_jobs_flush_locked(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
 	cancel_delayed_work_sync(&tdev->clock_work);
+	cancel_delayed_work_sync(&tdev->deliver_work);
 	if (tdev->dev_level) {
 		npu_hw_set_trace_level(ndev, NPU_TRACE_OFF);
 		tdev->dev_level = 0;

@@ -65,7 +65,12 @@
  * @dead: the device is gone: no more records, no hardware access
  * @ctl_lock: serializes enable/disable and @dev_level
  * @dev_level: trace level written to NPU_REG_CONTROL
- * @jobs: traced jobs in flight, by job id (npu_trace_jobs.c)
+ * @jobs: traced jobs in flight, by job id (npu_trace_jobs.c); a completed
+ *	job stays until its EXEC record is delivered
+ * @done: completed traced jobs whose EXEC record is not delivered yet, in
+ *	completion order (npu_trace_jobs.c)
+ * @deliver_work: delivers the records of completed jobs, a jiffy after a
+ *	completion (npu_tarea.c)
  * @dev_lost_seen: npu_hw_trace_hdr.lost at the last drain (npu_tarea.c)
  * @dev_seq_next: device sequence number expected of the next record
  *	(npu_hw_trec_hdr.seq of the last good one + 1), if @dev_seq_valid
@@ -90,6 +95,8 @@ struct npu_trace_dev {
 	struct mutex ctl_lock;	/* enable/disable, device level */
 	u32 dev_level;
 	DECLARE_HASHTABLE(jobs, NPU_TRACE_JOB_BITS);
+	struct list_head done;
+	struct delayed_work deliver_work;
 	u64 dev_lost_seen;
 	u32 dev_seq_next;
 	bool dev_seq_valid;
@@ -215,9 +222,11 @@ void npu_trace_ctl_release(struct npu_tring *r);
 
 /* npu_tarea.c */
 void npu_tarea_drain_locked(struct npu_trace_dev *tdev, bool deliver);
+void npu_trace_deliver_work(struct work_struct *work);
 
 /* npu_trace_jobs.c */
 void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev);
+void npu_trace_jobs_deliver_locked(struct npu_trace_dev *tdev);
 void npu_trace_job_exec_locked(struct npu_trace_dev *tdev,
 			       const struct npu_hw_trec_exec *ex);
 void npu_trace_job_op_locked(struct npu_trace_dev *tdev,

@@ -6,8 +6,12 @@
  *
  * While a ring is enabled, the submission hook remembers each job's
  * submitter (struct npu_trace_jobent, a table by job id); the drain of the
- * trace area (npu_tarea.c) attributes the device's records through it and
- * the completion hook writes the job's EXEC record and forgets it.
+ * trace area (npu_tarea.c) attributes the device's records through it. The
+ * completion hook only keeps the job's result in its entry: the job's EXEC
+ * record is written when the records are delivered, off the completion
+ * path (a jiffy later, or at once when a reader asks, see npu_tarea.c),
+ * after the drain that moved the job's OP records, in completion order;
+ * then the entry goes.
  *
  * Scope: a traced job's entry holds references on its submitter's struct
  * pids (process and thread); a ring holds its opener's struct pid and PID
@@ -19,8 +23,9 @@
  * they allocate without sleeping. Every function here asserts what it
  * needs.
  *
- * Lifetime: an entry lives from submission to completion, or until the
- * last ring is disabled or the device goes (npu_trace_jobs_flush_locked()).
+ * Lifetime: an entry lives from submission until its EXEC record is
+ * written, or until the last ring is disabled or the device goes
+ * (npu_trace_jobs_flush_locked()).
  */
 
 #include <linux/hashtable.h>
@@ -40,7 +45,8 @@
  * Host context of a job submitted while a ring was enabled. @tgid and @tid
  * are the submitter's process and thread (references held); @exec is the
  * device's EXEC record once drained (@have_exec), @started once the
- * npu_job_start tracepoint fired for it.
+ * npu_job_start tracepoint fired for it. Once the job completed (@done, on
+ * npu_trace_dev.done by @done_node) the entry holds its result.
  */
 struct npu_trace_jobent {
 	struct hlist_node node;
@@ -49,7 +55,12 @@ struct npu_trace_jobent {
 	struct pid *tid;
 	bool started;
 	bool have_exec;
+	bool done;
 	struct npu_hw_trec_exec exec;
+	struct list_head done_node;
+	u32 status;
+	u64 submit_ns;
+	u64 complete_ns;
 };
 
 static struct npu_trace_jobent *
@@ -91,6 +102,8 @@ void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev)
 	lockdep_assert_held(&tdev->lock);
 	hash_for_each_safe(tdev->jobs, bkt, tmp, ent, node) {
 		hash_del(&ent->node);
+		if (ent->done)
+			list_del(&ent->done_node);
 		npu_trace_jobent_free(ent);
 	}
 }
@@ -148,6 +161,47 @@ static void npu_trace_deliver_locked(struct npu_trace_dev *tdev,
 		*tid = pid_nr_ns(ent->tid, r->pid_ns);
 		npu_tring_emit_locked(r, rec, size);
 	}
+}
+
+/* The job's EXEC record, with the device's part if it was drained. */
+static void npu_trace_rec_exec(struct npu_trace_rec_exec *rec,
+			       const struct npu_trace_jobent *ent)
+{
+	npu_trace_rec_init(rec, NPU_TRACE_REC_EXEC, sizeof(*rec));
+	rec->status = ent->status;
+	rec->job_id = ent->job_id;
+	rec->submit_ns = ent->submit_ns;
+	rec->complete_ns = ent->complete_ns;
+	if (!ent->have_exec)
+		return;
+	rec->flags = NPU_TRACE_EXEC_F_DEVICE;
+	rec->pe = ent->exec.pe;
+	rec->dev_status = ent->exec.status;
+	rec->exec_index = ent->exec.exec_index;
+	rec->n_ops = ent->exec.n_ops;
+	rec->dev_seq = ent->exec.hdr.seq;
+	rec->start_tick = ent->exec.start_tick;
+	rec->end_tick = ent->exec.end_tick;
+	rec->run_ticks = ent->exec.run_ticks;
+	rec->iowait_ticks = ent->exec.iowait_ticks;
+	rec->dma_bytes = ent->exec.dma_bytes;
+	rec->macs = ent->exec.macs;
+}
+
+/* Write a completed job's EXEC record and forget the job. */
+static void npu_trace_job_emit_locked(struct npu_trace_dev *tdev,
+				      struct npu_trace_jobent *ent)
+{
+	struct npu_trace_rec_exec rec;
+
+	lockdep_assert_held(&tdev->lock);
+	hash_del(&ent->node);
+	list_del(&ent->done_node);
+	npu_trace_rec_exec(&rec, ent);
+	if (!tdev->dead)
+		npu_trace_deliver_locked(tdev, ent, 0, &rec, sizeof(rec),
+					 &rec.pid, &rec.tid);
+	npu_trace_jobent_free(ent);
 }
 
 /**
@@ -254,30 +308,21 @@ void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
 	spin_unlock_irqrestore(&tdev->lock, flags);
 }
 
-/* The job's EXEC record, with the device's part if it was drained. */
-static void npu_trace_rec_exec(struct npu_trace_rec_exec *rec,
-			       const struct npu_job *job,
-			       const struct npu_trace_jobent *ent)
+/**
+ * npu_trace_jobs_deliver_locked() - write the EXEC records still pending
+ * @tdev: the device's trace state; npu_trace_dev.lock held
+ *
+ * After a drain of the trace area, which moved their OP records and the
+ * device's part of their EXEC record: the completed jobs, in completion
+ * order.
+ */
+void npu_trace_jobs_deliver_locked(struct npu_trace_dev *tdev)
 {
-	npu_trace_rec_init(rec, NPU_TRACE_REC_EXEC, sizeof(*rec));
-	rec->status = job->status;
-	rec->job_id = job->id;
-	rec->submit_ns = job->submit_ns;
-	rec->complete_ns = job->complete_ns;
-	if (!ent->have_exec)
-		return;
-	rec->flags = NPU_TRACE_EXEC_F_DEVICE;
-	rec->pe = ent->exec.pe;
-	rec->dev_status = ent->exec.status;
-	rec->exec_index = ent->exec.exec_index;
-	rec->n_ops = ent->exec.n_ops;
-	rec->dev_seq = ent->exec.hdr.seq;
-	rec->start_tick = ent->exec.start_tick;
-	rec->end_tick = ent->exec.end_tick;
-	rec->run_ticks = ent->exec.run_ticks;
-	rec->iowait_ticks = ent->exec.iowait_ticks;
-	rec->dma_bytes = ent->exec.dma_bytes;
-	rec->macs = ent->exec.macs;
+	struct npu_trace_jobent *ent, *tmp;
+
+	lockdep_assert_held(&tdev->lock);
+	list_for_each_entry_safe(ent, tmp, &tdev->done, done_node)
+		npu_trace_job_emit_locked(tdev, ent);
 }
 
 /**
@@ -285,16 +330,16 @@ static void npu_trace_rec_exec(struct npu_trace_rec_exec *rec,
  * @ndev: the device
  * @job: the job, with its result (status, complete_ns, ticks)
  *
- * With jobs_lock held. Writes the job's EXEC record to the rings that may
- * see it, then fires npu_job_start (unless the trace area already showed
- * the start) and npu_job_complete.
+ * With jobs_lock held. Keeps the job's result for its EXEC record, which
+ * npu_trace_deliver_work() writes a jiffy later (off the path that wakes
+ * the job's waiter), then fires npu_job_start (unless the trace area
+ * already showed the start) and npu_job_complete.
  */
 void __npu_trace_job_completed_locked(struct npu_dev *ndev,
 				      const struct npu_job *job)
 {
 	struct npu_trace_dev *tdev = ndev->trace;
 	struct npu_trace_jobent *ent = NULL;
-	struct npu_trace_rec_exec rec;
 	unsigned long flags;
 	bool started = false;
 
@@ -302,18 +347,19 @@ void __npu_trace_job_completed_locked(struct npu_dev *ndev,
 	if (tdev) {
 		spin_lock_irqsave(&tdev->lock, flags);
 		ent = npu_trace_job_find_locked(tdev, job->id);
-		if (ent) {
-			hash_del(&ent->node);
+		if (ent && !ent->done) {
 			started = ent->started;
-			npu_trace_rec_exec(&rec, job, ent);
+			ent->started = true;
+			ent->done = true;
+			ent->status = job->status;
+			ent->submit_ns = job->submit_ns;
+			ent->complete_ns = job->complete_ns;
+			list_add_tail(&ent->done_node, &tdev->done);
 			if (!tdev->dead)
-				npu_trace_deliver_locked(tdev, ent, 0, &rec,
-							 sizeof(rec), &rec.pid,
-							 &rec.tid);
+				queue_delayed_work(system_unbound_wq,
+						   &tdev->deliver_work, 1);
 		}
 		spin_unlock_irqrestore(&tdev->lock, flags);
-		if (ent)
-			npu_trace_jobent_free(ent);
 	}
 	if (!started)
 		trace_npu_job_start(ndev->id, job->id, job->pe,

@@ -74,6 +74,8 @@ static int npu_tring_status_ioctl(struct npu_tring *r, void __user *uarg)
 	unsigned long flags;
 
 	memset(&st, 0, sizeof(st));
+	/* The records of the jobs completed so far are in the ring first. */
+	__npu_trace_drain(r->ndev);
 	spin_lock_irqsave(&tdev->lock, flags);
 	if (npu_tring_flush_lost_locked(r))
 		npu_tring_wake_locked(r);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -159,17 +160,24 @@ static inline void trace_account(struct trace_stats *st,
 
 /*
  * Read every unread record, calling @fn (may be NULL) for each non-PAD
- * one, then publish the consumer position. Returns records read, or -EIO
- * on a malformed record.
+ * one, then publish the consumer position. NPU_TRACE_IOCTL_STATUS first
+ * delivers the records of the jobs completed so far, which the driver
+ * otherwise writes a jiffy after their completion (ring.rst, "Delivery").
+ * Returns records read, or -EIO on a malformed record.
  */
 typedef void (*trace_rec_fn)(const struct npu_trace_rec_hdr *h, void *arg);
 
 static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
 				 trace_rec_fn fn, void *arg)
 {
-	uint64_t prod = __atomic_load_n(&t->hdr->producer, __ATOMIC_ACQUIRE);
-	uint64_t cons = t->hdr->consumer;
+	struct npu_trace_status ts;
+	uint64_t prod, cons;
 	long n = 0;
+
+	/* The device may be gone (ENODEV): what the ring holds is read. */
+	(void)ioctl(t->fd, NPU_TRACE_IOCTL_STATUS, &ts);
+	prod = __atomic_load_n(&t->hdr->producer, __ATOMIC_ACQUIRE);
+	cons = t->hdr->consumer;
 
 	while (cons != prod) {
 		const struct npu_trace_rec_hdr *h = (const void *)

@@ -675,8 +675,10 @@ struct npu_trace_enable {
  * @consumer: out: consumer position as the kernel read it
  * @reserved: out: 0
  *
- * A pending LOST record is written, if there is room, before the counters
- * are read.
+ * The records of the jobs completed so far are delivered (they otherwise
+ * follow a completion by a jiffy, Documentation/npu/ring.rst "Delivery")
+ * and a pending LOST record is written, if there is room, before the
+ * counters are read.
  */
 struct npu_trace_status {
 	__u32 flags;
