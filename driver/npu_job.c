@@ -276,11 +276,11 @@ static unsigned int npu_job_drain_locked(struct npu_dev *ndev, bool reset)
 	prod = readl(ptrs + NPU_PTR_PROD);
 	/*
 	 * The device wrote these jobs' trace records before them. A reset
-	 * may restart the trace area: its records are moved now; otherwise
-	 * they are delivered a jiffy later (npu_trace_deliver_work()), off
-	 * the path that wakes the waiters.
+	 * may restart the trace area, and a flood may fill it: then its
+	 * records are moved now; otherwise they are delivered a jiffy later
+	 * (npu_trace_deliver_work()), off the path that wakes the waiters.
 	 */
-	if (reset)
+	if (reset || (npu_trace_on(ndev) && npu_tarea_filling(ndev)))
 		npu_trace_drain(ndev);
 	if (prod - ndev->cpl_cons > ndev->hw.cplq_entries) {
 		/* After a reset the device may restart at 0: not an error. */

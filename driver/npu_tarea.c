@@ -17,8 +17,9 @@
  * (npu_trace_jobs_deliver_locked()). It runs a jiffy after a completion
  * (npu_trace_deliver_work(), off the path that wakes the job's waiter, so
  * that a small job's latency does not carry its records), in the
- * NPU_MSIX_TRACE work (npu_trace_work()), before a device reset fails the
- * jobs (in the completion path, with npu_dev.jobs_lock held), for
+ * NPU_MSIX_TRACE work (npu_trace_work()), in the completion path (with
+ * npu_dev.jobs_lock held) when the area is filling (npu_tarea_filling())
+ * and before a device reset fails the jobs, for
  * NPU_TRACE_IOCTL_STATUS and DISABLE, and at the first enable to discard
  * leftovers.
  *
@@ -192,6 +193,29 @@ void __npu_trace_drain(struct npu_dev *ndev)
 		npu_tarea_drain_locked(tdev, true);
 	npu_trace_jobs_deliver_locked(tdev);
 	spin_unlock_irqrestore(&tdev->lock, flags);
+}
+
+/**
+ * npu_tarea_filling() - does the trace area hold more than an eighth?
+ * @ndev: the device, present, with a ring enabled
+ *
+ * The completion path then drains it at once rather than a jiffy later: a
+ * flood of records (a job of a thousand operators writes 80 KB) must not
+ * fill the area before the delivery work runs. A small job's few records
+ * never do. Reads the area's positions, without the trace lock.
+ *
+ * Return: true when the area is more than an eighth full.
+ */
+bool npu_tarea_filling(struct npu_dev *ndev)
+{
+	struct npu_trace_dev *tdev = ndev->trace;
+	u64 prod, cons;
+
+	if (!tdev || !tdev->area_size)
+		return false;
+	prod = npu_rd64(ndev, NPU_TAREA(ndev, prod));
+	cons = npu_rd64(ndev, NPU_TAREA(ndev, cons));
+	return prod - cons > tdev->area_size / 8;
 }
 
 /**

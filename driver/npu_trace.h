@@ -91,6 +91,7 @@ void npu_trace_work(struct work_struct *work);
 
 /* Slow paths of the hooks below, for enabled rings only. */
 void __npu_trace_drain(struct npu_dev *ndev);
+bool npu_tarea_filling(struct npu_dev *ndev);
 void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
 				      const struct npu_job *job);
 void __npu_trace_job_completed_locked(struct npu_dev *ndev,
