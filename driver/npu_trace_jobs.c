@@ -45,8 +45,9 @@
  * Host context of a job submitted while a ring was enabled. @tgid and @tid
  * are the submitter's process and thread (references held); @exec is the
  * device's EXEC record once drained (@have_exec), @started once the
- * npu_job_start tracepoint fired for it. Once the job completed (@done, on
- * npu_trace_dev.done by @done_node) the entry holds its result.
+ * npu_job_start tracepoint fired for it. Once the job completed (on
+ * npu_trace_dev.done by @done_node, empty before) the entry holds its
+ * result.
  */
 struct npu_trace_jobent {
 	struct hlist_node node;
@@ -55,7 +56,6 @@ struct npu_trace_jobent {
 	struct pid *tid;
 	bool started;
 	bool have_exec;
-	bool done;
 	struct npu_hw_trec_exec exec;
 	struct list_head done_node;
 	u32 status;
@@ -102,8 +102,7 @@ void npu_trace_jobs_flush_locked(struct npu_trace_dev *tdev)
 	lockdep_assert_held(&tdev->lock);
 	hash_for_each_safe(tdev->jobs, bkt, tmp, ent, node) {
 		hash_del(&ent->node);
-		if (ent->done)
-			list_del(&ent->done_node);
+		list_del(&ent->done_node);
 		npu_trace_jobent_free(ent);
 	}
 }
@@ -301,6 +300,7 @@ void __npu_trace_job_submitted_locked(struct npu_dev *ndev,
 		spin_unlock_irqrestore(&tdev->lock, flags);
 		return;
 	}
+	INIT_LIST_HEAD(&ent->done_node);
 	ent->job_id = job->id;
 	ent->tgid = get_pid(job->tgid_ref);
 	ent->tid = get_pid(job->tid_ref);
@@ -347,10 +347,9 @@ void __npu_trace_job_completed_locked(struct npu_dev *ndev,
 	if (tdev) {
 		spin_lock_irqsave(&tdev->lock, flags);
 		ent = npu_trace_job_find_locked(tdev, job->id);
-		if (ent && !ent->done) {
+		if (ent && list_empty(&ent->done_node)) {
 			started = ent->started;
 			ent->started = true;
-			ent->done = true;
 			ent->status = job->status;
 			ent->submit_ns = job->submit_ns;
 			ent->complete_ns = job->complete_ns;
