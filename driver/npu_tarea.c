@@ -202,7 +202,9 @@ void __npu_trace_drain(struct npu_dev *ndev)
  * The completion path then drains it at once rather than a jiffy later: a
  * flood of records (a job of a thousand operators writes 80 KB) must not
  * fill the area before the delivery work runs. A small job's few records
- * never do. Reads the area's positions, without the trace lock.
+ * never do. The device's own watermark interrupt is not enough: under a
+ * flood its work runs too late (Documentation/npu/overhead.rst). Reads
+ * the area's positions, without the trace lock.
  *
  * Return: true when the area is more than an eighth full.
  */
