@@ -66,7 +66,7 @@ END {
 		printf "%-22s", name[c]
 		for (k = 1; k <= 3; k++) printf " %9.3f %6.3f", median(c, k), median(c, k) / base[k]
 		if (c != "off" && paired(c, "off", 2))
-			printf "  %.3f (%.3f-%.3f)", pr_med, ci_lo, ci_hi
+			printf "  %.3f (%.3f-%.3f)", md, ci_lo, ci_hi
 		printf "\n"
 	}
 }'

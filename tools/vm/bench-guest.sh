@@ -32,7 +32,7 @@
 #                             (the median of A[1..N] into md, its 95 %
 #                             interval into ci_lo and ci_hi, as below), and
 #                             paired(CONFIG, BASE, K), which pairs the runs
-#                             of each round: it sets pr_med to the median
+#                             of each round: it sets md to the median
 #                             over the rounds of CONFIG's figure divided by
 #                             BASE's, and ci_lo and ci_hi to a 95 % interval
 #                             of it, the 2.5th and 97.5th percentiles over
@@ -140,12 +140,12 @@ bench_run() {
 
 # shellcheck disable=SC2016,SC2034 # awk code for the callers, expanded by awk
 BENCH_AWK='
-function median(cfg, col,    n, i, j, t, a) {
+function median(cfg, col,    n, i, a) {
 	n = cnt[cfg]
 	for (i = 1; i <= n; i++) a[i] = v[cfg, col, i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	return median_of(a, n)
 }
+# The median of a[1..n], which it sorts.
 function median_of(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -172,7 +172,6 @@ function paired(cfg, base, col,    n, i, r) {
 		r[i] = v[cfg, col, i] / v[base, col, i]
 	}
 	median_ci(r, n)
-	pr_med = md
 	return 1
 }
 NF == 4 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ {

@@ -21,7 +21,7 @@ check() {	# check NAME EXPECTED INPUT: paired(cfg, off, 2) on INPUT
 	got=$(printf '%b' "$3" | awk "$BENCH_AWK"'
 END {
 	if (!paired("cfg", "off", 2)) { print "none"; exit }
-	printf "%.4f %.4f %.4f\n", pr_med, ci_lo, ci_hi
+	printf "%.4f %.4f %.4f\n", md, ci_lo, ci_hi
 }')
 	if [ "$got" = "$2" ]; then
 		echo "ok $n $1"
