@@ -160,24 +160,17 @@ static inline void trace_account(struct trace_stats *st,
 
 /*
  * Read every unread record, calling @fn (may be NULL) for each non-PAD
- * one, then publish the consumer position. NPU_TRACE_IOCTL_STATUS first
- * delivers the records of the jobs completed so far, which the driver
- * otherwise writes a jiffy after their completion (ring.rst, "Delivery").
- * Returns records read, or -EIO on a malformed record.
+ * one, then publish the consumer position: what the ring holds, no
+ * system call. Returns records read, or -EIO on a malformed record.
  */
 typedef void (*trace_rec_fn)(const struct npu_trace_rec_hdr *h, void *arg);
 
-static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
-				 trace_rec_fn fn, void *arg)
+static inline long trace_read(struct trace_ring *t, struct trace_stats *st,
+			      trace_rec_fn fn, void *arg)
 {
-	struct npu_trace_status ts;
-	uint64_t prod, cons;
+	uint64_t prod = __atomic_load_n(&t->hdr->producer, __ATOMIC_ACQUIRE);
+	uint64_t cons = t->hdr->consumer;
 	long n = 0;
-
-	/* The device may be gone (ENODEV): what the ring holds is read. */
-	(void)ioctl(t->fd, NPU_TRACE_IOCTL_STATUS, &ts);
-	prod = __atomic_load_n(&t->hdr->producer, __ATOMIC_ACQUIRE);
-	cons = t->hdr->consumer;
 
 	while (cons != prod) {
 		const struct npu_trace_rec_hdr *h = (const void *)
@@ -201,9 +194,26 @@ static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
 }
 
 /*
+ * trace_read() of every record of the jobs completed so far:
+ * NPU_TRACE_IOCTL_STATUS first delivers their records, which the driver
+ * otherwise writes a jiffy after their completion (ring.rst, "Delivery").
+ */
+static inline long trace_consume(struct trace_ring *t, struct trace_stats *st,
+				 trace_rec_fn fn, void *arg)
+{
+	struct npu_trace_status ts;
+
+	/* The device may be gone (ENODEV): what the ring holds is read. */
+	(void)ioctl(t->fd, NPU_TRACE_IOCTL_STATUS, &ts);
+	return trace_read(t, st, fn, arg);
+}
+
+/*
  * Thread body (pthread_create) of a reader that only parses: polls the
- * ring (up to every 10 ms) and consumes what is there, until @stop is set
- * and nothing is left unread, or a malformed record (@err).
+ * ring (up to every 10 ms) and reads what is there, as a library's reader
+ * does (no system call but the poll), until @stop is set and nothing is
+ * left unread (then with the pending records delivered), or a malformed
+ * record (@err).
  */
 struct trace_drainer {
 	struct trace_ring *t;
@@ -220,7 +230,8 @@ static inline void *trace_drainer_main(void *arg)
 
 	for (;;) {
 		poll(&pfd, 1, 10);
-		n = trace_consume(d->t, &d->st, NULL, NULL);
+		n = d->stop ? trace_consume(d->t, &d->st, NULL, NULL) :
+			      trace_read(d->t, &d->st, NULL, NULL);
 		if (n < 0) {
 			d->err = n;
 			break;
