@@ -276,24 +276,25 @@ void npu_trace_ctl_disable(struct npu_tring *r)
  * npu_trace_ctl_release() - a trace fd is closed
  * @r: the ring, maybe enabled, maybe of a removed device
  *
- * Disables the ring (no closing CLOCK record: nobody reads it any more)
- * and lowers the device level if the device is still there.
+ * Delivers the pending records and disables the ring (no closing CLOCK
+ * record: nobody reads it any more), and lowers the device level, if the
+ * device is still there.
  */
 void npu_trace_ctl_release(struct npu_tring *r)
 {
 	struct npu_trace_dev *tdev = r->tdev;
+	bool present;
 	int idx;
 
 	mutex_lock(&tdev->ctl_lock);
-	if (r->enabled && npu_dev_enter(r->ndev, &idx)) {
-		/* Other rings may be waiting for the pending records too. */
+	present = npu_dev_enter(r->ndev, &idx);
+	/* Other rings may be waiting for the pending records too. */
+	if (present && r->enabled)
 		__npu_trace_drain(r->ndev);
-		npu_dev_exit(r->ndev, idx);
-	}
-	if (npu_trace_ctl_off_locked(r) && npu_dev_enter(r->ndev, &idx)) {
+	if (npu_trace_ctl_off_locked(r) && present)
 		npu_trace_update_level_locked(tdev);
+	if (present)
 		npu_dev_exit(r->ndev, idx);
-	}
 	if (!tdev->nr_enabled)
 		npu_trace_clock_stop_locked(tdev);
 	mutex_unlock(&tdev->ctl_lock);
