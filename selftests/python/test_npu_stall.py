@@ -149,6 +149,7 @@ def test_contexts_held_by_stalled_jobs(mnist, pes):
 
 def test_wait_again(mnist, pes):
     stalled, _ = pes
+    before = stats()
     with npu.Session(mnist, pes=[stalled], contexts=2) as s:
         f = s.submit(_image(1))
         f2 = s.submit(_image(2))
@@ -169,10 +170,12 @@ def test_wait_again(mnist, pes):
             f.result(timeout=0)
         assert e2.value.errno == errno.EIO
         assert e2.value.strerror == e.value.strerror
-        # the job behind it was aborted by the same reset
+        # the job behind it was aborted by the same reset, the only one
+        resets = stats()["resets"] - before["resets"]
         with pytest.raises(npu.Error) as e:
             f2.wait(timeout=0)
-        assert e.value.errno == errno.EIO
+        assert e.value.errno == errno.EIO, (resets, e.value.strerror)
+        assert resets == 1
         assert f2.job["status"] == NPU_JOB_ABORTED
         assert "the device was reset" in e.value.strerror
 
