@@ -110,6 +110,10 @@ static int64_t npu_uring_now(void)
 /*
  * Reap the CQE of the queued command: < 0 waits for ever, 0 only checks.
  * A signal does not stretch a timed wait: the time left is recomputed.
+ * The CQE of a job the driver completed is posted by task work, which
+ * runs when the thread next enters the kernel: a check that finds no CQE
+ * enters it once (io_uring_get_events()) and looks again, so that it
+ * reports what NPU_IOCTL_WAIT would.
  */
 static int npu_uring_reap(struct npu_uring *u, int64_t timeout_ns)
 {
@@ -124,6 +128,8 @@ static int npu_uring_reap(struct npu_uring *u, int64_t timeout_ns)
 			ret = io_uring_wait_cqe(&u->ring, &cqe);
 		} else if (!timeout_ns) {
 			ret = io_uring_peek_cqe(&u->ring, &cqe);
+			if (ret == -EAGAIN && io_uring_get_events(&u->ring) >= 0)
+				ret = io_uring_peek_cqe(&u->ring, &cqe);
 		} else {
 			left = deadline - npu_uring_now();
 			if (left < 0)
