@@ -15,8 +15,11 @@
 # latency from npu-classify's own figures; the order of the configurations
 # rotates from round to round, so that neither a slow period of the host
 # nor a position in the round favours one. The table shows the median over
-# the rounds and its ratio to profiling off, and the size of the last
-# run's trace. The guest has one vCPU (as the npu_bpf suite: probes patch
+# the rounds and its ratio to profiling off; "paired", the median over the
+# rounds of a run's mean divided by the mean of the round's "off" run,
+# with a 95 % interval from resampling the rounds (as overhead.sh pairs
+# its p50s: the host's drift between rounds cancels); and the size of the
+# last run's trace. The guest has one vCPU (as the npu_bpf suite: probes patch
 # kernel text, see Documentation/npu/bpf.rst). Under QEMU TCG the figures
 # are noisy: compare ratios, not absolute times. The mean's ratio shrinks
 # as COUNT grows (a run's first inferences pay for the session's start);
@@ -29,7 +32,7 @@ HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PROG=bench.sh
-HELP_LINES=3,25
+HELP_LINES=3,28
 MODEL=mnist
 COUNT=50
 ROUNDS=7
@@ -55,7 +58,7 @@ $1 == "size" { size[$2] = $3; next }
 END {
 	if (!cnt["off"]) { print "bench.sh: no figures from the VM"; exit 1 }
 	base = median("off", 1)
-	printf "%-24s %12s %8s %12s\n", "capture", "latency ms", "ratio", "file bytes"
+	printf "%-24s %12s %8s %12s  %s\n", "capture", "latency ms", "ratio", "file bytes", "paired (95% interval)"
 	printf "%-24s %12.3f %8.3f %12s\n", "off", base, 1, "-"
 	name["lib"] = "library (env variable)"
 	name["usdt"] = "--bpf, USDT probes"
@@ -65,6 +68,9 @@ END {
 		c = order[i]
 		if (!cnt[c]) continue
 		m = median(c, 1)
-		printf "%-24s %12.3f %8.3f %12d\n", name[c], m, m / base, size[c]
+		printf "%-24s %12.3f %8.3f %12d", name[c], m, m / base, size[c]
+		if (paired(c, "off", 1))
+			printf "  %.3f (%.3f-%.3f)", md, ci_lo, ci_hi
+		printf "\n"
 	}
 }'
